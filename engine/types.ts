@@ -283,6 +283,12 @@ export interface PluginInput {
   readonly client?: SessionClient;
   readonly services: Services;
   readonly requestId: string;
+  /** Run the route's declared calls (manifest `calls`) on the session's client with this bag. */
+  invoke(bag: InputBag): Promise<unknown>;
+  /** A private temp folder for this request, removed with everything in it after the response. */
+  workdir(): Promise<string>;
+  /** Register cleanup to run after the response is written, whatever happens. */
+  defer(cleanup: () => Promise<void> | void): void;
 }
 
 /** A session-bound client: serialised per session, governed, measured. */
