@@ -23,8 +23,10 @@ export interface ParamSpec {
   readonly schema: JsonSchema;
   /** Upstream keyword this parameter becomes; null when the route only uses it to choose a call. */
   readonly upstream: string | null;
-  /** Coercion tag from the coercion registry, derived from type and repeated. */
+  /** Coercion tag from the coercion registry (the param's type). */
   readonly coerce: string;
+  /** For file and url params: the accepted kind of content (image, video, image_or_video, audio, any). */
+  readonly format?: string;
 }
 
 /** A condition on the input bag that decides whether a call runs. */
@@ -317,6 +319,8 @@ export interface SessionService {
   find(id: string): Promise<SessionRecord | undefined>;
   /** The governed, serialised client for a session (opened from the record on a cache miss). */
   client(record: SessionRecord): SessionClient;
+  /** A logged-out client for routes that need no session (login, TOTP codes). */
+  anonymous(): SessionClient;
   /** Persist a new session for a freshly logged-in client and return its record. */
   create(client: UpstreamClient, init: Omit<SessionRecord, 'id' | 'createdAt' | 'lastUsedAt' | 'state' | 'settings'> & { state?: SessionState }): Promise<SessionRecord>;
   /** Persist changes (settings, proxy, state...) and drop the cached client so the next call reopens it. */

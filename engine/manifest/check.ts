@@ -1,0 +1,93 @@
+// Step 3 of boot: check every tag and name in the normalised table against the registries, so an
+// unknown coercion, shape, resolver, plugin or schema stops the boot instead of a request.
+import type { JsonSchema, Manifest, Plugin, Resolver, RouteSpec, ShapeEntry } from '../types.js';
+import { ManifestError } from './errors.js';
+import type { Normalised } from './normalise.js';
+import { refsIn } from './refs.js';
+
+export interface Registries {
+  readonly coercers: Readonly<Record<string, unknown>>;
+  readonly shapes: Readonly<Record<string, ShapeEntry>>;
+  readonly resolvers: Readonly<Record<string, Resolver>>;
+  readonly plugins: Readonly<Record<string, Plugin>>;
+}
+
+/** Inputs the engine provides itself (see manifest/README.md). */
+export const ENGINE_INPUTS = new Set(['_workdir']);
+
+export function checkManifest(table: Normalised, registries: Registries, format: number): Manifest {
+  checkUnique(table.routes);
+  const routes = table.routes.map((route) => finishRoute(route, table.schemas, registries));
+  checkPluginsUsed(routes, registries.plugins);
+  for (const [name, schema] of Object.entries(table.schemas)) checkRefs(schema, table.schemas, { file: 'manifest schemas', key: `schemas.${name}` });
+  return deepFreeze({ format, routes, schemas: table.schemas, tags: table.tags, errors: table.errors });
+}
+
+function checkUnique(routes: readonly RouteSpec[]): void {
+  const seen = new Map<string, RouteSpec>();
+  for (const route of routes) {
+    for (const key of [route.key, route.id]) {
+      const first = seen.get(key);
+      if (first) throw new ManifestError(route.file, `duplicate route (also in ${first.file})`, { route: route.key, key: 'route' });
+      seen.set(key, route);
+    }
+  }
+}
+
+function finishRoute(route: RouteSpec, schemas: Record<string, JsonSchema>, reg: Registries): RouteSpec {
+  const fail = (problem: string, key: string): never => {
+    throw new ManifestError(route.file, problem, { route: route.key, key });
+  };
+  const names = new Set(route.params.map((p) => p.name));
+  for (const param of route.params) {
+    if (!(param.coerce in reg.coercers)) fail(`unknown type "${param.coerce}"`, `params.${param.name}.type`);
+    checkRefs(param.schema, schemas, { file: route.file, route: route.key, key: `params.${param.name}.schema` });
+  }
+  const shape = reg.shapes[route.result.shape] ?? fail(`unknown result shape "${route.result.shape}"`, 'result.shape');
+  const plugin = route.plugin ? reg.plugins[route.plugin] ?? fail(`unknown plugin "${route.plugin}"`, 'plugin') : undefined;
+  if (!plugin && route.calls.length === 0) fail('a route needs upstream calls or a plugin', 'calls');
+  const known = new Set([...names, ...ENGINE_INPUTS]);
+  route.calls.forEach((call, index) => {
+    for (const name of Object.keys(call.when ?? {})) if (!known.has(name)) fail(`condition on unknown input "${name}"`, `calls.${index}.when.${name}`);
+    for (const [keyword, source] of Object.entries(call.args)) {
+      if ('from' in source && !known.has(source.from)) fail(`argument from unknown input "${source.from}"`, `calls.${index}.args.${keyword}`);
+    }
+    if (call.as) known.add(call.as);
+  });
+  route.resolve.forEach((step, index) => {
+    const resolver = reg.resolvers[step.by] ?? fail(`unknown resolver "${step.by}"`, `resolve.${index}.by`);
+    void resolver;
+    for (const name of [...step.from, step.into]) if (!names.has(name)) fail(`resolver names unknown parameter "${name}"`, `resolve.${index}`);
+  });
+  route.constraints.forEach((c) => {
+    for (const name of c.params) if (!names.has(name)) fail(`constraint names unknown parameter "${name}"`, c.kind);
+  });
+  if (route.result.from && !known.has(route.result.from)) fail(`result from unknown input "${route.result.from}"`, 'result.from');
+  const options = route.result.options;
+  const schema = shape.schema({ items: options.items as JsonSchema | undefined, schema: options.schema as JsonSchema | undefined });
+  checkRefs(schema, schemas, { file: route.file, route: route.key, key: 'result' });
+  const upstreamMethods = new Set([...route.calls.map((c) => c.method), ...route.resolve.flatMap((s) => reg.resolvers[s.by].uses), ...(plugin?.uses ?? [])]);
+  return { ...route, result: { ...route.result, schema }, upstreamMethods: [...upstreamMethods].sort() };
+}
+
+function checkRefs(schema: unknown, schemas: Record<string, JsonSchema>, where: { file: string; route?: string; key: string }): void {
+  for (const name of refsIn(schema)) {
+    if (!schemas[name]) throw new ManifestError(where.file, `unknown schema "${name}"`, where);
+  }
+}
+
+function checkPluginsUsed(routes: readonly RouteSpec[], plugins: Readonly<Record<string, Plugin>>): void {
+  const used = new Set(routes.map((r) => r.plugin).filter(Boolean));
+  const unused = Object.keys(plugins).filter((name) => !used.has(name));
+  if (unused.length) throw new ManifestError('manifest', `plugin(s) registered but used by no route: ${unused.join(', ')}`, { key: 'plugin' });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  } else if (value && typeof value === 'object') {
+    for (const child of Object.values(value)) if (child && typeof child === 'object' && !Object.isFrozen(child)) deepFreeze(child);
+  }
+  return value;
+}

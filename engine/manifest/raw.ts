@@ -1,0 +1,73 @@
+// The shapes of manifest YAML as written (before normalisation). Only the loader reads these.
+import type { JsonSchema, JsonValue } from '../types.js';
+
+export interface RawParam {
+  type?: string;
+  in?: 'query' | 'form' | 'file';
+  required?: boolean;
+  repeated?: boolean;
+  default?: JsonValue;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  pattern?: string;
+  format?: string;
+  enum?: JsonValue[];
+  schema?: JsonSchema | string;
+  upstream?: string | false;
+  description?: string;
+  example?: JsonValue;
+}
+
+export interface RawCall {
+  method: string;
+  when?: Record<string, JsonValue>;
+  args?: string[] | Record<string, string | { const: JsonValue }>;
+  as?: string;
+}
+
+export interface RawRoute {
+  route: string;
+  summary: string;
+  description?: string;
+  session?: 'required' | 'optional' | 'none';
+  plugin?: string;
+  upstream?: string;
+  calls?: RawCall[];
+  params?: Record<string, RawParam>;
+  exactly_one?: string[][];
+  at_least_one?: string[][];
+  at_most_one?: string[][];
+  resolve?: { by: string; from: string[]; into: string }[];
+  result: {
+    shape: string;
+    items?: string | JsonSchema;
+    schema?: string | JsonSchema;
+    from?: string;
+    fields?: Record<string, string>;
+    keys?: string[];
+    content_type?: string;
+    description?: string;
+  };
+}
+
+export interface RawErrors {
+  hierarchy: Record<string, string[]>;
+  rows: Record<string, { status: number; hint?: string; detail?: string; retry_after?: number }>;
+  messages?: { contains: string; exc_type?: string; status: number; hint?: string; detail?: string; retry_after?: number }[];
+}
+
+export interface RawFile {
+  file: string;
+  doc: {
+    format: 1;
+    area?: string;
+    tag?: { name: string; description?: string };
+    routes?: RawRoute[];
+    schemas?: Record<string, JsonSchema>;
+    errors?: RawErrors;
+  };
+}

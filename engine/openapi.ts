@@ -1,0 +1,131 @@
+// The OpenAPI document, built once at boot from the same route records the router and the
+// validators use. Nothing about a route is written here by hand.
+import { OpenApiBuilder, type OperationObject, type ParameterObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
+import { forOpenApi } from './openapi-schema.js';
+import type { Manifest, ParamSpec, RouteSpec } from './types.js';
+
+export const SERVICE_VERSION = '6.0.0';
+const ERROR_STATUSES: Record<string, string> = {
+  '401': 'Missing, unknown or refused session, or bad credentials',
+  '403': 'The platform wants a challenge solved (body carries last_json) or refused the action',
+  '404': 'No such object on the platform',
+  '422': 'Invalid parameters; `errors` names each one',
+  '429': 'The platform is throttling the account; see Retry-After',
+  '502': 'The upstream failed with an exception this service does not map',
+};
+
+export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyAuth?: boolean } = {}): Record<string, unknown> {
+  const builder = OpenApiBuilder.create()
+    .addOpenApiVersion('3.1.0')
+    .addTitle(opts.title ?? 'socialgate')
+    .addVersion(SERVICE_VERSION)
+    .addDescription('REST service over the aiograpi 1.0.9 client library. Every request acts for one logged-in account named by the session ID in the `X-Session-ID` header (from POST /auth/login).')
+    .addLicense({ name: 'MIT', identifier: 'MIT' })
+    .addServer({ url: '/', description: 'This server' })
+    .addSecurityScheme('SessionId', { type: 'apiKey', in: 'header', name: 'X-Session-ID', description: 'Session ID returned by POST /auth/login' });
+  for (const tag of manifest.tags) builder.addTag({ name: tag.name, description: tag.description ?? tag.name });
+  for (const [name, schema] of Object.entries(manifest.schemas)) builder.addSchema(name, forOpenApi(schema) as SchemaObject);
+  builder.addSchema('ErrorBody', errorBodySchema());
+  builder.addResponse('Error', { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
+  const paths: Record<string, Record<string, OperationObject>> = {};
+  for (const route of manifest.routes) {
+    const { operation, requestSchema } = operationFor(route, opts.apiKeyAuth ?? false);
+    if (requestSchema) builder.addSchema(requestSchemaName(route), requestSchema);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  for (const [path, item] of Object.entries(paths)) builder.addPath(path, item);
+  return builder.getSpec() as unknown as Record<string, unknown>;
+}
+
+export const requestSchemaName = (route: RouteSpec): string => route.id[0].toUpperCase() + route.id.slice(1) + 'Request';
+
+function operationFor(route: RouteSpec, apiKeyAuth: boolean): { operation: OperationObject; requestSchema?: SchemaObject } {
+  const inQuery = route.method === 'GET' || route.method === 'DELETE';
+  const operation: OperationObject = {
+    operationId: route.id,
+    summary: route.summary,
+    description: route.description ?? route.summary,
+    tags: [route.tag],
+    parameters: inQuery ? route.params.filter((p) => p.type !== 'file').map(queryParameter) : [],
+    responses: responsesFor(route),
+  };
+  if (route.session !== 'none') operation.security = route.session === 'optional' ? [{ SessionId: [] }, {}] : [{ SessionId: [] }];
+  else if (apiKeyAuth) operation.security = [];
+  if (inQuery && !route.params.some((p) => p.type === 'file')) return { operation };
+  const requestSchema = formSchema(route);
+  const ref = { $ref: `#/components/schemas/${requestSchemaName(route)}` };
+  const multipartOnly = route.params.some((p) => p.type === 'file');
+  operation.requestBody = {
+    required: route.params.some((p) => p.required),
+    content: multipartOnly
+      ? { 'multipart/form-data': { schema: ref } }
+      : { 'application/x-www-form-urlencoded': { schema: ref }, 'multipart/form-data': { schema: ref } },
+  };
+  return { operation, requestSchema };
+}
+
+function queryParameter(param: ParamSpec): ParameterObject {
+  const parameter: ParameterObject = {
+    name: param.name,
+    in: 'query',
+    required: param.required,
+    description: describeParam(param),
+    schema: forOpenApi(param.type === 'json' ? { type: param.repeated ? 'array' : 'string', ...(param.repeated ? { items: { type: 'string' } } : {}) } : param.schema) as SchemaObject,
+  };
+  if (param.repeated) Object.assign(parameter, { style: 'form', explode: true });
+  if (param.example !== undefined) parameter.example = param.example;
+  return parameter;
+}
+
+function formSchema(route: RouteSpec): SchemaObject {
+  const properties: Record<string, SchemaObject> = {};
+  for (const param of route.params) {
+    // JSON fields travel as strings in a form; their decoded schema is documented in the text.
+    const schema = param.type === 'json' ? jsonFieldSchema(param) : (forOpenApi(param.schema) as SchemaObject);
+    properties[param.name] = { ...schema, description: describeParam(param) };
+    if (param.example !== undefined) properties[param.name].examples = [param.example];
+  }
+  const required = route.params.filter((p) => p.required).map((p) => p.name);
+  return { type: 'object', properties, ...(required.length ? { required } : {}) };
+}
+
+function jsonFieldSchema(param: ParamSpec): SchemaObject {
+  const one = { type: 'string', contentMediaType: 'application/json', contentSchema: forOpenApi(param.repeated ? (param.schema.items as object) : param.schema) } as SchemaObject;
+  return param.repeated ? { type: 'array', items: one } : one;
+}
+
+function describeParam(param: ParamSpec): string {
+  const parts = [param.description ?? param.name];
+  if (param.type === 'json') parts.push(param.repeated ? 'JSON-encoded: one JSON array, or the field repeated with one JSON value each.' : 'JSON-encoded.');
+  if (param.repeated && param.type !== 'json') parts.push('Repeat the parameter once per value.');
+  if (param.format && (param.type === 'file' || param.type === 'url')) parts.push(`Content: ${param.format.replace(/_/g, ' ')}.`);
+  return parts.join(' ');
+}
+
+function responsesFor(route: RouteSpec): ResponsesObject {
+  const ok = route.result.description ?? 'Success';
+  const schema = forOpenApi(route.result.schema) as SchemaObject;
+  const binary = route.result.shape === 'file' || route.result.shape === 'files';
+  const contentType = binary ? (route.result.shape === 'files' ? 'application/zip' : 'application/octet-stream') : (route.result.options.content_type as string | undefined) ?? 'application/json';
+  const responses: ResponsesObject = { '200': { description: ok, content: { [contentType]: { schema } } } };
+  for (const [status, description] of Object.entries(ERROR_STATUSES)) {
+    if (status === '401' && route.session === 'none' && !route.plugin) continue;
+    responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
+  }
+  return responses;
+}
+
+function errorBodySchema(): SchemaObject {
+  return {
+    type: 'object',
+    required: ['detail', 'exc_type', 'request_id'],
+    properties: {
+      detail: { type: 'string', description: 'What went wrong' },
+      exc_type: { type: 'string', description: 'Upstream exception class name, or the service\'s own error name' },
+      hint: { type: 'string', description: 'What to do about it' },
+      request_id: { type: 'string', description: 'Also in the X-Request-ID header; quote it in reports' },
+      errors: { type: 'array', items: { type: 'object', required: ['param', 'problem'], properties: { param: { type: 'string' }, problem: { type: 'string' } } } },
+      last_json: { type: 'object', additionalProperties: true, description: 'Challenge payload, for POST /auth/challenge/resolve' },
+    },
+  };
+}

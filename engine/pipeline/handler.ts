@@ -1,0 +1,91 @@
+// One route's pipeline, built once at boot: session → parse → coerce → validate → resolve →
+// invoke → shape → respond. Each step is a small function in this folder.
+import type { Middleware } from 'koa';
+import { invalidParams } from '../http-error.js';
+import type { RouteValidator } from '../validate.js';
+import type { InputBag, Plugin, Resolver, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
+import { bodyParserFor, type BodyLimits } from './body.js';
+import { runCalls } from './invoke.js';
+import { checkConstraints, collectInput } from './params.js';
+import { RequestState } from './request.js';
+import { fileFromPath, respond } from './respond.js';
+import { findSession, sessionIdFrom, sessionRequired } from './session.js';
+import type { LRUCache } from 'lru-cache';
+
+export interface RouteDeps {
+  readonly services: Services;
+  readonly validator: RouteValidator;
+  readonly shape: ShapeEntry;
+  readonly plugin?: Plugin;
+  readonly resolvers: Readonly<Record<string, Resolver>>;
+  readonly resolverCache: LRUCache<string, {}>;
+  readonly limits: BodyLimits;
+  /** Builds the zip stream for the `files` shape (injected: the engine knows no archive format). */
+  readonly zip: (paths: readonly string[], filename: string) => StreamResult;
+}
+
+export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
+  const parseBody = bodyParserFor(route, deps.limits);
+  const { sessions } = deps.services;
+  return async (ctx) => {
+    const state = new RequestState(ctx.state.requestId as string);
+    ctx.res.once('close', () => void state.cleanup());
+    // A header-borne session is checked before a large body is read; legacy form ids after it.
+    let session = route.session === 'none' ? undefined : await findSession(headerOrQuerySession(ctx), sessions);
+    if (parseBody) await parseBody(ctx, state);
+    if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
+    if (!session && route.session === 'required') throw sessionRequired();
+    state.session = session;
+    validateInput(ctx, route, state, deps.validator);
+    const client = session ? sessions.client(session) : sessions.anonymous();
+    await resolveInput(route, state.bag, client, session, deps);
+    if (route.params.some((p) => p.name === '_workdir') || usesWorkdir(route)) state.bag._workdir = await state.workdir();
+    const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps)) : await runCalls(route, state.bag, client);
+    await respond(ctx, route, shaped(route, value, state, deps), state);
+  };
+}
+
+function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefined {
+  return ctx.get('x-session-id') || (typeof ctx.query.sessionid === 'string' ? ctx.query.sessionid : undefined) || ctx.cookies.get('sessionid') || undefined;
+}
+
+function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: RequestState, validator: RouteValidator): void {
+  const problems = collectInput(ctx, route, state);
+  const named = new Set(problems.map((p) => p.param));
+  for (const problem of [...validator(state.bag), ...checkConstraints(route, state.bag)]) {
+    if (!named.has(problem.param)) problems.push(problem);
+  }
+  if (problems.length) throw invalidParams(problems);
+}
+
+async function resolveInput(route: RouteSpec, bag: InputBag, client: SessionClient, session: SessionRecord | undefined, deps: RouteDeps): Promise<void> {
+  for (const step of route.resolve) {
+    const ctx = { call: client.call, cache: { get: (k: string) => deps.resolverCache.get(k), set: (k: string, v: unknown) => void deps.resolverCache.set(k, v as {}) }, scope: session?.account.pk ?? 'anonymous' };
+    await deps.resolvers[step.by].resolve(bag, step, ctx);
+  }
+}
+
+function usesWorkdir(route: RouteSpec): boolean {
+  return route.calls.some((call) => Object.values(call.args).some((source) => 'from' in source && source.from === '_workdir'));
+}
+
+function shaped(route: RouteSpec, value: unknown, state: RequestState, deps: RouteDeps): unknown {
+  if (route.result.shape === 'files' && Array.isArray(value)) return deps.zip(value.map(String), `${route.id}.zip`);
+  if (route.result.shape === 'file' && typeof value === 'string') return fileFromPath(value);
+  return deps.shape.shape(value, route.result, state.bag);
+}
+
+function pluginInput(route: RouteSpec, state: RequestState, client: SessionClient, deps: RouteDeps) {
+  return {
+    route,
+    input: state.bag,
+    files: state.files,
+    session: state.session,
+    client: state.session ? client : undefined,
+    services: deps.services,
+    requestId: state.requestId,
+    invoke: (bag: InputBag) => runCalls(route, bag, client),
+    workdir: () => state.workdir(),
+    defer: (task: () => Promise<void> | void) => state.defer(task),
+  };
+}

@@ -1,0 +1,60 @@
+// Respond: the only place a body is written. JSON for data; files and streams are piped with their
+// content type, length and filename, and cleaned up once the client has them.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { ParameterizedContext } from 'koa';
+import { HttpError } from '../http-error.js';
+import type { FileResult, RouteSpec, StreamResult } from '../types.js';
+import type { RequestState } from './request.js';
+
+export async function respond(ctx: ParameterizedContext, route: RouteSpec, body: unknown, state: RequestState): Promise<void> {
+  if (isFile(body)) return respondFile(ctx, body, state);
+  if (isStream(body)) return respondStream(ctx, body, state);
+  if (route.result.shape === 'file' && typeof body === 'string') return respondFile(ctx, fileFromPath(body), state);
+  const contentType = route.result.options.content_type;
+  if (typeof contentType === 'string') {
+    ctx.type = contentType;
+    ctx.body = body;
+    return;
+  }
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(body);
+}
+
+async function respondFile(ctx: ParameterizedContext, file: FileResult, state: RequestState): Promise<void> {
+  if (file.cleanup) state.defer(file.cleanup);
+  const info = await stat(file.path).catch(() => undefined);
+  if (!info?.isFile()) throw new HttpError(502, 'The upstream reported a file it did not write', { excType: 'UpstreamFileMissing' });
+  ctx.type = file.contentType;
+  ctx.length = info.size;
+  ctx.attachment(file.filename, { type: 'attachment' });
+  ctx.body = createReadStream(file.path);
+}
+
+function respondStream(ctx: ParameterizedContext, result: StreamResult, state: RequestState): void {
+  if (result.cleanup) state.defer(result.cleanup);
+  ctx.type = result.contentType;
+  if (result.length !== undefined) ctx.length = result.length;
+  ctx.attachment(result.filename, { type: 'attachment' });
+  ctx.body = result.stream;
+}
+
+const TYPES: Record<string, string> = {
+  '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.heic': 'image/heic',
+  '.mp4': 'video/mp4', '.mov': 'video/quicktime', '.m4a': 'audio/mp4', '.mp3': 'audio/mpeg', '.zip': 'application/zip',
+};
+
+export function fileFromPath(path: string): FileResult {
+  const name = basename(path);
+  const ext = name.slice(name.lastIndexOf('.')).toLowerCase();
+  return { kind: 'file', path, filename: name, contentType: TYPES[ext] ?? 'application/octet-stream' };
+}
+
+function isFile(value: unknown): value is FileResult {
+  return !!value && typeof value === 'object' && (value as FileResult).kind === 'file';
+}
+
+function isStream(value: unknown): value is StreamResult {
+  return !!value && typeof value === 'object' && (value as StreamResult).kind === 'stream';
+}

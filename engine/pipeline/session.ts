@@ -1,0 +1,28 @@
+// Session: the X-Session-ID header, else the legacy sessionid in query, form field or cookie (in
+// that order). Only the service's own ids are accepted; a missing or unknown one is a 401.
+import type { ParameterizedContext } from 'koa';
+import { HttpError } from '../http-error.js';
+import type { SessionRecord, SessionService } from '../types.js';
+
+export function sessionIdFrom(ctx: ParameterizedContext): string | undefined {
+  const header = ctx.get('x-session-id');
+  if (header) return header.trim();
+  const query = ctx.query.sessionid;
+  if (typeof query === 'string' && query) return query;
+  const form = (ctx.request as { body?: Record<string, unknown> }).body?.sessionid;
+  if (typeof form === 'string' && form) return form;
+  return ctx.cookies.get('sessionid') || undefined;
+}
+
+export const sessionRequired = (): HttpError =>
+  new HttpError(401, 'Session ID required', { excType: 'SessionRequired', hint: 'Send the session ID from POST /auth/login in the X-Session-ID header.' });
+
+const sessionUnknown = (): HttpError =>
+  new HttpError(401, 'Session not found or revoked', { excType: 'SessionNotFound', hint: 'Log in again with POST /auth/login and use the new session ID.' });
+
+export async function findSession(id: string | undefined, sessions: SessionService): Promise<SessionRecord | undefined> {
+  if (!id) return undefined;
+  const record = await sessions.find(id);
+  if (!record) throw sessionUnknown();
+  return record;
+}

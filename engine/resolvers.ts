@@ -1,0 +1,40 @@
+// Resolver registry: steps that turn what a client knows (a username) into what the upstream
+// takes (a pk), through a cache so a repeated lookup costs no upstream call.
+import { invalidParams } from './http-error.js';
+import type { InputBag, ResolveContext, ResolveSpec, Resolver } from './types.js';
+
+const NUMERIC = /^\d+$/;
+
+/**
+ * Accepts a numeric id, a username passed in the id field by legacy clients, or a username;
+ * writes the pk. The route's exactly_one constraint has already rejected neither-or-both.
+ */
+const usernameToPk: Resolver = {
+  uses: ['user_info_by_username_v1'],
+  async resolve(input: InputBag, spec: ResolveSpec, ctx: ResolveContext) {
+    const given = spec.from.map((name) => [name, input[name]] as const).find(([, value]) => typeof value === 'string' && value !== '');
+    for (const name of spec.from) if (name !== spec.into) delete input[name];
+    if (!given) return;
+    const [name, value] = given as readonly [string, string];
+    const text = value.trim();
+    if (name === spec.into && NUMERIC.test(text)) {
+      input[spec.into] = text;
+      return;
+    }
+    const username = text.replace(/^@/, '').toLowerCase();
+    if (!username) throw invalidParams([{ param: name, problem: 'must be a user pk or a username' }]);
+    input[spec.into] = await lookupPk(username, ctx);
+  },
+};
+
+async function lookupPk(username: string, ctx: ResolveContext): Promise<string> {
+  const key = `${ctx.scope}:username:${username}`;
+  const cached = ctx.cache.get(key);
+  if (typeof cached === 'string') return cached;
+  const user = (await ctx.call('user_info_by_username_v1', { username })) as { pk?: unknown };
+  const pk = String(user?.pk ?? '');
+  if (pk) ctx.cache.set(key, pk);
+  return pk;
+}
+
+export const resolvers: Readonly<Record<string, Resolver>> = Object.freeze({ username_to_pk: usernameToPk });

@@ -1,0 +1,121 @@
+// Result-shape registry: each shape is a small pure function from what the upstream returned to
+// the response body, plus the documented schema of that body. Chosen by `result.shape`.
+import { HttpError } from './http-error.js';
+import type { InputBag, JsonSchema, ResultSpec, ShapeEntry } from './types.js';
+
+type SchemaArgs = { readonly items?: JsonSchema; readonly schema?: JsonSchema };
+const anyObject: JsonSchema = { type: 'object', additionalProperties: true };
+const itemsOf = (args: SchemaArgs): JsonSchema => args.items ?? anyObject;
+
+function asTuple(value: unknown, size: number, shape: string): unknown[] {
+  if (!Array.isArray(value) || value.length < size) {
+    throw new HttpError(502, `upstream returned no ${shape} tuple`, { excType: 'UpstreamShapeError' });
+  }
+  return value;
+}
+
+const page: ShapeEntry = {
+  shape: (value) => {
+    const [items, cursor] = asTuple(value, 2, 'page');
+    return { items, next_cursor: cursor == null ? '' : String(cursor) };
+  },
+  schema: (args) => ({
+    type: 'object',
+    required: ['items', 'next_cursor'],
+    properties: {
+      items: { type: 'array', items: itemsOf(args) },
+      next_cursor: { type: 'string', description: 'Pass as `cursor` for the next page; empty when there is none.' },
+    },
+    additionalProperties: false,
+  }),
+};
+
+const streamPage: ShapeEntry = {
+  shape: (value) => {
+    const [items, min, max] = asTuple(value, 3, 'stream page');
+    return { items, min_cursor: min == null ? '' : String(min), max_cursor: max == null ? '' : String(max) };
+  },
+  schema: (args) => ({
+    type: 'object',
+    required: ['items', 'min_cursor', 'max_cursor'],
+    properties: {
+      items: { type: 'array', items: itemsOf(args) },
+      min_cursor: { type: 'string', description: 'Pass as `min_id` to page one way.' },
+      max_cursor: { type: 'string', description: 'Pass as `max_id` to page the other way.' },
+    },
+    additionalProperties: false,
+  }),
+};
+
+const array: ShapeEntry = {
+  // Some upstream lists arrive keyed by pk; clients asked for arrays, so keep the values.
+  shape: (value) => (Array.isArray(value) ? value : value && typeof value === 'object' ? Object.values(value) : []),
+  schema: (args) => ({ type: 'array', items: itemsOf(args) }),
+};
+
+const object: ShapeEntry = {
+  shape: (value) => value ?? {},
+  schema: (args) => args.schema ?? anyObject,
+};
+
+const raw: ShapeEntry = {
+  shape: (value) => value ?? {},
+  schema: () => ({ type: 'object', additionalProperties: true, description: 'Raw upstream payload; its fields vary by surface and cursor state.' }),
+};
+
+const bool: ShapeEntry = {
+  shape: (value) => value === true || value === 'true' || value === 1,
+  schema: () => ({ type: 'boolean' }),
+};
+
+const string: ShapeEntry = {
+  shape: (value) => (value == null ? '' : String(value)),
+  schema: (args) => args.schema ?? { type: 'string' },
+};
+
+const tuple: ShapeEntry = {
+  shape: (value, spec) => {
+    const keys = (spec.options.keys as string[] | undefined) ?? [];
+    const values = asTuple(value, keys.length, 'tuple');
+    return Object.fromEntries(keys.map((key, index) => [key, values[index]]));
+  },
+  schema: (args) => args.schema ?? anyObject,
+};
+
+const compose: ShapeEntry = {
+  shape: (_value, spec, bag) => {
+    const fields = (spec.options.fields as Record<string, string> | undefined) ?? {};
+    return Object.fromEntries(Object.entries(fields).map(([key, path]) => [key, pick(bag, path)]));
+  },
+  schema: (args) => args.schema ?? anyObject,
+};
+
+const text: ShapeEntry = {
+  shape: (value) => (value == null ? '' : String(value)),
+  schema: () => ({ type: 'string' }),
+  binary: true,
+};
+
+/** Files are handled by the responder (streamed and removed); the shape only checks the value. */
+const file: ShapeEntry = {
+  shape: (value) => value,
+  schema: () => ({ type: 'string', format: 'binary' }),
+  binary: true,
+};
+
+export const shapes: Readonly<Record<string, ShapeEntry>> = Object.freeze({
+  page, stream_page: streamPage, array, object, raw, bool, string, tuple, compose, text, html: text, file, files: file,
+});
+
+export function pick(bag: InputBag, path: string): unknown {
+  let value: unknown = bag;
+  for (const key of path.split('.')) {
+    if (value == null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+export function shapeResult(spec: ResultSpec, value: unknown, bag: InputBag): unknown {
+  return shapes[spec.shape].shape(value, spec, bag);
+}
