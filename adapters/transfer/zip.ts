@@ -1,0 +1,34 @@
+// Album downloads: the files as one zip stream, built while it is sent (nothing assembled on
+// disk or in memory). Media is already compressed, so entries are stored, not deflated.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Archiver, ZipOptions } from 'archiver';
+import type { StreamResult } from '../../engine/types.js';
+
+// archiver 7 is CommonJS with one exported factory; @types/archiver 8 describes v8's classes.
+const archiver = createRequire(import.meta.url)('archiver') as (format: 'zip', options: ZipOptions) => Archiver;
+
+export function zipFiles(paths: readonly string[], filename: string): StreamResult {
+  const archive = archiver('zip', { store: true });
+  const names = uniqueNames(paths);
+  // file() opens each file lazily, when its turn comes, and reports a failure on the archive.
+  paths.forEach((file, i) => archive.file(file, { name: names[i] }));
+  // archiver only warns about a file it cannot stat; an album with a missing file is a failure.
+  archive.on('warning', (err) => archive.destroy(err));
+  // finalize() resolves when the archive has been fully read; errors surface on the stream.
+  void archive.finalize().catch(() => undefined);
+  return { kind: 'stream', stream: archive, filename: filename.endsWith('.zip') ? filename : `${filename}.zip`, contentType: 'application/zip' };
+}
+
+/** Entry names from the files' base names, numbered when two files share one. */
+export function uniqueNames(paths: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return paths.map((file) => {
+    const base = path.basename(file);
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    if (count === 0) return base;
+    const ext = path.extname(base);
+    return `${base.slice(0, base.length - ext.length)}-${count + 1}${ext}`;
+  });
+}
