@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""socialgate's aiograpi sidecar: runs the real library behind a JSON-lines protocol on stdin/stdout.
+
+One request per line, one answer per line, matched by id; logs go to stderr.
+  {"id": 1, "op": "ping"}                                  → {"id": 1, "ok": true, "result": {version, import_error, ...}}
+  {"id": 2, "op": "introspect"}                            → methods.json-shaped list of public Client methods
+  {"id": 3, "op": "open", "client": "h1", "settings": {...}, "proxy": "...", "locale": "en_US", "timezone": 3600}
+  {"id": 4, "op": "call", "client": "h1", "method": "user_info", "kwargs": {...}, "challenge_code": "123456"?}
+  {"id": 5, "op": "export", "client": "h1"}                 → the client's settings export
+  {"id": 6, "op": "close", "client": "h1"}
+  {"id": 7, "op": "cancel", "target": 4}                   → no answer; the target's answer is dropped
+Failures answer {"id": n, "ok": false, "error": {"type", "bases", "message", "last_json"?}}.
+Calls run concurrently; the calls of one client run one at a time.
+"""
+import asyncio
+import builtins
+import inspect
+import json
+import logging
+import os
+import platform
+import sys
+
+from sidecar_codec import convert_kwargs, encode_error, to_json
+from sidecar_introspect import describe, public_methods
+
+LINE_LIMIT = 256 * 1024 * 1024
+log = logging.getLogger("socialgate.sidecar")
+
+
+class SidecarError(Exception):
+    """An error of the sidecar itself (not the library's), named for the engine's registry."""
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+
+
+def claim_stdio():
+    """Keep the protocol's pipes private before the library loads: a print() lands on stderr and
+    input() reads /dev/null, so nothing the library does can corrupt or steal a protocol line."""
+    proto_in, proto_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    builtins.input = _no_terminal
+    return os.fdopen(proto_in, "rb", buffering=0), os.fdopen(proto_out, "wb")
+
+
+def _no_terminal(prompt=""):
+    raise EOFError("the socialgate sidecar has no terminal")
+
+
+def load_library():
+    try:
+        import aiograpi
+        from aiograpi import Client
+        from aiograpi.exceptions import ChallengeRequired
+    except Exception as exc:  # anything the package raises while importing means "not usable"
+        return None, None, None, f"{type(exc).__name__}: {exc}"
+    return Client, ChallengeRequired, library_version(aiograpi), None
+
+
+def library_version(module):
+    version = getattr(module, "__version__", None)
+    if version:
+        return str(version)
+    try:
+        from importlib.metadata import version as dist_version
+
+        return dist_version("aiograpi")
+    except Exception:
+        return "unknown"
+
+
+class Entry:
+    def __init__(self, client):
+        self.client = client
+        self.lock = asyncio.Lock()
+
+
+class Sidecar:
+    def __init__(self, out, client_class, challenge_required, version, import_error):
+        self.out = out
+        self.Client = client_class
+        self.ChallengeRequired = challenge_required
+        self.version = version
+        self.import_error = import_error
+        self.methods = set(public_methods(client_class)) if client_class else set()
+        self.clients = {}
+        self.tasks = {}
+
+    # ── wire ──
+    def send(self, message):
+        try:
+            line = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as exc:
+            line = json.dumps({"id": message.get("id"), "ok": False, "error": {"type": "SidecarProtocolError", "bases": [], "message": f"result is not serialisable: {exc}"}})
+        self.out.write(line.encode("utf-8") + b"\n")
+        self.out.flush()
+
+    def dispatch(self, message):
+        op, rid = message.get("op"), message.get("id")
+        if op == "cancel":
+            task = self.tasks.get(message.get("target"))
+            if task:
+                task.cancel()
+            return
+        handler = OPS.get(op)
+        if handler is None:
+            self.send({"id": rid, "ok": False, "error": {"type": "SidecarProtocolError", "bases": [], "message": f"unknown op {op!r}"}})
+            return
+        task = asyncio.ensure_future(self.run(rid, handler, message))
+        self.tasks[rid] = task
+        task.add_done_callback(lambda _: self.tasks.pop(rid, None))
+
+    async def run(self, rid, handler, message):
+        try:
+            result = await handler(self, message)
+        except asyncio.CancelledError:
+            return  # the caller gave up (timeout or abort) and expects no answer
+        except SidecarError as exc:
+            self.send({"id": rid, "ok": False, "error": {"type": exc.kind, "bases": [], "message": str(exc)}})
+        except Exception as exc:
+            entry = self.clients.get(message.get("client"))
+            self.send({"id": rid, "ok": False, "error": encode_error(exc, entry.client if entry else None)})
+        else:
+            self.send({"id": rid, "ok": True, "result": result})
+
+    # ── clients ──
+    def require_library(self):
+        if self.Client is None:
+            raise SidecarError("SidecarUnavailable", f"aiograpi is not importable: {self.import_error}")
+
+    def entry(self, message):
+        self.require_library()
+        entry = self.clients.get(message.get("client"))
+        if entry is None:
+            raise SidecarError("SidecarClientNotOpen", "no client is open under this handle")
+        return entry
+
+    def install_handlers(self, client):
+        # aiograpi's defaults call input(); a server answers the challenge with a 403 instead.
+        required = self.ChallengeRequired
+
+        async def challenge_code_handler(username, choice=None, **kwargs):
+            raise required("Challenge code required: resolve it with POST /auth/challenge/resolve and the security code you received")
+
+        async def change_password_handler(username, *args, **kwargs):
+            raise required("The platform asks for a new password: change it in the official app, then log in again")
+
+        client.challenge_code_handler = challenge_code_handler
+        client.change_password_handler = change_password_handler
+
+    def method(self, client, name):
+        if not isinstance(name, str) or name not in self.methods:
+            raise AttributeError(f"'Client' object has no attribute {name!r}")
+        return getattr(client, name)
+
+    async def close_all(self):
+        for task in list(self.tasks.values()):
+            task.cancel()
+        for handle in list(self.clients):
+            await release(self.clients.pop(handle).client)
+
+
+async def release(client):
+    """Best effort: close the HTTP sessions a client holds."""
+    for name in ("private", "public", "graphql"):
+        session = getattr(client, name, None)
+        close = getattr(session, "aclose", None) or getattr(session, "_close", None)
+        if callable(close):
+            try:
+                result = close()
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:
+                log.debug("closing the %s session failed", name, exc_info=True)
+
+
+# ── operations ──
+
+async def op_ping(sidecar, message):
+    return {
+        "library": "aiograpi",
+        "version": sidecar.version,
+        "import_error": sidecar.import_error,
+        "python": platform.python_version(),
+        "pid": os.getpid(),
+        "clients": len(sidecar.clients),
+    }
+
+
+async def op_introspect(sidecar, message):
+    sidecar.require_library()
+    return describe(sidecar.Client, sidecar.version)
+
+
+async def op_open(sidecar, message):
+    sidecar.require_library()
+    client = sidecar.Client(settings=message.get("settings") or {}, proxy=message.get("proxy") or None)
+    if message.get("locale"):
+        client.set_locale(message["locale"])
+    if message.get("timezone") is not None:
+        client.set_timezone_offset(int(message["timezone"]))
+    sidecar.install_handlers(client)
+    previous = sidecar.clients.get(message.get("client"))
+    sidecar.clients[message.get("client")] = Entry(client)
+    if previous:
+        await release(previous.client)
+    return True
+
+
+async def op_call(sidecar, message):
+    entry = sidecar.entry(message)
+    fn = sidecar.method(entry.client, message.get("method"))
+    code = message.get("challenge_code")
+    async with entry.lock:
+        kwargs = convert_kwargs(fn, message.get("kwargs") or {})
+        if code is not None:
+            async def challenge_code_handler(username, choice=None, **kwargs):
+                return code
+
+            entry.client.challenge_code_handler = challenge_code_handler
+        try:
+            result = fn(**kwargs)
+            if inspect.isawaitable(result):
+                result = await result
+        finally:
+            if code is not None:
+                sidecar.install_handlers(entry.client)
+        return to_json(result)
+
+
+async def op_export(sidecar, message):
+    entry = sidecar.entry(message)
+    async with entry.lock:
+        return to_json(entry.client.get_settings())
+
+
+async def op_close(sidecar, message):
+    sidecar.require_library()
+    entry = sidecar.clients.pop(message.get("client"), None)
+    if entry:
+        async with entry.lock:
+            await release(entry.client)
+    return entry is not None
+
+
+OPS = {"ping": op_ping, "introspect": op_introspect, "open": op_open, "call": op_call, "export": op_export, "close": op_close}
+
+
+async def serve(proto_in, out):
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), proto_in)
+    sidecar = Sidecar(out, *load_library())
+    if sidecar.import_error:
+        log.error("aiograpi is not importable: %s", sidecar.import_error)
+    while True:
+        line = await reader.readline()
+        if not line:
+            break
+        try:
+            message = json.loads(line)
+            if not isinstance(message, dict):
+                raise ValueError("a request is a JSON object")
+        except ValueError as exc:
+            sidecar.send({"id": None, "ok": False, "error": {"type": "SidecarProtocolError", "bases": [], "message": f"bad request line: {exc}"}})
+            continue
+        sidecar.dispatch(message)
+    await sidecar.close_all()
+
+
+def main():
+    proto_in, out = claim_stdio()
+    level = os.environ.get("SOCIALGATE_SIDECAR_LOG_LEVEL", "WARNING").upper()
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING), format="%(levelname)s %(name)s: %(message)s")
+    asyncio.run(serve(proto_in, out))
+
+
+if __name__ == "__main__":
+    main()
