@@ -311,6 +311,16 @@ export interface Services {
   readonly sessions: SessionService;
   readonly config: Readonly<Config>;
   readonly log: Logger;
+  /** What the system routes report about this running service. */
+  readonly app: AppInfo;
+}
+
+export interface AppInfo {
+  openapi(): Readonly<Record<string, unknown>>;
+  metricsText(): Promise<string>;
+  readonly metricsContentType: string;
+  readonly build: Readonly<Record<string, string>>;
+  readonly deps: Readonly<Record<string, string>>;
 }
 
 /** Session lifecycle, used by the engine's session step and by the auth plugins. */

@@ -1,0 +1,88 @@
+// socialgate CLI: serve, openapi, routes, audit, sessions.
+import { createServer } from 'node:http';
+import { loadConfig } from '../engine/config.js';
+import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
+import { buildOpenApi } from '../engine/openapi.js';
+import { plugins } from '../plugins/index.js';
+import { composeApp } from './compose.js';
+
+const USAGE = `usage: socialgate <command> [options]
+
+commands:
+  serve [--port N] [--host H] [--upstream sandbox|aiograpi] [--store URL] [--cache-size N] ...
+                 serve the API (see README for every setting and its environment variable)
+  openapi        print the OpenAPI document
+  routes         list the route table (method, path, operation id, upstream methods)
+  audit          classify the upstream's public methods against the manifest (--json, --markdown, --methods FILE)
+  sessions list | sessions revoke ID
+                 operate on the session store
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve': return await serve(rest);
+      case 'openapi': return printOpenApi();
+      case 'routes': return printRoutes();
+      case 'audit': return await audit(rest);
+      case 'sessions': return await sessions(rest);
+      case undefined: case 'help': case '--help': case '-h':
+        process.stdout.write(USAGE);
+        return command ? 0 : 2;
+      default:
+        process.stderr.write(`socialgate: unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    process.stderr.write(`socialgate: ${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+async function serve(argv: string[]): Promise<number> {
+  const config = loadConfig(argv);
+  const app = await composeApp(config);
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(config.port, config.host, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  app.services.log.info('socialgate listening', { url: `http://${config.host}:${port}`, docs: `http://${config.host}:${port}/docs`, upstream: config.upstream, routes: app.manifest.routes.length });
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  app.services.log.info('socialgate stopping');
+  // Finish requests in flight, refuse new ones, then release the store and the upstream.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await closed;
+  await app.close();
+  return 0;
+}
+
+function printOpenApi(): number {
+  const manifest = loadManifest(defaultManifestDir(), { plugins });
+  process.stdout.write(JSON.stringify(buildOpenApi(manifest), null, 2) + '\n');
+  return 0;
+}
+
+function printRoutes(): number {
+  const manifest = loadManifest(defaultManifestDir(), { plugins });
+  const rows = manifest.routes.map((r) => [r.method, r.path, r.id, r.plugin ? `plugin ${r.plugin}` : r.upstreamMethods.join(', ')]);
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length)));
+  for (const row of rows) process.stdout.write(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]) : cell)).join('  ') + '\n');
+  process.stdout.write(`${rows.length} routes\n`);
+  return 0;
+}
+
+async function audit(argv: string[]): Promise<number> {
+  const { runAudit } = await import('./audit.js');
+  return runAudit(argv, (text) => process.stdout.write(text));
+}
+
+async function sessions(argv: string[]): Promise<number> {
+  const { runSessions } = await import('./sessions.js');
+  return runSessions(argv, (text) => process.stdout.write(text));
+}

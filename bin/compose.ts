@@ -1,0 +1,78 @@
+// The composition root: builds the adapters a config names and hands them to the engine. The only
+// module that knows every adapter and plugin.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createApp, type App } from '../engine/app.js';
+import { createLogger } from '../engine/log.js';
+import { projectRoot } from '../engine/manifest/load.js';
+import { SERVICE_VERSION } from '../engine/openapi.js';
+import type { Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
+import { openStore } from '../adapters/store/index.js';
+import { zipFiles } from '../adapters/transfer/zip.js';
+import { createSandbox, sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
+import { plugins } from '../plugins/index.js';
+
+export interface ComposeOverrides {
+  readonly upstream?: UpstreamAdapter;
+  readonly store?: SessionStore;
+  readonly log?: Logger;
+}
+
+export async function composeApp(config: Config, overrides: ComposeOverrides = {}): Promise<App> {
+  const log = overrides.log ?? createLogger(config.logLevel);
+  const upstream = overrides.upstream ?? (await createUpstream(config));
+  const store = overrides.store ?? (await openStore(config));
+  return createApp({ config, upstream, store, plugins, log, zip: zipFiles, build: buildInfo(), deps: depsInfo() });
+}
+
+export async function createUpstream(config: Config): Promise<UpstreamAdapter> {
+  if (config.upstream === 'aiograpi') {
+    const { createAiograpi, aiograpiOptionsFromEnv } = await import('../adapters/upstream/aiograpi/index.js');
+    return createAiograpi(aiograpiOptionsFromEnv(config.extra));
+  }
+  return createSandbox({ ...sandboxOptionsFromEnv(config.extra), seed: config.seed });
+}
+
+let build: Record<string, string> | undefined;
+/** Read once: name, version, Node, git commit and the time `npm run build` ran. */
+export function buildInfo(): Record<string, string> {
+  if (build) return build;
+  const root = projectRoot();
+  const written = readJson(join(root, 'dist', 'build-info.json'));
+  build = {
+    name: 'socialgate',
+    version: SERVICE_VERSION,
+    node: process.version,
+    git_sha: process.env.SOCIALGATE_GIT_SHA ?? String(written.git_sha ?? gitSha(root)),
+    build_time: String(written.build_time ?? 'unknown'),
+  };
+  return build;
+}
+
+let deps: Record<string, string> | undefined;
+/** Runtime dependency versions as installed, read once from each package's package.json. */
+export function depsInfo(): Record<string, string> {
+  if (deps) return deps;
+  const root = projectRoot();
+  const names = Object.keys((readJson(join(root, 'package.json')).dependencies ?? {}) as Record<string, string>);
+  deps = { node: process.versions.node };
+  for (const name of names.sort()) deps[name] = String(readJson(join(root, 'node_modules', name, 'package.json')).version ?? 'missing');
+  return deps;
+}
+
+function readJson(path: string): Record<string, unknown> {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+function gitSha(root: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return 'unknown';
+  }
+}

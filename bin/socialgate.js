@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// The CLI entry: runs the compiled TypeScript (npm run build writes dist/).
+import { existsSync } from 'node:fs';
+
+const entry = new URL('../dist/bin/cli.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('socialgate: not built yet; run `npm ci` (or `npm run build`) first\n');
+  process.exit(1);
+}
+const { main } = await import(entry.href);
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,157 @@
+// The Koa application: request id and timing, the one error writer, the route table compiled from
+// the manifest, and a JSON 404 for everything else. Adapters and plugins are injected.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { LRUCache } from 'lru-cache';
+import { mapError } from './errors.js';
+import { HttpError } from './http-error.js';
+import { loadManifest, defaultManifestDir } from './manifest/load.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { buildOpenApi } from './openapi.js';
+import { routeHandler } from './pipeline/handler.js';
+import type { BodyLimits } from './pipeline/body.js';
+import { resolvers } from './resolvers.js';
+import { Sessions } from './sessions.js';
+import { shapes } from './shapes.js';
+import type { AppInfo, Config, Logger, Manifest, Plugin, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
+import { compileValidators, createAjv } from './validate.js';
+import { rowFor } from './errors.js';
+import { staticDocs } from './docs.js';
+
+export interface AppOptions {
+  readonly config: Config;
+  readonly upstream: UpstreamAdapter;
+  readonly store: SessionStore;
+  readonly plugins: Readonly<Record<string, Plugin>>;
+  readonly log: Logger;
+  readonly zip: (paths: readonly string[], filename: string) => StreamResult;
+  readonly manifestDir?: string;
+  readonly build?: Readonly<Record<string, string>>;
+  readonly deps?: Readonly<Record<string, string>>;
+  readonly limits?: Partial<BodyLimits>;
+}
+
+export interface App {
+  readonly koa: Koa;
+  readonly router: Router;
+  readonly manifest: Manifest;
+  readonly openapi: Readonly<Record<string, unknown>>;
+  readonly services: Services;
+  readonly metrics: Metrics;
+  callback(): ReturnType<Koa['callback']>;
+  close(): Promise<void>;
+}
+
+export function createApp(options: AppOptions): App {
+  const manifest = loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins });
+  const metrics = createMetrics();
+  const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey }));
+  const sessions = new Sessions({
+    upstream: options.upstream,
+    store: options.store,
+    metrics,
+    log: options.log,
+    cacheSize: options.config.cacheSize,
+    recordTtlMs: Number(options.config.extra.SESSION_CACHE_TTL_MS ?? 30_000),
+    throttleBackoffSeconds: Number(options.config.extra.THROTTLE_BACKOFF_SECONDS ?? 300),
+    throttled: (error) => {
+      const row = rowFor(error, manifest.errors);
+      return row?.status === 429 ? row.retryAfter ?? 300 : undefined;
+    },
+  });
+  const app: AppInfo = {
+    openapi: () => openapi,
+    metricsText: () => metrics.registry.metrics(),
+    metricsContentType: metrics.registry.contentType,
+    build: options.build ?? {},
+    deps: options.deps ?? {},
+  };
+  const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app };
+  const router = buildRouter(manifest, services, options);
+  const koa = new Koa({ proxy: options.config.extra.TRUST_PROXY === '1' });
+  koa.use(requestContext(manifest, metrics, options.log));
+  if (options.config.apiKey) koa.use(requireApiKey(options.config.apiKey, manifest));
+  koa.use(staticDocs());
+  koa.use(router.routes());
+  koa.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new HttpError(405, 'Method not allowed on this path', { excType: 'MethodNotAllowed' }) }));
+  koa.use(() => {
+    throw new HttpError(404, 'No such route', { excType: 'NotFound', hint: 'GET /openapi.json lists every route.' });
+  });
+  return {
+    koa, router, manifest, openapi, services, metrics,
+    callback: () => koa.callback(),
+    close: async () => {
+      await sessions.close();
+      await options.upstream.close();
+      await options.store.close();
+    },
+  };
+}
+
+function buildRouter(manifest: Manifest, services: Services, options: AppOptions): Router {
+  const router = new Router();
+  const validators = compileValidators(manifest, createAjv(manifest));
+  const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
+  const limits: BodyLimits = {
+    fileBytes: options.limits?.fileBytes ?? Number(options.config.extra.UPLOAD_MAX_MB ?? 512) * 1024 * 1024,
+    formBytes: options.limits?.formBytes ?? 2 * 1024 * 1024,
+  };
+  for (const route of manifest.routes) {
+    const handler = routeHandler(route, {
+      services, validator: validators.get(route)!, shape: shapes[route.result.shape], plugin: route.plugin ? options.plugins[route.plugin] : undefined,
+      resolvers, resolverCache, limits, zip: options.zip,
+    });
+    router.register(route.path, [route.method], [setRouteName(route.key), handler], { name: route.id });
+  }
+  return router;
+}
+
+const setRouteName = (key: string): Koa.Middleware => (ctx, next) => {
+  ctx.state.route = key;
+  return next();
+};
+
+/** Request id, timing, access log, metrics and the one place errors become bodies. */
+function requestContext(manifest: Manifest, metrics: Metrics, log: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const requestId = randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-ID', requestId);
+    try {
+      await next();
+    } catch (error) {
+      writeError(ctx, error, manifest, requestId, log);
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (ctx.state.route as string | undefined) ?? 'unmatched';
+      metrics.observeRequest(route, ctx.method, ctx.status, seconds);
+      if (ctx.status >= 500) log.warn('request failed', { request_id: requestId, method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) });
+    }
+  };
+}
+
+function writeError(ctx: Koa.Context, error: unknown, manifest: Manifest, requestId: string, log: Logger): void {
+  const mapped = mapError(error, manifest.errors);
+  if (mapped.status === 500) log.error('unhandled error', { request_id: requestId, error: error instanceof Error ? error.stack : String(error) });
+  ctx.status = mapped.status;
+  if (mapped.retryAfter !== undefined) ctx.set('Retry-After', String(mapped.retryAfter));
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify({ ...mapped.body, request_id: requestId });
+}
+
+/** When an API key is configured, every non-system route requires it (Bearer or X-API-Key). */
+function requireApiKey(key: string, manifest: Manifest): Koa.Middleware {
+  const open = new Set(manifest.routes.filter((r) => r.area === 'system').map((r) => r.path));
+  return async (ctx, next) => {
+    if (open.has(ctx.path) || ctx.path.startsWith('/docs/')) return next();
+    const given = ctx.get('x-api-key') || ctx.get('authorization').replace(/^Bearer\s+/i, '');
+    if (!given || !safeEqual(given, key)) throw new HttpError(401, 'API key required', { excType: 'ApiKeyRequired', hint: 'Send the API key as Authorization: Bearer KEY or X-API-Key.' });
+    return next();
+  };
+}
+
+function safeEqual(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}

@@ -1,0 +1,79 @@
+// Configuration from flags and environment variables, checked once at start: an unknown flag or a
+// malformed value stops the start with a message naming it.
+import { join } from 'node:path';
+import type { Config } from './types.js';
+
+export interface Setting {
+  readonly flag: string;
+  readonly env: string;
+  readonly key: keyof Config;
+  readonly describe: string;
+  readonly parse: (value: string) => unknown;
+  readonly fallback: (partial: Partial<Config>) => unknown;
+}
+
+const integer = (name: string, min: number, max: number) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  return n;
+};
+const oneOf = (name: string, values: readonly string[]) => (value: string) => {
+  if (!values.includes(value)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${value}"`);
+  return value;
+};
+const text = (value: string) => value;
+
+export const SETTINGS: readonly Setting[] = [
+  { flag: '--port', env: 'PORT', key: 'port', describe: 'TCP port to listen on', parse: integer('PORT', 0, 65535), fallback: () => 8000 },
+  { flag: '--host', env: 'HOST', key: 'host', describe: 'Address to listen on (127.0.0.1 keeps it local)', parse: text, fallback: () => '127.0.0.1' },
+  { flag: '--upstream', env: 'SOCIALGATE_UPSTREAM', key: 'upstream', describe: 'Upstream adapter: sandbox (simulated platform) or aiograpi (the real library)', parse: oneOf('SOCIALGATE_UPSTREAM', ['sandbox', 'aiograpi']), fallback: () => 'sandbox' },
+  { flag: '--data-dir', env: 'SOCIALGATE_DATA_DIR', key: 'dataDir', describe: 'Folder for the session database and the encryption key file', parse: text, fallback: () => 'data' },
+  { flag: '--store', env: 'SOCIALGATE_STORE', key: 'store', describe: 'Session store URL: sqlite://PATH, redis://HOST:PORT, postgres://..., memory://', parse: text, fallback: (c) => `sqlite://${join(c.dataDir ?? 'data', 'sessions.sqlite')}` },
+  { flag: '--cache-size', env: 'SOCIALGATE_CACHE_SIZE', key: 'cacheSize', describe: 'Live upstream clients kept in memory', parse: integer('SOCIALGATE_CACHE_SIZE', 1, 1_000_000), fallback: () => 1000 },
+  { flag: '--seed', env: 'SOCIALGATE_SEED', key: 'seed', describe: 'Sandbox world seed (same seed, same world)', parse: integer('SOCIALGATE_SEED', 0, 2 ** 31 - 1), fallback: () => 1 },
+  { flag: '--api-key', env: 'SOCIALGATE_API_KEY', key: 'apiKey', describe: 'When set, every non-system route requires it (Authorization: Bearer KEY or X-API-Key)', parse: text, fallback: () => undefined },
+  { flag: '--log-level', env: 'SOCIALGATE_LOG_LEVEL', key: 'logLevel', describe: 'silent, error, warn or info', parse: oneOf('SOCIALGATE_LOG_LEVEL', ['silent', 'error', 'warn', 'info']), fallback: () => 'info' },
+];
+
+const PREFIX = 'SOCIALGATE_';
+const CORE_ENV = new Set(SETTINGS.map((s) => s.env));
+
+/** Reads flags (`--port 9000` or `--port=9000`) over environment variables over defaults. */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Config {
+  const flags = parseFlags(argv);
+  const config: Partial<Config> & { extra?: Record<string, string> } = {};
+  for (const setting of SETTINGS) {
+    const raw = flags.get(setting.flag) ?? env[setting.env];
+    const value = raw !== undefined && raw !== '' ? setting.parse(raw) : setting.fallback(config);
+    (config as Record<string, unknown>)[setting.key] = value;
+  }
+  config.extra = extraSettings(env);
+  return Object.freeze(config as Config);
+}
+
+function parseFlags(argv: readonly string[]): Map<string, string> {
+  const known = new Set(SETTINGS.map((s) => s.flag));
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    if (!known.has(flag)) throw new Error(`unknown option ${flag} (known: ${[...known].join(', ')})`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new Error(`option ${flag} needs a value`);
+    flags.set(flag, value);
+  }
+  return flags;
+}
+
+/** SOCIALGATE_* variables that belong to adapters and plugins, with the prefix removed. */
+function extraSettings(env: NodeJS.ProcessEnv): Record<string, string> {
+  const extra: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith(PREFIX) && !CORE_ENV.has(name) && value !== undefined) extra[name.slice(PREFIX.length)] = value;
+  }
+  return extra;
+}
+
+/** A config for tests and embedding: defaults, in-memory store, quiet logs, with overrides. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return Object.freeze({ ...loadConfig([], {}), store: 'memory://', logLevel: 'silent' as const, ...overrides, extra: { ...(overrides.extra ?? {}) } });
+}

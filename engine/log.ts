@@ -1,0 +1,17 @@
+// JSON-lines logs on stderr. Callers pass fields explicitly; request bodies, headers and session
+// records are never logged, so secrets cannot leak through here.
+import type { Config, Logger } from './types.js';
+
+const LEVELS = { silent: 0, error: 1, warn: 2, info: 3 } as const;
+
+export function createLogger(level: Config['logLevel'], write: (line: string) => void = (line) => process.stderr.write(line + '\n')): Logger {
+  const threshold = LEVELS[level];
+  const emit = (name: keyof typeof LEVELS, msg: string, fields?: Record<string, unknown>) => {
+    if (LEVELS[name] <= threshold) write(JSON.stringify({ time: new Date().toISOString(), level: name, msg, ...fields }));
+  };
+  return {
+    info: (msg, fields) => emit('info', msg, fields),
+    warn: (msg, fields) => emit('warn', msg, fields),
+    error: (msg, fields) => emit('error', msg, fields),
+  };
+}

@@ -1,0 +1,7 @@
+// Every hand-written plugin, by the name the manifest uses. The engine refuses to boot when a
+// route names a plugin missing here, or a plugin here is named by no route.
+import type { Plugin } from '../engine/types.js';
+import { authPlugins } from './auth/index.js';
+import { systemPlugins } from './system/index.js';
+
+export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins });
