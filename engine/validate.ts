@@ -62,9 +62,13 @@ function problems(check: ValidateFunction): ParamProblem[] {
 
 function describe(error: ErrorObject): ParamProblem {
   const [param = '', ...rest] = error.instancePath.split('/').slice(1);
-  if (error.keyword === 'required') return { param: String(error.params.missingProperty), problem: 'required' };
-  if (error.keyword === 'additionalProperties') return { param: String(error.params.additionalProperty), problem: 'unknown parameter' };
-  if (error.keyword === 'enum') return { param, problem: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}` };
   const inner = rest.length ? ` at ${rest.join('.')}` : '';
+  if (error.keyword === 'required') {
+    return param ? { param, problem: `missing field ${String(error.params.missingProperty)}${inner}` } : { param: String(error.params.missingProperty), problem: 'required' };
+  }
+  if (error.keyword === 'additionalProperties') {
+    return param ? { param, problem: `unknown field ${String(error.params.additionalProperty)}${inner}` } : { param: String(error.params.additionalProperty), problem: 'unknown parameter' };
+  }
+  if (error.keyword === 'enum') return { param, problem: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}` };
   return { param, problem: `${error.message ?? 'is invalid'}${inner}` };
 }

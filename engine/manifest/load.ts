@@ -1,7 +1,5 @@
 // Boot: read → normalise → check → freeze. Runs once; nothing re-reads the manifest afterwards.
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { scalarCoercers } from '../coerce.js';
 import { resolvers } from '../resolvers.js';
 import { shapes } from '../shapes.js';
@@ -9,6 +7,9 @@ import type { Manifest, Plugin } from '../types.js';
 import { checkManifest, type Registries } from './check.js';
 import { normalise } from './normalise.js';
 import { readManifestFiles } from './read.js';
+import { projectRoot } from '../root.js';
+
+export { projectRoot };
 
 export const MANIFEST_FORMAT = 1;
 
@@ -29,15 +30,5 @@ export function loadManifest(dir: string, options: LoadOptions): Manifest {
   return checkManifest(table, registries, MANIFEST_FORMAT);
 }
 
-/** The folder holding package.json, found from this module whether it runs from source or dist/. */
-export function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('socialgate: cannot find the project root (package.json)');
-    dir = parent;
-  }
-  return dir;
-}
 
 export const defaultManifestDir = (): string => join(projectRoot(), 'manifest');

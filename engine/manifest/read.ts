@@ -5,11 +5,12 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
 import { ManifestError } from './errors.js';
 import type { RawFile } from './raw.js';
+import { projectRoot } from '../root.js';
 
 export function readManifestFiles(dir: string): RawFile[] {
   const names = readdirSync(dir).filter((name) => name.endsWith('.yaml') || name.endsWith('.yml')).sort();
   if (names.length === 0) throw new ManifestError(dir, 'no manifest files (*.yaml) found');
-  const checkFormat = compileFormatSchema(dir);
+  const checkFormat = compileFormatSchema();
   return names.map((name) => {
     const path = join(dir, name);
     const file = relative(process.cwd(), path) || path;
@@ -25,8 +26,9 @@ function parseYaml(text: string, file: string): unknown {
   return doc.toJS({ maxAliasCount: 100 });
 }
 
-function compileFormatSchema(dir: string) {
-  const schema = JSON.parse(readFileSync(join(dir, 'format.schema.json'), 'utf8'));
+/** The format schema is the project's own, wherever the manifest being read lives. */
+function compileFormatSchema() {
+  const schema = JSON.parse(readFileSync(join(projectRoot(), 'manifest', 'format.schema.json'), 'utf8'));
   const ajv = new Ajv({ allErrors: true, strict: false });
   return ajv.compile(schema);
 }

@@ -1,0 +1,56 @@
+// In-process HTTP for tests: serves an app on an ephemeral loopback port and sends real requests.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { App } from '../../engine/app.js';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+export interface Client {
+  readonly url: string;
+  request(method: string, path: string, options?: { query?: Record<string, unknown>; form?: Record<string, unknown>; headers?: Record<string, string>; body?: BodyInit }): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export async function serve(app: App): Promise<Client> {
+  const server: Server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    async request(method, path, options = {}) {
+      const target = new URL(path, url);
+      for (const [key, value] of Object.entries(options.query ?? {})) appendAll(target.searchParams, key, value);
+      let body = options.body;
+      const headers = { ...(options.headers ?? {}) };
+      if (options.form) {
+        const form = new URLSearchParams();
+        for (const [key, value] of Object.entries(options.form)) appendAll(form, key, value);
+        body = form;
+      }
+      const response = await fetch(target, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
+    },
+  };
+}
+
+function appendAll(params: URLSearchParams, key: string, value: unknown): void {
+  if (value === undefined) return;
+  for (const one of Array.isArray(value) ? value : [value]) params.append(key, typeof one === 'string' ? one : JSON.stringify(one));
+}
