@@ -1,0 +1,91 @@
+// One session's client in a sidecar. Opening is lazy and repeated on whichever process currently
+// serves the slot, so a restarted sidecar gets its clients back without the session store.
+import { randomUUID } from 'node:crypto';
+import { UpstreamError, type CallOptions, type ClientOptions, type UpstreamClient } from '../../../engine/types.js';
+import type { SidecarPool } from './pool.js';
+import type { SidecarProcess } from './process.js';
+import { SIDECAR_CLIENT_NOT_OPEN, unavailable } from './protocol.js';
+
+export class SidecarClient implements UpstreamClient {
+  /** Random, so a handle says nothing about the session or the account. */
+  readonly handle = randomUUID();
+  private settings: Readonly<Record<string, unknown>>;
+  private opened?: { readonly process: SidecarProcess; readonly ready: Promise<void> };
+  private closed = false;
+
+  constructor(
+    private readonly pool: SidecarPool,
+    readonly slot: number,
+    private readonly options: ClientOptions,
+    private readonly timeoutMs: number,
+  ) {
+    this.settings = options.settings;
+  }
+
+  async call(method: string, kwargs: Readonly<Record<string, unknown>>, opts: CallOptions = {}): Promise<unknown> {
+    const message = {
+      op: 'call' as const,
+      client: this.handle,
+      method,
+      kwargs,
+      ...(opts.challengeCode !== undefined ? { challenge_code: opts.challengeCode } : {}),
+    };
+    return this.onOpenClient(method, (process) => process.request(message, { timeoutMs: this.timeoutMs, what: method, signal: opts.signal }));
+  }
+
+  async exportSettings(): Promise<Record<string, unknown>> {
+    const settings = (await this.onOpenClient('export', (process) =>
+      process.request({ op: 'export', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'export' }),
+    )) as Record<string, unknown>;
+    // What the store persists is what a reopened client should start from.
+    this.settings = settings;
+    return settings;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const opened = this.opened;
+    this.opened = undefined;
+    if (!opened?.process.alive) return;
+    await opened.process.request({ op: 'close', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'close' }).catch(() => undefined);
+  }
+
+  private async onOpenClient<T>(what: string, run: (process: SidecarProcess) => Promise<T>): Promise<T> {
+    if (this.closed) throw unavailable(`upstream call ${what} on a closed client`);
+    const process = await this.ensureOpen();
+    try {
+      return await run(process);
+    } catch (error) {
+      // The sidecar lost the client (it should not): open it again once and retry.
+      if (!(error instanceof UpstreamError) || error.excType !== SIDECAR_CLIENT_NOT_OPEN) throw error;
+      this.opened = undefined;
+      return run(await this.ensureOpen());
+    }
+  }
+
+  private async ensureOpen(): Promise<SidecarProcess> {
+    const process = await this.pool.process(this.slot);
+    if (this.opened?.process !== process) {
+      const ready = process
+        .request(
+          {
+            op: 'open',
+            client: this.handle,
+            settings: this.settings,
+            proxy: this.options.proxy || null,
+            locale: this.options.locale || null,
+            timezone: this.options.timezone ?? null,
+          },
+          { timeoutMs: this.timeoutMs, what: 'open' },
+        )
+        .then(() => undefined);
+      this.opened = { process, ready };
+      ready.catch(() => {
+        if (this.opened?.ready === ready) this.opened = undefined;
+      });
+    }
+    await this.opened.ready;
+    return process;
+  }
+}

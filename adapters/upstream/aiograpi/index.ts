@@ -1,0 +1,68 @@
+// The production upstream: the real aiograpi library in Python sidecar processes, behind the same
+// port as the sandbox. Nothing above the port knows which one is in use.
+import { randomUUID } from 'node:crypto';
+import type { ClientOptions, ReadyCheck, UpstreamAdapter, UpstreamClient } from '../../../engine/types.js';
+import { SidecarClient } from './client.js';
+import { resolveOptions, type AiograpiOptions } from './options.js';
+import { SidecarPool } from './pool.js';
+import type { MethodsDocument, PingResult } from './protocol.js';
+
+export { aiograpiOptionsFromEnv, type AiograpiOptions } from './options.js';
+export { SIDECAR_TIMEOUT, SIDECAR_UNAVAILABLE, type MethodRecord, type MethodsDocument } from './protocol.js';
+
+/** ClientOptions plus an optional session key; without one the settings' device uuid pins the sidecar. */
+export interface AiograpiClientOptions extends ClientOptions {
+  readonly sessionKey?: string;
+}
+
+export interface AiograpiAdapter extends UpstreamAdapter {
+  /** The installed library's version and public Client methods (for the coverage audit). */
+  introspect(): Promise<MethodsDocument>;
+  /** Process ids of the running sidecars, by slot (diagnostics and tests). */
+  pids(): readonly (number | undefined)[];
+}
+
+export function createAiograpi(options: AiograpiOptions = {}): AiograpiAdapter {
+  const resolved = resolveOptions(options);
+  const pool = new SidecarPool(resolved);
+  const pingAll = (): Promise<PingResult[]> =>
+    Promise.all(Array.from({ length: pool.size }, async (_, i) => {
+      const process = await pool.process(i);
+      return (await process.request({ op: 'ping' }, { timeoutMs: resolved.timeoutMs, what: 'ping' })) as PingResult;
+    }));
+  return {
+    name: 'aiograpi',
+    get library() {
+      return { name: 'aiograpi', version: pool.info()?.version ?? 'unknown' };
+    },
+    async open(clientOptions: AiograpiClientOptions): Promise<UpstreamClient> {
+      return new SidecarClient(pool, pool.slotFor(sessionKey(clientOptions)), clientOptions, resolved.timeoutMs);
+    },
+    async ready(): Promise<ReadyCheck> {
+      let pings: PingResult[];
+      try {
+        pings = await pingAll();
+      } catch (error) {
+        return { ok: false, detail: `aiograpi sidecar is not running: ${(error as Error).message}` };
+      }
+      const broken = pings.find((p) => p.import_error);
+      if (broken) return { ok: false, detail: `aiograpi is not importable: ${broken.import_error}` };
+      return { ok: true, detail: `aiograpi ${pings[0].version} (Python ${pings[0].python}, ${pings.length} sidecar${pings.length > 1 ? 's' : ''})` };
+    },
+    async introspect(): Promise<MethodsDocument> {
+      const process = await pool.process(0);
+      return (await process.request({ op: 'introspect' }, { timeoutMs: resolved.timeoutMs, what: 'introspect' })) as MethodsDocument;
+    },
+    pids: () => pool.pids(),
+    close: () => pool.close(),
+  };
+}
+
+/** Stable for a session across reopenings: its device uuid (from the settings export) when known. */
+function sessionKey(options: AiograpiClientOptions): string {
+  if (options.sessionKey) return options.sessionKey;
+  const uuids = options.settings.uuids as Record<string, unknown> | undefined;
+  const auth = options.settings.authorization_data as Record<string, unknown> | undefined;
+  const key = uuids?.uuid ?? auth?.ds_user_id;
+  return typeof key === 'string' && key ? key : randomUUID();
+}

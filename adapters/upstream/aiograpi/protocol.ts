@@ -1,0 +1,91 @@
+// The sidecar's JSON-lines protocol (see sidecar.py): one request per line, one answer per line.
+import { UpstreamError, type JsonValue } from '../../../engine/types.js';
+
+export type Request =
+  | { readonly op: 'ping' }
+  | { readonly op: 'introspect' }
+  | {
+      readonly op: 'open';
+      readonly client: string;
+      readonly settings: Readonly<Record<string, unknown>>;
+      readonly proxy: string | null;
+      readonly locale: string | null;
+      readonly timezone: number | null;
+    }
+  | {
+      readonly op: 'call';
+      readonly client: string;
+      readonly method: string;
+      readonly kwargs: Readonly<Record<string, unknown>>;
+      readonly challenge_code?: string;
+    }
+  | { readonly op: 'export'; readonly client: string }
+  | { readonly op: 'close'; readonly client: string };
+
+export interface WireError {
+  readonly type: string;
+  readonly bases?: readonly string[];
+  readonly message?: string;
+  readonly last_json?: JsonValue;
+}
+
+export type Answer =
+  | { readonly id: number | null; readonly ok: true; readonly result: unknown }
+  | { readonly id: number | null; readonly ok: false; readonly error: WireError };
+
+export interface PingResult {
+  readonly library: string;
+  readonly version: string | null;
+  readonly import_error: string | null;
+  readonly python: string;
+  readonly pid: number;
+  readonly clients: number;
+}
+
+/** One public Client method, in the shape of the shared methods.json. */
+export interface MethodRecord {
+  readonly name: string;
+  readonly area: string;
+  readonly mixin?: string;
+  readonly async?: boolean;
+  readonly params: readonly { readonly name: string; readonly type?: string; readonly default?: string; readonly required: boolean }[];
+  readonly returns?: string | null;
+  readonly varargs?: boolean;
+  readonly varkw?: boolean;
+  readonly signature?: string;
+}
+
+export interface MethodsDocument {
+  readonly library: string;
+  readonly version: string;
+  readonly class?: string;
+  readonly count?: number;
+  readonly methods: readonly MethodRecord[];
+}
+
+/** Errors of the adapter itself; the engine's registry maps them (504, 503). */
+export const SIDECAR_TIMEOUT = 'SidecarTimeout';
+export const SIDECAR_UNAVAILABLE = 'SidecarUnavailable';
+export const SIDECAR_CLIENT_NOT_OPEN = 'SidecarClientNotOpen';
+
+export function parseAnswer(line: string): Answer | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || !('ok' in value) || !('id' in value)) return undefined;
+  return value as Answer;
+}
+
+export function toUpstreamError(error: WireError): UpstreamError {
+  return new UpstreamError(error.type, error.message ?? error.type, {
+    bases: error.bases ?? [],
+    ...(error.last_json !== undefined ? { lastJson: error.last_json } : {}),
+  });
+}
+
+export const unavailable = (detail: string): UpstreamError => new UpstreamError(SIDECAR_UNAVAILABLE, detail, { bases: ['SidecarError'] });
+export const timedOut = (what: string, ms: number): UpstreamError =>
+  new UpstreamError(SIDECAR_TIMEOUT, `upstream call ${what} timed out after ${ms} ms`, { bases: ['SidecarError'] });

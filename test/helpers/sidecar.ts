@@ -1,0 +1,15 @@
+// Sidecar adapters over the stand-in aiograpi package (test/fixtures/aiograpi), torn down with the test.
+import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
+import { createAiograpi, type AiograpiAdapter, type AiograpiOptions } from '../../adapters/upstream/aiograpi/index.js';
+
+export const FIXTURES = fileURLToPath(new URL('../fixtures', import.meta.url));
+
+export function standInAdapter(t: Test, options: AiograpiOptions = {}): AiograpiAdapter {
+  const adapter = createAiograpi({ pythonPath: [FIXTURES], restartDelayMs: 50, ...options });
+  t.teardown(() => adapter.close());
+  return adapter;
+}
+
+export const PASSWORD = 'demo-password';
+export const CHALLENGE_CODE = '123456';
