@@ -19,7 +19,7 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
     .addOpenApiVersion('3.1.0')
     .addTitle(opts.title ?? 'socialgate')
     .addVersion(SERVICE_VERSION)
-    .addDescription('REST service over the aiograpi 1.0.9 client library. Every request acts for one logged-in account named by the session ID in the `X-Session-ID` header (from POST /auth/login).')
+    .addDescription(describeService(manifest))
     .addLicense({ name: 'MIT', identifier: 'MIT' })
     .addServer({ url: '/', description: 'This server' })
     .addSecurityScheme('SessionId', { type: 'apiKey', in: 'header', name: 'X-Session-ID', description: 'Session ID returned by POST /auth/login' });
@@ -128,4 +128,21 @@ function errorBodySchema(): SchemaObject {
       last_json: { type: 'object', additionalProperties: true, description: 'Challenge payload, for POST /auth/challenge/resolve' },
     },
   };
+}
+
+function describeService(manifest: Manifest): string {
+  const rows = Object.entries(manifest.errors.rows)
+    .sort(([a, x], [b, y]) => x.status - y.status || a.localeCompare(b))
+    .map(([name, row]) => `| ${name} | ${row.status} | ${row.hint ?? ''} |`);
+  const messages = manifest.errors.messages.map((m) => `| message contains "${m.contains}" | ${m.row.status} | ${m.row.hint ?? ''} |`);
+  return [
+    'REST service over the aiograpi 1.0.9 client library. Every request acts for one logged-in account named by the session ID in the `X-Session-ID` header (from POST /auth/login).',
+    '',
+    'Errors are JSON: `{detail, exc_type, hint?, request_id, errors?, last_json?}`; `request_id` is also in the `X-Request-ID` header. Invalid parameters are 422 with `errors` naming each one. An upstream exception maps by its class, or else by its nearest mapped base class; an unmapped one is 502 with its name in `exc_type`.',
+    '',
+    '| upstream exception (and subclasses) | status | hint |',
+    '|---|---|---|',
+    ...rows,
+    ...messages,
+  ].join('\n');
 }

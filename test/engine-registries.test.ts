@@ -1,0 +1,72 @@
+// Case tables for every coercion and every result shape: small pure functions, tested as tables.
+import t from 'tap';
+import { coerceParam, jsonList, scalarCoercers } from '../engine/coerce.js';
+import { shapes } from '../engine/shapes.js';
+import type { ParamSpec, ResultSpec } from '../engine/types.js';
+
+const param = (coerce: string, repeated = false): ParamSpec => ({ name: 'p', in: 'query', type: coerce as ParamSpec['type'], required: false, repeated, schema: {}, upstream: 'p', coerce });
+
+const ok: [string, string[], unknown, boolean?][] = [
+  ['string', ['a b'], 'a b'],
+  ['id', ['12345678901234567890'], '12345678901234567890'],
+  ['id', [' 42 '], '42'],
+  ['integer', ['42'], 42],
+  ['integer', ['-7'], -7],
+  ['number', ['0.5'], 0.5],
+  ['number', ['1e3'], 1000],
+  ['boolean', ['true'], true],
+  ['boolean', ['0'], false],
+  ['boolean', ['YES'], true],
+  ['boolean', ['off'], false],
+  ['json', ['{"a":1}'], { a: 1 }],
+  ['url', ['https://example.invalid/x'], 'https://example.invalid/x'],
+  ['file', ['/tmp/x'], '/tmp/x'],
+  ['id', ['1', '2'], ['1', '2'], true],
+  ['integer', ['1', '2'], [1, 2], true],
+  ['json', ['[{"a":1},{"a":2}]'], [{ a: 1 }, { a: 2 }], true],
+  ['json', ['{"a":1}', '{"a":2}'], [{ a: 1 }, { a: 2 }], true],
+  ['json', [''], [], true],
+];
+for (const [coerce, raw, expected, repeated] of ok) {
+  t.same(coerceParam(raw, param(coerce, repeated)), expected, `${coerce}${repeated ? '[]' : ''} ${JSON.stringify(raw)}`);
+}
+
+const bad: [string, string[], RegExp, boolean?][] = [
+  ['integer', ['4.5'], /integer/],
+  ['integer', ['abc'], /integer/],
+  ['integer', ['99999999999999999999'], /out of range/],
+  ['number', ['1,5'], /number/],
+  ['boolean', ['maybe'], /boolean/],
+  ['json', ['{nope'], /JSON/],
+  ['json', ['[1,', '2]'], /JSON/, true],
+  ['string', ['a', 'b'], /more than once/],
+];
+for (const [coerce, raw, message, repeated] of bad) {
+  t.throws(() => coerceParam(raw, param(coerce, repeated)), message, `${coerce} rejects ${JSON.stringify(raw)}`);
+}
+t.same(Object.keys(scalarCoercers).sort(), ['boolean', 'file', 'id', 'integer', 'json', 'number', 'string', 'url'], 'every type has a coercer');
+t.same(jsonList(['[1,2]', '3']), [1, 2, 3], 'arrays and single values mix');
+
+const spec = (shape: string, options: Record<string, unknown> = {}): ResultSpec => ({ shape, schema: {}, options: options as ResultSpec['options'] });
+const shapeCases: [string, unknown, unknown, Record<string, unknown>?, Record<string, unknown>?][] = [
+  ['page', [[{ pk: '1' }], 'c2'], { items: [{ pk: '1' }], next_cursor: 'c2' }],
+  ['page', [[], null], { items: [], next_cursor: '' }],
+  ['stream_page', [[1], 'a', 'b'], { items: [1], min_cursor: 'a', max_cursor: 'b' }],
+  ['array', [1, 2], [1, 2]],
+  ['array', { '1': { pk: '1' } }, [{ pk: '1' }]],
+  ['array', null, []],
+  ['object', { a: 1 }, { a: 1 }],
+  ['raw', { anything: [1] }, { anything: [1] }],
+  ['bool', true, true],
+  ['bool', null, false],
+  ['string', 123456, '123456'],
+  ['tuple', [{ pk: '1' }, { x: 1 }], { user: { pk: '1' }, info: { x: 1 } }, { keys: ['user', 'info'] }],
+  ['compose', null, { type: 'post', code: 'abc' }, { fields: { type: 'share.type', code: 'code' } }, { share: { type: 'post' }, code: 'abc' }],
+  ['text', 'a 1', 'a 1'],
+];
+for (const [shape, value, expected, options, bag] of shapeCases) {
+  t.same(shapes[shape].shape(value, spec(shape, options), bag ?? {}), expected, `shape ${shape}`);
+}
+t.throws(() => shapes.page.shape({ not: 'a tuple' }, spec('page'), {}), /no page tuple/, 'page rejects a non-tuple');
+t.same(Object.keys(shapes).sort(), ['array', 'bool', 'compose', 'file', 'files', 'html', 'object', 'page', 'raw', 'stream_page', 'string', 'text', 'tuple'], 'shape registry');
+for (const [name, entry] of Object.entries(shapes)) t.type(entry.schema({}), 'object', `${name} documents a schema`);
