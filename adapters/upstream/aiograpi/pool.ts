@@ -71,8 +71,7 @@ export class SidecarPool {
     const wait = slot.notBefore - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     if (this.closed) throw unavailable('the aiograpi adapter is closed');
-    const process = new SidecarProcess(this.options, index);
-    void process.exited.then(() => this.onExit(slot, process));
+    const process = new SidecarProcess(this.options, index, (dead) => this.onExit(slot, dead));
     let ping: PingResult;
     try {
       ping = (await process.request({ op: 'ping' }, { timeoutMs: this.options.timeoutMs, what: 'ping' })) as PingResult;

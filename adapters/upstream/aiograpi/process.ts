@@ -32,6 +32,8 @@ export class SidecarProcess {
   constructor(
     private readonly options: ResolvedOptions,
     readonly index: number,
+    /** Runs at death before any call in flight is failed, so a retry already sees the back-off. */
+    private readonly onDeath: (process: SidecarProcess) => void = () => undefined,
   ) {
     this.child = spawn(options.python, ['-u', options.sidecarPath], { env: sidecarEnv(options), stdio: ['pipe', 'pipe', 'pipe'] });
     this.exited = new Promise((resolve) => {
@@ -135,6 +137,7 @@ export class SidecarProcess {
   private die(reason: string): void {
     if (this.dead !== undefined) return;
     this.dead = reason;
+    this.onDeath(this);
     for (const [id, entry] of this.pending) {
       this.pending.delete(id);
       entry.cleanup();
