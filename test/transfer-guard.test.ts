@@ -130,5 +130,5 @@ t.test('host names are judged by every address they resolve to', async (t) => {
 t.test('the allow-list permits hosts by name or by address', async (t) => {
   t.ok(await resolveChecked('loop.test', parseAllowList(['loop.test']), tableResolver));
   t.ok(await resolveChecked('ten.test', parseAllowList(['10.0.0.0/8']), tableResolver));
-  await t.rejects(resolveChecked('mixed.test', parseAllowList(['93.184.216.34']), tableResolver), { problem: 'address' });
+  t.match(await resolveChecked('mixed.test', parseAllowList(['93.184.216.34']), tableResolver).catch((e: unknown) => e), { problem: 'address' });
 });
