@@ -1,0 +1,34 @@
+// Boot time of the manifest: load (read, parse, check, normalise, freeze), then the whole app
+// (validators compiled, OpenAPI built, router registered). Median of repeated in-process boots.
+import { createApp } from '../engine/app.js';
+import { testConfig } from '../engine/config.js';
+import { createLogger } from '../engine/log.js';
+import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
+import { createStore } from '../adapters/store/keyv.js';
+import { zipFiles } from '../adapters/transfer/zip.js';
+import { createSandbox } from '../adapters/upstream/sandbox/index.js';
+import { plugins } from '../plugins/index.js';
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const time = (fn: () => unknown) => {
+  const start = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+};
+
+export async function benchBoot(runs = 15): Promise<Record<string, number>> {
+  const dir = defaultManifestDir();
+  const load: number[] = [];
+  const app: number[] = [];
+  let routes = 0;
+  const upstream = createSandbox();
+  const store = await createStore('memory://');
+  for (let i = 0; i < runs; i++) {
+    load.push(time(() => (routes = loadManifest(dir, { plugins }).routes.length)));
+    app.push(time(() => createApp({ config: testConfig(), upstream, store, plugins, log: createLogger('silent'), zip: zipFiles })));
+  }
+  const sandbox = time(() => createSandbox({ seed: 7 }));
+  return { routes, manifest_load_ms: round(median(load)), app_boot_ms: round(median(app)), first_manifest_load_ms: round(load[0]), sandbox_world_ms: round(sandbox) };
+}
+
+const round = (n: number) => Math.round(n * 10) / 10;
