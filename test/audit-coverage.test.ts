@@ -1,0 +1,123 @@
+// The coverage audit: classification rules, the shared upstream list against the reference route
+// map and against the manifest, the three output formats, introspection through the sidecar, failures.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { canonicalName, classify, isInternal, type AuditReport, type AuditRoute } from '../adapters/upstream/aiograpi/coverage.js';
+import type { MethodsDocument } from '../adapters/upstream/aiograpi/index.js';
+import { readMethods, runAudit } from '../bin/audit.js';
+import { FIXTURES } from './helpers/sidecar.js';
+
+const SHARED = '/work/shared';
+const METHODS = `${SHARED}/upstream/aiograpi-1.0.9/methods.json`;
+const skip = existsSync(METHODS) ? false : `the shared upstream list (${METHODS}) is not here`;
+const referenceRoutes = (): AuditRoute[] =>
+  (JSON.parse(readFileSync(`${SHARED}/spec/route-upstream-map.json`, 'utf8')) as { routes: AuditRoute[] }).routes;
+
+async function run(argv: string[], deps: Parameters<typeof runAudit>[2] = {}): Promise<{ code: number; text: string }> {
+  let text = '';
+  const code = await runAudit(argv, (s) => void (text += s), deps);
+  return { code, text };
+}
+
+t.test('rules: variants, internals, unknown names', async (t) => {
+  t.equal(canonicalName('user_followers_gql_chunk'), 'user_followers');
+  t.equal(canonicalName('user_medias_paginated_v1'), 'user_medias');
+  t.equal(canonicalName('media_info_a1'), 'media_info');
+  t.equal(canonicalName('hashtag_medias_recent_v1'), 'hashtag_medias_recent');
+  for (const [name, area, internal] of [
+    ['private_request', 'private', true], ['bloks_action', 'bloks', true], ['login_flow', 'auth', true], ['signup', 'signup', true],
+    ['challenge_resolve_simple', 'challenge', true], ['set_country', 'private', true], ['photo_configure', 'photo', true],
+    ['photo_rupload', 'photo', true], ['clip_music_extra_data', 'clip', true], ['private_graphql_followers_list', 'user', true],
+    ['media_id', 'media', false], ['notification_likes', 'notification', false], ['user_id_from_username', 'user', false],
+  ] as const) t.equal(isInternal({ name, area }), internal, `${name} (${area})`);
+
+  const doc = { library: 'aiograpi', version: 'x', methods: [
+    { name: 'user_info', area: 'user', params: [] }, { name: 'user_info_v1', area: 'user', params: [] },
+    { name: 'user_info_gql', area: 'user', params: [] }, { name: 'set_proxy', area: '__init__', params: [] },
+    { name: 'media_id', area: 'media', params: [] },
+  ] };
+  const report = classify(doc, [{ method: 'GET', path: '/user/info', upstream: ['user_info', 'user_gone'] }, { method: 'GET', path: '/health', upstream: [] }]);
+  t.same(report.methods.map((m) => [m.name, m.class]), [
+    ['media_id', 'candidate'], ['set_proxy', 'internal'], ['user_info', 'exposed'], ['user_info_gql', 'duplicate'], ['user_info_v1', 'duplicate'],
+  ]);
+  t.same(report.methods.find((m) => m.name === 'user_info')?.routes, ['GET /user/info']);
+  t.same(report.methods.find((m) => m.name === 'user_info_v1')?.variantOf, ['user_info']);
+  t.same(report.unknown, ['user_gone'], 'a name the upstream lacks');
+  t.match(report, { upstream_total: 5, exposed: 1, duplicate: 2, internal: 1, candidate: 1 });
+  t.same(report.areas.find((a) => a.area === 'user'), { area: 'user', total: 3, exposed: 1, duplicate: 2, internal: 0, candidate: 0 });
+});
+
+t.test('the shared list against the reference route map: 520 methods, 288 exposed', { skip }, async (t) => {
+  const report = classify(readMethods(METHODS), referenceRoutes());
+  t.match(report, { library: 'aiograpi', version: '1.0.9', upstream_total: 520, exposed: 288, duplicate: 68, internal: 109, candidate: 55 });
+  t.same(report.unknown, []);
+  t.equal(report.areas.reduce((n, a) => n + a.total, 0), 520, 'areas add up');
+  for (const a of report.areas) t.equal(a.exposed + a.duplicate + a.internal + a.candidate, a.total, a.area);
+  t.same(report.methods.find((m) => m.name === 'user_followers_gql')?.variantOf, ['user_followers_v1_chunk']);
+  t.equal(report.methods.find((m) => m.name === 'bloks_action')?.class, 'internal');
+  t.equal(report.methods.find((m) => m.name === 'notification_likes')?.class, 'candidate');
+});
+
+t.test('socialgate audit --json --methods: the manifest against the shared list', { skip }, async (t) => {
+  const { code, text } = await run(['--json', '--methods', METHODS]);
+  const report = JSON.parse(text) as AuditReport;
+  t.same(Object.keys(report).slice(2, 10), ['upstream_total', 'exposed', 'duplicate', 'internal', 'candidate', 'areas', 'routes', 'unknown']);
+  t.same(report.unknown, [], 'every upstream name the manifest uses exists');
+  t.equal(code, 0);
+  t.equal(report.upstream_total, 520);
+  const apiRoutes = report.routes.filter((r) => r.upstream.length > 0).length;
+  t.equal(report.exposed, 288, { todo: apiRoutes < 260 ? `the manifest is not complete yet (${apiRoutes} routes reach the upstream)` : false });
+});
+
+t.test('text and markdown formats', { skip }, async (t) => {
+  const deps = { loadRoutes: referenceRoutes };
+  const text = await run(['--methods', METHODS], deps);
+  t.equal(text.code, 0);
+  t.match(text.text, /^aiograpi 1\.0\.9: 520 public Client methods, 277 routes\n/);
+  t.match(text.text, /\n  exposed     288   reached by a route\n/);
+  t.match(text.text, /\nnotification\s+27\s+\d+\s+\d+\s+\d+\s+\d+\n/, 'a row per area');
+  t.match(text.text, /\ncandidates\n.*notification_likes/s);
+  t.match(text.text, /unknown upstream names in the manifest: none\n$/);
+  const md = await run(['--markdown', '--methods', METHODS], deps);
+  t.match(md.text, /^# aiograpi method coverage\n/);
+  t.match(md.text, /\| exposed \| 288 \| reached by a route \|/);
+  t.match(md.text, /\| `GET \/user\/followers` \| `user_followers_v1_chunk` \|/);
+  t.match(md.text, /\| `user_followers_gql` \| `user` \| duplicate \| `user_followers_v1_chunk` \|/);
+  t.equal(md.text.split('\n').filter((l) => l.startsWith('| `') && / \| (exposed|duplicate|internal|candidate) \| /.test(l)).length, 520, 'one row per method');
+});
+
+t.test('installed library through the sidecar; unknown names fail the audit', async (t) => {
+  process.env.SOCIALGATE_PYTHONPATH = FIXTURES;
+  t.teardown(() => void delete process.env.SOCIALGATE_PYTHONPATH);
+  const loadRoutes = () => [
+    { method: 'GET', path: '/user/info', upstream: ['user_info'] },
+    { method: 'GET', path: '/user/medias', upstream: ['user_medias_paginated_v1'] },
+  ];
+  const { code, text } = await run(['--json'], { loadRoutes });
+  const report = JSON.parse(text) as AuditReport;
+  t.equal(code, 1, 'fails');
+  t.match(report, { library: 'aiograpi', version: '1.0.9', exposed: 1, unknown: ['user_medias_paginated_v1'] });
+  t.ok(report.upstream_total >= 20, 'the stand-in methods');
+  t.match(report.methods.find((m) => m.name === 'user_info'), { class: 'exposed', signature: '(self, user_id: str) -> User' });
+  const plain = await run([], { loadRoutes });
+  t.match(plain.text, /unknown upstream names in the manifest \(1; the audit fails\):\n  user_medias_paginated_v1  \(GET \/user\/medias\)\n$/);
+});
+
+t.test('usage and input errors', async (t) => {
+  t.equal((await run(['--json', '--markdown'])).code, 2);
+  const bogus = await run(['--bogus']);
+  t.equal(bogus.code, 2);
+  t.match(bogus.text, /Unknown option '--bogus'[\s\S]*usage: socialgate audit/);
+  t.equal((await run(['--help'])).code, 0);
+  const dir = mkdtempSync(join(tmpdir(), 'sg-audit-'));
+  writeFileSync(join(dir, 'bad.json'), '{"methods": [{"nom": 1}]}');
+  await t.rejects(run(['--methods', join(dir, 'bad.json')], { loadRoutes: () => [] }), { message: /is not a method list/ });
+  await t.rejects(run(['--methods', join(dir, 'missing.json')], { loadRoutes: () => [] }), { message: /cannot read the method list/ });
+  writeFileSync(join(dir, 'list.json'), JSON.stringify([{ name: 'user_info', area: 'user', params: [] }]));
+  const bare = readMethods(join(dir, 'list.json')) as MethodsDocument;
+  t.same(bare.methods.map((m) => m.name), ['user_info'], 'a bare array is accepted');
+  const missingPython = await run(['--python', '/nonexistent/python3'], { loadRoutes: () => [] }).catch((e: Error) => e);
+  t.match(missingPython, { message: /aiograpi sidecar is not running.*pass --methods FILE/ });
+});
