@@ -86,7 +86,8 @@ function formSchema(route: RouteSpec): SchemaObject {
     if (param.example !== undefined) properties[param.name].examples = [param.example];
   }
   const required = route.params.filter((p) => p.required).map((p) => p.name);
-  return { type: 'object', properties, ...(required.length ? { required } : {}) };
+  const rules = route.rules.length ? { allOf: forOpenApi(route.rules) as SchemaObject[] } : {};
+  return { type: 'object', properties, ...(required.length ? { required } : {}), ...rules };
 }
 
 function jsonFieldSchema(param: ParamSpec): SchemaObject {

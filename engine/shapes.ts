@@ -90,6 +90,12 @@ const compose: ShapeEntry = {
   schema: (args) => args.schema ?? anyObject,
 };
 
+/** A body the manifest states outright, for routes that need no upstream call. */
+const constant: ShapeEntry = {
+  shape: (_value, spec) => structuredClone(spec.options.value),
+  schema: (args) => args.schema ?? anyObject,
+};
+
 const text: ShapeEntry = {
   shape: (value) => (value == null ? '' : String(value)),
   schema: () => ({ type: 'string' }),
@@ -104,7 +110,7 @@ const file: ShapeEntry = {
 };
 
 export const shapes: Readonly<Record<string, ShapeEntry>> = Object.freeze({
-  page, stream_page: streamPage, array, object, raw, bool, string, tuple, compose, text, html: text, file, files: file,
+  page, stream_page: streamPage, array, object, raw, bool, string, tuple, compose, constant, text, html: text, file, files: file,
 });
 
 export function pick(bag: InputBag, path: string): unknown {

@@ -87,6 +87,8 @@ export interface RouteSpec {
   readonly params: readonly ParamSpec[];
   readonly constraints: readonly ConstraintSpec[];
   readonly resolve: readonly ResolveSpec[];
+  /** JSON Schema fragments across parameters (if/then/else...), checked with the params. */
+  readonly rules: readonly JsonSchema[];
   readonly calls: readonly CallSpec[];
   readonly result: ResultSpec;
   /** Every upstream method the route may reach: its calls, its resolvers' and its plugin's. */

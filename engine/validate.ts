@@ -37,6 +37,7 @@ export function requestSchema(route: RouteSpec): JsonSchema {
     properties: Object.fromEntries(route.params.map((p) => [p.name, p.schema])),
     required: route.params.filter((p) => p.required).map((p) => p.name),
     additionalProperties: false,
+    ...(route.rules.length ? { allOf: route.rules } : {}),
   };
 }
 

@@ -16,7 +16,7 @@ function bootWith(edit: (yaml: string) => string, plugins: Record<string, Plugin
 
 t.test('the fixture manifest boots and is frozen', async (t) => {
   const manifest = loadManifest(fixtureManifestDir(), { plugins: fixturePlugins });
-  t.equal(manifest.routes.length, 14);
+  t.equal(manifest.routes.length, 16);
   t.ok(Object.isFrozen(manifest.routes[0]));
   t.ok(Object.isFrozen(manifest.routes[0].params[0]));
   t.throws(() => (manifest.routes as unknown as unknown[]).push({}));
@@ -37,6 +37,8 @@ const cases: { name: string; edit: (y: string) => string; file?: string; plugins
   { name: 'argument from an unknown input', edit: (y) => y.replace('args: { code: code }', 'args: { code: cod }'), route: 'GET /decode', key: /calls\.1\.args\.code/, message: /unknown input "cod"/ },
   { name: 'invalid YAML', edit: (y) => y + '\n  - route: [unclosed', message: /invalid YAML/ },
   { name: 'bad method', edit: (y) => y.replace('route: DELETE /thing', 'route: PUT /thing'), key: /route/, message: /must match pattern/ },
+  { name: 'constant without a value', edit: (y) => y.replace("      value: { kinds: [a, b], modes: ['off', 'on'] }\n", ''), route: 'GET /thing/kinds', key: /result\.value/, message: /constant result needs its value/ },
+  { name: 'no calls and no plugin', edit: (y) => y.replace('    upstream: thing_delete\n', ''), route: 'DELETE /thing', key: /calls/, message: /needs upstream calls or a plugin/ },
   { name: 'bad format version', edit: (y) => y.replace('format: 1', 'format: 2'), key: undefined, message: /must be equal to constant/ },
 ];
 

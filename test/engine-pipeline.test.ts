@@ -208,3 +208,17 @@ t.test('unknown routes are JSON 404s', async (t) => {
   t.equal(reply.status, 404);
   t.equal((reply.body as { exc_type: string }).exc_type, 'NotFound');
 });
+
+t.test('constant results call nothing; rules tie the values of one parameter to another', async (t) => {
+  const { client, sid, upstream, get } = await setup(t, { thing_setting: () => true });
+  const before = upstream.calls.length;
+  t.same((await get('/thing/kinds')).body, { kinds: ['a', 'b'], modes: ['off', 'on'] });
+  t.equal(upstream.calls.length, before, 'no upstream call');
+  const patch = (name: string, value: string) => client.request('PATCH', '/thing/setting', { form: { name, value }, headers: { 'X-Session-ID': sid } });
+  t.equal((await patch('color', 'on')).status, 200);
+  t.equal((await patch('mute', '15_minutes')).status, 200);
+  const bad = await patch('mute', 'on');
+  t.equal(bad.status, 422);
+  t.same((bad.body as { errors: { param: string }[] }).errors.map((e) => e.param), ['value']);
+  t.equal((await patch('color', 'cancel')).status, 422);
+});

@@ -63,10 +63,11 @@ const shapeCases: [string, unknown, unknown, Record<string, unknown>?, Record<st
   ['tuple', [{ pk: '1' }, { x: 1 }], { user: { pk: '1' }, info: { x: 1 } }, { keys: ['user', 'info'] }],
   ['compose', null, { type: 'post', code: 'abc' }, { fields: { type: 'share.type', code: 'code' } }, { share: { type: 'post' }, code: 'abc' }],
   ['text', 'a 1', 'a 1'],
+  ['constant', undefined, { a: [1] }, { value: { a: [1] } }],
 ];
 for (const [shape, value, expected, options, bag] of shapeCases) {
   t.same(shapes[shape].shape(value, spec(shape, options), bag ?? {}), expected, `shape ${shape}`);
 }
 t.throws(() => shapes.page.shape({ not: 'a tuple' }, spec('page'), {}), /no page tuple/, 'page rejects a non-tuple');
-t.same(Object.keys(shapes).sort(), ['array', 'bool', 'compose', 'file', 'files', 'html', 'object', 'page', 'raw', 'stream_page', 'string', 'text', 'tuple'], 'shape registry');
+t.same(Object.keys(shapes).sort(), ['array', 'bool', 'compose', 'constant', 'file', 'files', 'html', 'object', 'page', 'raw', 'stream_page', 'string', 'text', 'tuple'], 'shape registry');
 for (const [name, entry] of Object.entries(shapes)) t.type(entry.schema({}), 'object', `${name} documents a schema`);

@@ -45,7 +45,8 @@ function finishRoute(route: RouteSpec, schemas: Record<string, JsonSchema>, reg:
   }
   const shape = reg.shapes[route.result.shape] ?? fail(`unknown result shape "${route.result.shape}"`, 'result.shape');
   const plugin = route.plugin ? reg.plugins[route.plugin] ?? fail(`unknown plugin "${route.plugin}"`, 'plugin') : undefined;
-  if (!plugin && route.calls.length === 0) fail('a route needs upstream calls or a plugin', 'calls');
+  if (!plugin && route.calls.length === 0 && route.result.shape !== 'constant') fail('a route needs upstream calls or a plugin', 'calls');
+  if (route.result.shape === 'constant' && route.result.options.value === undefined) fail('a constant result needs its value', 'result.value');
   const known = new Set([...names, ...ENGINE_INPUTS]);
   route.calls.forEach((call, index) => {
     for (const name of Object.keys(call.when ?? {})) if (!known.has(name)) fail(`condition on unknown input "${name}"`, `calls.${index}.when.${name}`);

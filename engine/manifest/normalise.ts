@@ -60,6 +60,7 @@ export function normaliseRoute(raw: RawRoute, file: string, area: string, tag: s
     params: Object.freeze(params),
     constraints: Object.freeze(constraintsOf(raw)),
     resolve: Object.freeze((raw.resolve ?? []).map((step) => Object.freeze({ ...step, from: Object.freeze([...step.from]) }))),
+    rules: Object.freeze((raw.rules ?? []).map((rule) => ({ ...rule }))),
     calls: Object.freeze(calls),
     result: normaliseResult(raw.result),
     upstreamMethods: [], // filled by the checker, which knows the resolver and plugin registries
@@ -107,6 +108,7 @@ function normaliseResult(raw: RawRoute['result']): ResultSpec {
   if (raw.fields) options.fields = raw.fields;
   if (raw.keys) options.keys = raw.keys;
   if (raw.content_type) options.content_type = raw.content_type;
+  if (raw.value !== undefined) options.value = raw.value;
   if (raw.items !== undefined) options.items = schemaRef(raw.items) as JsonValue;
   if (raw.schema !== undefined) options.schema = schemaRef(raw.schema) as JsonValue;
   return Object.freeze({ shape: raw.shape, schema: {}, options: Object.freeze(options), from: raw.from, description: raw.description });

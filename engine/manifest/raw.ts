@@ -42,6 +42,7 @@ export interface RawRoute {
   at_least_one?: string[][];
   at_most_one?: string[][];
   resolve?: { by: string; from: string[]; into: string }[];
+  rules?: JsonSchema[];
   result: {
     shape: string;
     items?: string | JsonSchema;
@@ -51,6 +52,7 @@ export interface RawRoute {
     keys?: string[];
     content_type?: string;
     description?: string;
+    value?: JsonValue;
   };
 }
 

@@ -13,6 +13,7 @@ export async function runCalls(route: RouteSpec, bag: InputBag, client: SessionC
     ran = true;
     if (call.as) bag[call.as] = result;
   }
+  if (!ran && route.calls.length === 0) return undefined; // a constant result: nothing to call
   if (!ran) throw new HttpError(422, 'No upstream call matches the given parameters', { excType: 'ValidationError' });
   return route.result.from ? bag[route.result.from] : result;
 }
