@@ -54,6 +54,9 @@ function problems(check: ValidateFunction): ParamProblem[] {
   const seen = new Set<string>();
   const out: ParamProblem[] = [];
   for (const error of check.errors ?? []) {
+    // An if/then rule reports twice: the failing branch (which names the parameter) and "must
+    // match then schema" at the root, which names nothing useful.
+    if (error.keyword === 'if') continue;
     const problem = describe(error);
     const key = `${problem.param}\u0000${problem.problem}`;
     if (!seen.has(key)) out.push(problem), seen.add(key);
