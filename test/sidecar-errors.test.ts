@@ -30,8 +30,11 @@ t.test('upstream exceptions come back by class name with their base chain', asyn
   t.match(badPassword, { excType: 'BadPassword', message: /password you entered is incorrect/ });
   const twoFactor = await rejection(client.call('login', { username: 'demo_2fa', password: PASSWORD }));
   t.equal(twoFactor.excType, 'TwoFactorRequired');
-  const throttled = await rejection(client.call('login', { username: 'demo_throttled', password: PASSWORD }));
-  t.match(throttled, { excType: 'PleaseWaitFewMinutes', bases: ['PrivateError', 'ClientError', 'Exception', 'BaseException'] });
+  const unknown = await rejection(client.call('login', { username: 'nobody', password: PASSWORD }));
+  t.match(unknown, { excType: 'UnknownError', message: /doesn't appear to belong to an account/ });
+  const throttled = await standInAdapter(t).open({ settings: {} });
+  t.equal(await throttled.call('login', { username: 'demo_throttled', password: PASSWORD }), true);
+  t.match(await rejection(throttled.call('user_info', { user_id: '5000000001' })), { excType: 'PleaseWaitFewMinutes', bases: ['PrivateError', 'ClientError', 'Exception', 'BaseException'] });
   const loginRequired = await rejection(client.call('account_info', {}));
   t.equal(loginRequired.excType, 'LoginRequired');
 });
