@@ -1,0 +1,127 @@
+// One sandbox client per session: binds arguments as Python would, applies injected faults and
+// the throttled account, and runs the method against the shared world.
+import { randomUUID } from 'node:crypto';
+import type { CallOptions, UpstreamClient } from '../../../engine/types.js';
+import { fail } from './errors.js';
+import type { Rng } from './prng.js';
+import { bindArgs, type ClientState, type Ctx, type MethodDef, type SandboxCore } from './registry.js';
+import { FIXED } from './world/users.js';
+
+export interface Faults {
+  readonly latencyMs: number;
+  readonly throttleRate: number;
+  readonly errorRate: number;
+  readonly rng: Rng;
+}
+
+const DEVICE = {
+  app_version: '269.0.0.18.75', android_version: 26, android_release: '8.0.0', dpi: '480dpi', resolution: '1080x1920',
+  manufacturer: 'OnePlus', device: 'devitron', model: '6T Dev', cpu: 'qcom', version_code: '314665256',
+};
+
+export class SandboxClient implements UpstreamClient {
+  readonly state: ClientState;
+
+  constructor(
+    private readonly core: SandboxCore,
+    private readonly methods: ReadonlyMap<string, MethodDef>,
+    private readonly faults: Faults,
+    settings: Readonly<Record<string, unknown>>,
+  ) {
+    this.state = freshState();
+    loadSettings(this.state, core, settings);
+  }
+
+  async call(method: string, kwargs: Readonly<Record<string, unknown>>, opts: CallOptions = {}): Promise<unknown> {
+    const def = this.methods.get(method);
+    if (!def) fail('AttributeError', `'Client' object has no attribute '${method}'`);
+    const args = bindArgs(method, kwargs ?? {});
+    if (!def!.local) await this.platformWeather(opts);
+    const ctx = this.context(opts);
+    if (!def!.open) {
+      ctx.me();
+      if (this.state.pk === FIXED.demo_throttled) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { message: 'Please wait a few minutes before you try again.', status: 'fail' });
+    }
+    return def!.run(ctx, args);
+  }
+
+  async exportSettings(): Promise<Record<string, unknown>> {
+    return exportSettings(this.state);
+  }
+
+  async close(): Promise<void> {}
+
+  private context(opts: CallOptions): Ctx {
+    const { core, state } = this;
+    return {
+      core, world: core.world, state, opts,
+      me() {
+        const user = state.pk ? core.world.users.get(state.pk) : undefined;
+        return user ?? fail('LoginRequired', 'login_required', { message: 'login_required', status: 'fail', logout_reason: 2 });
+      },
+      nowSec: () => Math.floor(core.now() / 1000),
+    };
+  }
+
+  /** Latency and random failures a real platform has, when the operator asks for them. */
+  private async platformWeather(opts: CallOptions): Promise<void> {
+    const { latencyMs, throttleRate, errorRate, rng } = this.faults;
+    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    if (opts.signal?.aborted) fail('ClientRequestTimeout', 'The request was aborted');
+    if (errorRate > 0 && rng.next() < errorRate) fail('ClientConnectionError', 'ConnectionResetError: Connection reset by peer (sandbox fault injection)');
+    if (throttleRate > 0 && rng.next() < throttleRate) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again. (sandbox fault injection)');
+  }
+}
+
+function freshState(): ClientState {
+  return {
+    pk: null, sessionid: null,
+    uuids: {
+      phone_id: randomUUID(), uuid: randomUUID(), client_session_id: randomUUID(), advertising_id: randomUUID(),
+      android_device_id: `android-${randomUUID().replace(/-/g, '').slice(0, 16)}`, request_id: randomUUID(), tray_session_id: randomUUID(),
+    },
+    deviceSettings: { ...DEVICE }, userAgent: userAgent('en_US'), locale: 'en_US', country: 'US', countryCode: 1, timezoneOffset: -14400,
+    proxy: '', lastLogin: null, mid: randomUUID().replace(/-/g, '').slice(0, 28),
+  };
+}
+
+function userAgent(locale: string): string {
+  const d = DEVICE;
+  return `Instagram ${d.app_version} Android (${d.android_version}/${d.android_release}; ${d.dpi}; ${d.resolution}; ${d.manufacturer}; ${d.model}; ${d.device}; ${d.cpu}; ${locale}; ${d.version_code})`;
+}
+
+/** Loads a settings export; the account is restored only when its sessionid verifies. */
+export function loadSettings(state: ClientState, core: SandboxCore, settings: Readonly<Record<string, unknown>>): void {
+  const s = settings as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- an opaque export
+  if (s.uuids && typeof s.uuids === 'object') state.uuids = { ...state.uuids, ...s.uuids };
+  if (s.device_settings && typeof s.device_settings === 'object') state.deviceSettings = { ...s.device_settings };
+  if (typeof s.locale === 'string') state.locale = s.locale;
+  if (typeof s.country === 'string') state.country = s.country;
+  if (typeof s.country_code === 'number') state.countryCode = s.country_code;
+  if (typeof s.timezone_offset === 'number') state.timezoneOffset = s.timezone_offset;
+  if (typeof s.mid === 'string') state.mid = s.mid;
+  if (typeof s.last_login === 'number') state.lastLogin = s.last_login;
+  state.userAgent = typeof s.user_agent === 'string' ? s.user_agent : userAgent(state.locale);
+  const auth = s.authorization_data ?? {};
+  const sessionid = typeof auth.sessionid === 'string' ? auth.sessionid : typeof s.cookies?.sessionid === 'string' ? s.cookies.sessionid : '';
+  const pk = sessionid ? core.verifySession(sessionid) : null;
+  state.pk = pk && core.world.users.has(pk) && String(auth.ds_user_id ?? pk) === pk ? pk : null;
+  state.sessionid = state.pk ? sessionid : null;
+}
+
+export function exportSettings(state: ClientState): Record<string, unknown> {
+  const authorization = state.pk ? { ds_user_id: state.pk, sessionid: state.sessionid, should_use_header_over_cookies: true } : {};
+  return {
+    uuids: { ...state.uuids }, mid: state.mid, ig_u_rur: null, ig_www_claim: null, authorization_data: authorization,
+    cookies: state.pk ? { sessionid: state.sessionid, ds_user_id: state.pk, mid: state.mid } : {},
+    last_login: state.lastLogin, device_settings: { ...state.deviceSettings }, user_agent: state.userAgent,
+    country: state.country, country_code: state.countryCode, locale: state.locale, timezone_offset: state.timezoneOffset,
+  };
+}
+
+/** Marks the client logged in as `pk`. */
+export function logIn(ctx: Ctx, pk: string): void {
+  ctx.state.pk = pk;
+  ctx.state.sessionid = ctx.core.sessionFor(pk);
+  ctx.state.lastLogin = ctx.core.now() / 1000;
+}

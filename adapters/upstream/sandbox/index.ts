@@ -1,0 +1,97 @@
+// The sandbox upstream: a simulated platform in process, generated from a seed, implementing
+// every upstream method the manifest names with the upstream's parameters, shapes and errors.
+import { createHmac } from 'node:crypto';
+import type { ClientOptions, ReadyCheck, UpstreamAdapter, UpstreamClient } from '../../../engine/types.js';
+import { SandboxClient } from './client.js';
+import { ALL_TABLES } from './methods/index.js';
+import { createRng } from './prng.js';
+import { mergeTables, type SandboxCore } from './registry.js';
+import { generateWorld } from './world/generate.js';
+import type { World } from './world/types.js';
+
+export { sandboxFileBytes, parseMediaUrl, mediaUrls } from './files.js';
+export { codeFromPk, pkFromCode } from './codes.js';
+export { FIXED, PASSWORD, TOTP_SEED, CHALLENGE_CODE } from './world/users.js';
+
+export interface SandboxOptions {
+  /** World seed (default 1): the same seed always generates the same world. */
+  readonly seed?: number;
+  /** Added latency per platform call, in milliseconds. */
+  readonly latencyMs?: number;
+  /** Share of platform calls (0..1) that raise PleaseWaitFewMinutes. */
+  readonly throttleRate?: number;
+  /** Share of platform calls (0..1) that raise ClientConnectionError. */
+  readonly errorRate?: number;
+  /** Clock in epoch milliseconds (tests pin it). */
+  readonly now?: () => number;
+}
+
+export interface SandboxAdapter extends UpstreamAdapter {
+  /** Every upstream method name the sandbox implements. */
+  readonly methods: ReadonlySet<string>;
+  /** The generated world (for tests and tools; callers must not mutate it). */
+  readonly world: World;
+}
+
+const METHODS = mergeTables(ALL_TABLES);
+
+export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
+  const seed = options.seed ?? 1;
+  const now = options.now ?? Date.now;
+  const world = generateWorld(seed, now());
+  const key = createHmac('sha256', 'socialgate-sandbox').update(String(seed)).digest();
+  const core: SandboxCore = {
+    world, now,
+    sessionFor: (pk) => `${pk}%3A${sign(key, pk)}%3A28`,
+    verifySession(sessionid) {
+      const [pk, signature] = decodeURIComponent(sessionid).split(':');
+      return pk && signature === sign(key, pk) ? pk : null;
+    },
+  };
+  const faults = {
+    latencyMs: options.latencyMs ?? 0, throttleRate: options.throttleRate ?? 0, errorRate: options.errorRate ?? 0,
+    rng: createRng(seed ^ 0x5eed),
+  };
+  return {
+    name: 'sandbox',
+    library: { name: 'sandbox', version: '1.0.9' },
+    methods: new Set(METHODS.keys()),
+    world,
+    async open(clientOptions: ClientOptions): Promise<UpstreamClient> {
+      const client = new SandboxClient(core, METHODS, faults, clientOptions.settings ?? {});
+      if (clientOptions.locale) client.state.locale = clientOptions.locale;
+      if (clientOptions.timezone !== undefined) client.state.timezoneOffset = clientOptions.timezone;
+      if (clientOptions.proxy) client.state.proxy = clientOptions.proxy;
+      return client;
+    },
+    async ready(): Promise<ReadyCheck> {
+      return { ok: true };
+    },
+    async close(): Promise<void> {},
+  };
+}
+
+function sign(key: Buffer, pk: string): string {
+  return createHmac('sha256', key).update(pk).digest('base64url').slice(0, 22);
+}
+
+const SETTINGS = {
+  SANDBOX_SEED: { option: 'seed', min: 0, max: 2 ** 32 - 1, integer: true },
+  SANDBOX_LATENCY_MS: { option: 'latencyMs', min: 0, max: 60_000, integer: true },
+  SANDBOX_THROTTLE_RATE: { option: 'throttleRate', min: 0, max: 1, integer: false },
+  SANDBOX_ERROR_RATE: { option: 'errorRate', min: 0, max: 1, integer: false },
+} as const;
+
+/** Reads SANDBOX_* settings (config.extra holds SOCIALGATE_* variables without the prefix). */
+export function sandboxOptionsFromEnv(extra: Readonly<Record<string, string>>): SandboxOptions {
+  const out: Record<string, number> = {};
+  for (const [name, rule] of Object.entries(SETTINGS)) {
+    const raw = extra[name];
+    if (raw === undefined || raw.trim() === '') continue;
+    const value = Number(raw);
+    const ok = Number.isFinite(value) && value >= rule.min && value <= rule.max && (!rule.integer || Number.isInteger(value));
+    if (!ok) throw new Error(`SOCIALGATE_${name}: expected ${rule.integer ? 'an integer' : 'a number'} from ${rule.min} to ${rule.max}, got "${raw}"`);
+    out[rule.option] = value;
+  }
+  return out as SandboxOptions;
+}

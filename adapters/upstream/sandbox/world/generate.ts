@@ -1,0 +1,27 @@
+// One world from one seed: the same seed always yields the same users, media, threads and ids.
+import { createRng } from '../prng.js';
+import { generateMedia, generatePlaces } from './media.js';
+import { generateCollections, generateNotes, generateStories, generateThreads } from './social.js';
+import type { World } from './types.js';
+import { FIXED, generateGraph, generateUsers } from './users.js';
+
+export function generateWorld(seed: number, nowMs: number): World {
+  const world: World = {
+    seed,
+    // Whole hours, so a restart within the hour gives identical timestamps.
+    epoch: Math.floor(nowMs / 3_600_000) * 3600,
+    users: new Map(), byUsername: new Map(), media: new Map(), comments: new Map(), stories: new Map(), highlights: new Map(),
+    hashtags: new Map(), locations: new Map(), collections: new Map(), threads: new Map(), messages: new Map(), notes: new Map(),
+    tracks: new Map(), lives: new Map(), challenged: new Set([FIXED.demo_challenge]), counters: { id: 4_000_000_000_000_000_000n },
+  };
+  const rng = createRng(seed);
+  generateUsers(world, rng);
+  generateGraph(world, rng);
+  generatePlaces(world, rng);
+  generateMedia(world, rng);
+  generateStories(world, rng);
+  generateCollections(world, rng);
+  generateNotes(world, rng);
+  generateThreads(world, rng);
+  return world;
+}
