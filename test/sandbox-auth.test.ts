@@ -1,0 +1,125 @@
+// The fixed accounts and the session lifecycle: logins, 2FA, challenge, throttling, settings
+// exports that survive a restart, and fault injection.
+import t from 'tap';
+import { authenticator } from 'otplib';
+import { createSandbox, sandboxOptionsFromEnv, TOTP_SEED } from '../adapters/upstream/sandbox/index.js';
+import { loginAs } from '../adapters/upstream/sandbox/testing.js';
+import { UpstreamError } from '../engine/types.js';
+
+const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
+const sandbox = createSandbox({ seed: 3, now: () => NOW });
+const fresh = () => sandbox.open({ settings: {} });
+
+t.test('a fresh client is logged out; client-local helpers still work', async (t) => {
+  const client = await fresh();
+  await t.rejects(client.call('user_info', { user_id: '5000000001' }), { excType: 'LoginRequired' });
+  t.equal(await client.call('set_locale', { locale: 'pt_PT' }), null);
+  t.equal(await client.call('set_timezone_offset', { seconds: 3600 }), null);
+  t.equal(await client.call('set_proxy', { dsn: 'http://127.0.0.1:9' }), null);
+  const settings = (await client.call('get_settings', {})) as Record<string, unknown>;
+  t.equal(settings.locale, 'pt_PT');
+  t.equal(settings.country, 'PT');
+  t.equal(settings.timezone_offset, 3600);
+  t.same(settings.authorization_data, {});
+});
+
+t.test('demo logs in; the export restores the account on a new adapter with the same seed', async (t) => {
+  const client = await fresh();
+  t.equal(await client.call('login', { username: 'demo', password: 'demo-password' }), true);
+  const settings = await client.exportSettings();
+  for (const key of ['uuids', 'device_settings', 'user_agent', 'authorization_data', 'cookies', 'last_login', 'country', 'locale', 'timezone_offset']) t.ok(key in settings, key);
+  const auth = settings.authorization_data as { ds_user_id: string; sessionid: string };
+  t.equal(auth.ds_user_id, '5000000001');
+  const restarted = createSandbox({ seed: 3, now: () => NOW });
+  const again = await restarted.open({ settings });
+  t.equal(((await again.call('account_info', {})) as { username: string }).username, 'demo', 'restored after a restart');
+  t.equal(await again.call('relogin', {}), true);
+  const otherWorld = createSandbox({ seed: 4, now: () => NOW });
+  await t.rejects((await otherWorld.open({ settings })).call('account_info', {}), { excType: 'LoginRequired' }, 'a sessionid of another world does not verify');
+  const bySession = await fresh();
+  t.equal(await bySession.call('login_by_sessionid', { sessionid: auth.sessionid }), true);
+  t.equal(((await bySession.call('account_info', {})) as { pk: string }).pk, '5000000001');
+  await t.rejects((await fresh()).call('login_by_sessionid', { sessionid: '5000000001%3Aforged%3A28' }), { excType: 'LoginRequired' });
+  const loaded = await fresh();
+  t.equal(await loaded.call('set_settings', { settings }), true);
+  t.equal(((await loaded.call('account_info', {})) as { pk: string }).pk, '5000000001', 'set_settings loads an export');
+});
+
+t.test('wrong password and unknown username', async (t) => {
+  await t.rejects((await fresh()).call('login', { username: 'demo', password: 'nope' }), { excType: 'BadPassword' });
+  const err = await (await fresh()).call('login', { username: 'nobody_here', password: 'x' }).catch((e: unknown) => e);
+  t.ok(err instanceof UpstreamError);
+  t.match((err as UpstreamError).message, /username you entered doesn't appear to belong to an account/);
+});
+
+t.test('demo_2fa needs the current TOTP code of the documented seed', async (t) => {
+  const client = await fresh();
+  const err = (await client.call('login', { username: 'demo_2fa', password: 'demo-password' }).catch((e: unknown) => e)) as UpstreamError;
+  t.equal(err.excType, 'TwoFactorRequired');
+  t.match(err.lastJson, { two_factor_required: true, two_factor_info: { username: 'demo_2fa' } });
+  await t.rejects(client.call('login', { username: 'demo_2fa', password: 'demo-password', verification_code: '000000' }), { excType: 'TwoFactorRequired' });
+  const code = authenticator.clone({ epoch: NOW }).generate(TOTP_SEED);
+  t.equal(await client.call('totp_generate_code', { seed: TOTP_SEED }), code, 'totp_generate_code agrees with the clock');
+  t.equal(await client.call('login', { username: 'demo_2fa', password: 'demo-password', verification_code: code }), true);
+  t.equal(((await client.call('account_info', {})) as { username: string }).username, 'demo_2fa');
+});
+
+t.test('demo_challenge: ChallengeRequired with a payload until resolved with 123456', async (t) => {
+  const local = createSandbox({ seed: 3, now: () => NOW });
+  const client = await local.open({ settings: {} });
+  const err = (await client.call('login', { username: 'demo_challenge', password: 'demo-password' }).catch((e: unknown) => e)) as UpstreamError;
+  t.equal(err.excType, 'ChallengeRequired');
+  t.match(err.lastJson, { message: 'challenge_required', challenge: { api_path: /\/challenge\/5000000003\// } });
+  await t.rejects(client.call('challenge_resolve', { last_json: err.lastJson }), { excType: 'ChallengeRequired' }, 'no code');
+  await t.rejects(client.call('challenge_resolve', { last_json: err.lastJson }, { challengeCode: '999999' }), { excType: 'ChallengeRequired' }, 'wrong code');
+  t.equal(await client.call('challenge_resolve', { last_json: err.lastJson }, { challengeCode: '123456' }), true);
+  t.equal(await client.call('login', { username: 'demo_challenge', password: 'demo-password' }), true);
+});
+
+t.test('demo_throttled logs in, then every platform call raises PleaseWaitFewMinutes', async (t) => {
+  const client = await loginAs(sandbox, 'demo_throttled');
+  for (const [method, kwargs] of [['account_info', {}], ['user_info', { user_id: '5000000001' }], ['media_like', { media_id: '1' }], ['relogin', {}]] as const) {
+    await t.rejects(client.call(method, kwargs), { excType: 'PleaseWaitFewMinutes' }, method);
+  }
+  const settings = (await client.call('get_settings', {})) as { authorization_data: { ds_user_id: string } };
+  t.equal(settings.authorization_data.ds_user_id, '5000000004', 'the settings export still works');
+});
+
+t.test('two-factor enable and disable for an account', async (t) => {
+  const client = await loginAs(sandbox);
+  const seed = (await client.call('totp_generate_seed', {})) as string;
+  t.match(seed, /^[A-Z2-7]+$/);
+  await t.rejects(client.call('totp_enable', { verification_code: '000000' }), { excType: 'ClientBadRequestError' });
+  const codes = (await client.call('totp_enable', { verification_code: authenticator.clone({ epoch: NOW }).generate(seed) })) as string[];
+  t.ok(Array.isArray(codes) && codes.length > 0, 'backup codes');
+  t.equal(await client.call('totp_disable', {}), true);
+});
+
+t.test('fault injection: latency, throttling and connection errors by rate', async (t) => {
+  const always = createSandbox({ seed: 3, throttleRate: 1 });
+  const client = await always.open({ settings: {} });
+  await t.rejects(client.call('login', { username: 'demo', password: 'demo-password' }), { excType: 'PleaseWaitFewMinutes' });
+  t.equal(await client.call('get_settings', {}).then(() => 'local'), 'local', 'client-local helpers are not faulted');
+  const broken = createSandbox({ seed: 3, errorRate: 1 });
+  await t.rejects((await broken.open({ settings: {} })).call('login', { username: 'demo', password: 'demo-password' }), { excType: 'ClientConnectionError' });
+  const half = createSandbox({ seed: 3, errorRate: 0.5 });
+  const c = await half.open({ settings: {} });
+  let failures = 0;
+  for (let i = 0; i < 200; i++) failures += await c.call('media_pk_from_code', { code: 'B' }).then(() => 0, () => 0);
+  for (let i = 0; i < 200; i++) failures += await c.call('login', { username: 'demo', password: 'demo-password' }).then(() => 0, () => 1);
+  t.ok(failures > 60 && failures < 140, `about half fail (${failures}/200)`);
+  const slow = createSandbox({ seed: 3, latencyMs: 40 });
+  const started = Date.now();
+  await (await slow.open({ settings: {} })).call('login', { username: 'demo', password: 'demo-password' });
+  t.ok(Date.now() - started >= 35, 'latency is added');
+});
+
+t.test('settings from the environment', async (t) => {
+  t.same(sandboxOptionsFromEnv({}), {});
+  t.same(sandboxOptionsFromEnv({ SANDBOX_SEED: '42', SANDBOX_LATENCY_MS: '25', SANDBOX_THROTTLE_RATE: '0.1', SANDBOX_ERROR_RATE: '0', OTHER: 'x' }), { seed: 42, latencyMs: 25, throttleRate: 0.1, errorRate: 0 });
+  t.throws(() => sandboxOptionsFromEnv({ SANDBOX_SEED: 'abc' }), /SANDBOX_SEED/);
+  t.throws(() => sandboxOptionsFromEnv({ SANDBOX_THROTTLE_RATE: '1.5' }), /SANDBOX_THROTTLE_RATE/);
+  t.throws(() => sandboxOptionsFromEnv({ SANDBOX_LATENCY_MS: '-1' }), /SANDBOX_LATENCY_MS/);
+  t.same(await sandbox.ready(), { ok: true });
+  t.same(sandbox.library, { name: 'sandbox', version: '1.0.9' });
+});
