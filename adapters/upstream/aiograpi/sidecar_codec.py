@@ -5,6 +5,7 @@ import dataclasses
 import enum
 import inspect
 import math
+import re
 import typing
 import uuid
 from datetime import date, datetime, time, timedelta
@@ -14,6 +15,7 @@ from pathlib import Path, PurePath
 # Node reads JSON numbers as doubles: integers past 2**53 (media and user pks in raw payloads) would
 # silently change, so they cross as strings, which is what the API exposes ids as anyway.
 MAX_SAFE_INT = 2**53 - 1
+_INTEGER = re.compile(r"-?\d+")
 
 
 def to_json(value):
@@ -87,6 +89,8 @@ def convert(value, annotation):
         return [convert(item, inner) for item in value]
     if not isinstance(annotation, type):
         return value
+    if annotation is int and isinstance(value, str) and _INTEGER.fullmatch(value):
+        return int(value)  # ids travel as strings over HTTP; the library annotates some as int
     if issubclass(annotation, PurePath) and isinstance(value, str):
         return Path(value)
     if issubclass(annotation, enum.Enum) and not isinstance(value, annotation):
