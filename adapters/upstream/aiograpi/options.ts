@@ -14,6 +14,8 @@ export interface AiograpiOptions {
   readonly timeoutMs?: number;
   /** Extra module folders put in front of PYTHONPATH (a virtualenv's site-packages, a test stand-in). */
   readonly pythonPath?: readonly string[];
+  /** Time limit of a sidecar's start (interpreter up, aiograpi imported). Default: the larger of timeoutMs and 30 s. */
+  readonly startTimeoutMs?: number;
   /** Python logging level of the sidecar (its log goes to stderr, forwarded to the service log). */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR';
   /** Back-off before restarting a sidecar that died: doubles per quick death, up to the maximum. */
@@ -28,6 +30,7 @@ export interface ResolvedOptions {
   readonly python: string;
   readonly processes: number;
   readonly timeoutMs: number;
+  readonly startTimeoutMs: number;
   readonly pythonPath: readonly string[];
   readonly logLevel: string;
   readonly restartDelayMs: number;
@@ -50,10 +53,12 @@ export function aiograpiOptionsFromEnv(extra: Readonly<Record<string, string>>):
 }
 
 export function resolveOptions(options: AiograpiOptions): ResolvedOptions {
+  const timeoutMs = integer('timeoutMs', String(options.timeoutMs ?? 60_000), 1, 3_600_000);
   const resolved = {
     python: nonEmpty('python', options.python ?? 'python3'),
     processes: integer('processes', String(options.processes ?? 1), 1, 64),
-    timeoutMs: integer('timeoutMs', String(options.timeoutMs ?? 60_000), 1, 3_600_000),
+    timeoutMs,
+    startTimeoutMs: integer('startTimeoutMs', String(options.startTimeoutMs ?? Math.max(timeoutMs, 30_000)), 1, 3_600_000),
     pythonPath: options.pythonPath ?? [],
     logLevel: options.logLevel ?? 'WARNING',
     restartDelayMs: integer('restartDelayMs', String(options.restartDelayMs ?? 200), 0, 600_000),

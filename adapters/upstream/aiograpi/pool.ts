@@ -74,7 +74,7 @@ export class SidecarPool {
     const process = new SidecarProcess(this.options, index, (dead) => this.onExit(slot, dead));
     let ping: PingResult;
     try {
-      ping = (await process.request({ op: 'ping' }, { timeoutMs: this.options.timeoutMs, what: 'ping' })) as PingResult;
+      ping = (await process.request({ op: 'ping' }, { timeoutMs: this.options.startTimeoutMs, what: 'sidecar start' })) as PingResult;
     } catch (error) {
       process.kill();
       throw error;
