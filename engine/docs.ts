@@ -31,7 +31,8 @@ export function staticDocs(): Koa.Middleware {
 
 function swaggerDir(): string {
   const require = createRequire(import.meta.url);
-  return (require('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+  // absolute-path.js alone: the package's index also loads the whole UI bundle into this process.
+  return (require('swagger-ui-dist/absolute-path.js') as () => string)();
 }
 
 export function docsPage(title: string): string {

@@ -26,10 +26,10 @@ export interface RouteDeps {
 
 export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
   const parseBody = bodyParserFor(route, deps.limits);
+  const needsWorkdir = usesWorkdir(route);
   const { sessions } = deps.services;
   return async (ctx) => {
-    const state = new RequestState(ctx.state.requestId as string);
-    ctx.res.once('close', () => void state.cleanup());
+    const state = new RequestState(ctx.state.requestId as string, ctx.res);
     // A header-borne session is checked before a large body is read; legacy form ids after it.
     let session = route.session === 'none' ? undefined : await findSession(headerOrQuerySession(ctx), sessions);
     if (parseBody) await parseBody(ctx, state);
@@ -39,7 +39,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
     validateInput(ctx, route, state, deps.validator);
     const client = session ? sessions.client(session) : sessions.anonymous();
     await resolveInput(route, state.bag, client, session, deps);
-    if (route.params.some((p) => p.name === '_workdir') || usesWorkdir(route)) state.bag._workdir = await state.workdir();
+    if (needsWorkdir) state.bag._workdir = await state.workdir();
     const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps)) : await runCalls(route, state.bag, client);
     await respond(ctx, route, shaped(route, value, state, deps), state);
   };

@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
 import type { InputBag, SessionRecord, UploadedFile } from '../types.js';
 
 export class RequestState {
@@ -12,7 +13,7 @@ export class RequestState {
   private readonly cleanups: (() => Promise<void> | void)[] = [];
   private workdirPromise?: Promise<string>;
 
-  constructor(readonly requestId: string) {}
+  constructor(readonly requestId: string, private readonly response?: ServerResponse) {}
 
   /** A private folder for this request (mode 0700 by mkdtemp), removed after the response. */
   workdir(): Promise<string> {
@@ -23,7 +24,9 @@ export class RequestState {
     return this.workdirPromise;
   }
 
+  /** Cleanup runs once the response is finished or aborted; most requests never register any. */
   defer(cleanup: () => Promise<void> | void): void {
+    if (this.cleanups.length === 0) this.response?.once('close', () => void this.cleanup());
     this.cleanups.push(cleanup);
   }
 
