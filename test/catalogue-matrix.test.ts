@@ -75,6 +75,33 @@ for (const route of routes) {
   });
 }
 
+t.test('behaviour points of the catalogue', async (t) => {
+  const get = async (path: string, query: Record<string, unknown>) => (await http.request('GET', path, { query, headers: { 'x-session-id': session } }));
+  t.equal((await get('/hashtag/related', { name: hashtag.name })).status, 404, 'GET /hashtag/related is gone');
+  const code = Buffer.from(`media:${post.pk}`).toString('base64');
+  const byUrl = await get('/share', { url: `https://www.instagram.com/s/${code}` });
+  t.same(byUrl.body, { type: 'media', pk: post.pk, code }, 'GET /share by url answers type, pk and the extracted code');
+  t.equal((await get('/share', { url: `https://www.instagram.com/s/${code}`, code })).status, 422, 'url and code together are refused');
+  const all = (await get('/story/archive/media', { amount: 0 })).body as unknown[];
+  const one = (await get('/story/archive/media', { amount: 1 })).body as unknown[];
+  t.ok(all.length > 1 && one.length === 1, `amount=0 returns every archived story (${all.length}), amount=1 one`);
+  for (const path of ['/reels', '/reels/friends', '/reels/explore']) {
+    const first = (await get(path, { amount: 2 })).body as { pk: string }[];
+    t.ok(first.length > 0 && first.length <= 2, `${path} honours amount`);
+    const next = (await get(path, { amount: 2, last_media_pk: first[first.length - 1].pk })).body as { pk: string }[];
+    t.notOk(next.some((m) => first.some((f) => f.pk === m.pk)), `${path} continues after last_media_pk`);
+  }
+  const raw = (await get('/user/stream', { username: other.username, view: 'raw' })).body;
+  const flat = (await get('/user/stream', { username: other.username, view: 'flat' })).body;
+  t.notSame(raw, flat, 'view=raw and view=flat answer different payloads');
+  const h = world.highlights.get(me.highlights[1] ?? me.highlights[0])!;
+  const before = { stories: [...h.stories], cover: h.cover };
+  const patched = await http.request('PATCH', '/highlight', { form: { highlight_pk: h.pk, title: 'Only the title' }, headers: { 'x-session-id': session } });
+  t.equal(patched.status, 200);
+  t.equal((patched.body as { title: string }).title, 'Only the title', 'the title changed');
+  t.same({ stories: h.stories, cover: h.cover }, before, 'a title-only patch leaves stories and cover alone');
+});
+
 async function send(route: RouteSpec, plan: Plan): Promise<{ status: number; headers: Headers; body: unknown; text: string; bytes: Buffer }> {
   const target = new URL(route.path, http.url);
   const headers: Record<string, string> = plan.noSession ? {} : { 'x-session-id': session };
@@ -85,7 +112,7 @@ async function send(route: RouteSpec, plan: Plan): Promise<{ status: number; hea
   } else if (plan.files || route.params.some((p) => p.type === 'file')) {
     const form = new FormData();
     for (const [key, value] of Object.entries(input)) for (const one of [value].flat()) form.append(key, String(one));
-    for (const [key, list] of Object.entries(plan.files ?? {})) for (const f of list) form.append(key, new Blob([f.bytes], { type: f.type }), f.name);
+    for (const [key, list] of Object.entries(plan.files ?? {})) for (const f of list) form.append(key, new Blob([new Uint8Array(f.bytes)], { type: f.type }), f.name);
     body = form;
   } else {
     const form = new URLSearchParams();
