@@ -4,12 +4,14 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, type App } from '../engine/app.js';
+import { checkExtraKeys } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { projectRoot } from '../engine/manifest/load.js';
 import { SERVICE_VERSION } from '../engine/openapi.js';
 import type { Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
 import { openStore } from '../adapters/store/index.js';
 import { zipFiles } from '../adapters/transfer/zip.js';
+import { TRANSFER_DEFAULTS, transferSettingsFor } from '../adapters/transfer/settings.js';
 import { createSandbox, sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
 import { plugins } from '../plugins/index.js';
 
@@ -19,7 +21,21 @@ export interface ComposeOverrides {
   readonly log?: Logger;
 }
 
+/**
+ * SOCIALGATE_* settings read by adapters and plugins (beyond the core ones in engine/config.ts).
+ * Checked at start so that a misspelt setting is an error, not a silent default.
+ */
+const EXTRA_KEYS = [
+  'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
+  'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
+  ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
+  'SESSION_KEY', // session encryption
+  'GIT_SHA', // /build, when the build has no git checkout
+];
+
 export async function composeApp(config: Config, overrides: ComposeOverrides = {}): Promise<App> {
+  checkExtraKeys(config.extra, EXTRA_KEYS);
+  transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config));
   const store = overrides.store ?? (await openStore(config));

@@ -53,11 +53,11 @@ export function createApp(options: AppOptions): App {
     metrics,
     log: options.log,
     cacheSize: options.config.cacheSize,
-    recordTtlMs: Number(options.config.extra.SESSION_CACHE_TTL_MS ?? 30_000),
-    throttleBackoffSeconds: Number(options.config.extra.THROTTLE_BACKOFF_SECONDS ?? 300),
+    recordTtlMs: options.config.sessionCacheTtlMs,
+    throttleBackoffSeconds: options.config.throttleBackoffSeconds,
     throttled: (error) => {
       const row = rowFor(error, manifest.errors);
-      return row?.status === 429 ? row.retryAfter ?? 300 : undefined;
+      return row?.status === 429 ? row.retryAfter ?? options.config.throttleBackoffSeconds : undefined;
     },
   });
   const app: AppInfo = {
@@ -69,7 +69,7 @@ export function createApp(options: AppOptions): App {
   };
   const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app };
   const router = buildRouter(manifest, services, options);
-  const koa = new Koa({ proxy: options.config.extra.TRUST_PROXY === '1' });
+  const koa = new Koa({ proxy: options.config.trustProxy });
   koa.use(requestContext(manifest, metrics, options.log));
   if (options.config.apiKey) koa.use(requireApiKey(options.config.apiKey, manifest));
   koa.use(staticDocs());
@@ -105,7 +105,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
   const validators = compileValidators(manifest, createAjv(manifest));
   const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
   const limits: BodyLimits = {
-    fileBytes: options.limits?.fileBytes ?? Number(options.config.extra.UPLOAD_MAX_MB ?? 512) * 1024 * 1024,
+    fileBytes: options.limits?.fileBytes ?? options.config.uploadMaxMb * 1024 * 1024,
     formBytes: options.limits?.formBytes ?? 2 * 1024 * 1024,
   };
   const routers = new Map<string, Router>();

@@ -33,6 +33,10 @@ export const SETTINGS: readonly Setting[] = [
   { flag: '--seed', env: 'SOCIALGATE_SEED', key: 'seed', describe: 'Sandbox world seed (same seed, same world)', parse: integer('SOCIALGATE_SEED', 0, 2 ** 31 - 1), fallback: () => 1 },
   { flag: '--api-key', env: 'SOCIALGATE_API_KEY', key: 'apiKey', describe: 'When set, every non-system route requires it (Authorization: Bearer KEY or X-API-Key)', parse: text, fallback: () => undefined },
   { flag: '--log-level', env: 'SOCIALGATE_LOG_LEVEL', key: 'logLevel', describe: 'silent, error, warn or info', parse: oneOf('SOCIALGATE_LOG_LEVEL', ['silent', 'error', 'warn', 'info']), fallback: () => 'info' },
+  { flag: '--session-cache-ttl-ms', env: 'SOCIALGATE_SESSION_CACHE_TTL_MS', key: 'sessionCacheTtlMs', describe: 'How long a cached session record is trusted before the store is read again', parse: integer('SOCIALGATE_SESSION_CACHE_TTL_MS', 0, 86_400_000), fallback: () => 30_000 },
+  { flag: '--throttle-backoff-seconds', env: 'SOCIALGATE_THROTTLE_BACKOFF_SECONDS', key: 'throttleBackoffSeconds', describe: 'Governor back-off when a throttle error carries no hint', parse: integer('SOCIALGATE_THROTTLE_BACKOFF_SECONDS', 1, 86_400), fallback: () => 300 },
+  { flag: '--upload-max-mb', env: 'SOCIALGATE_UPLOAD_MAX_MB', key: 'uploadMaxMb', describe: 'Largest multipart file accepted at all, in MB', parse: integer('SOCIALGATE_UPLOAD_MAX_MB', 1, 1_000_000), fallback: () => 2048 },
+  { flag: '--trust-proxy', env: 'SOCIALGATE_TRUST_PROXY', key: 'trustProxy', describe: 'Trust X-Forwarded-* headers from a reverse proxy (0 or 1)', parse: (v) => oneOf('SOCIALGATE_TRUST_PROXY', ['0', '1'])(v) === '1', fallback: () => false },
 ];
 
 const PREFIX = 'SOCIALGATE_';
@@ -64,7 +68,11 @@ function parseFlags(argv: readonly string[]): Map<string, string> {
   return flags;
 }
 
-/** SOCIALGATE_* variables that belong to adapters and plugins, with the prefix removed. */
+/**
+ * SOCIALGATE_* variables that belong to adapters and plugins, with the prefix removed. Which names
+ * exist is known only to the modules that read them: the composition root checks them against the
+ * union of those modules' keys (checkExtraKeys), so a typo stops the start.
+ */
 function extraSettings(env: NodeJS.ProcessEnv): Record<string, string> {
   const extra: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
@@ -76,4 +84,11 @@ function extraSettings(env: NodeJS.ProcessEnv): Record<string, string> {
 /** A config for tests and embedding: defaults, in-memory store, quiet logs, with overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return Object.freeze({ ...loadConfig([], {}), store: 'memory://', logLevel: 'silent' as const, ...overrides, extra: { ...(overrides.extra ?? {}) } });
+}
+
+/** Refuses SOCIALGATE_* variables that no module reads: a misspelt setting must not pass silently. */
+export function checkExtraKeys(extra: Readonly<Record<string, string>>, known: Iterable<string>): void {
+  const names = new Set(known);
+  const unknown = Object.keys(extra).filter((key) => !names.has(key));
+  if (unknown.length) throw new Error(`unknown setting(s) ${unknown.map((key) => PREFIX + key).join(', ')}; see the README's configuration table`);
 }

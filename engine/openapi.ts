@@ -29,7 +29,7 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
   builder.addResponse('Error', { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
   const paths: Record<string, Record<string, OperationObject>> = {};
   for (const route of manifest.routes) {
-    const { operation, requestSchema } = operationFor(route, opts.apiKeyAuth ?? false);
+    const { operation, requestSchema } = operationFor(route);
     if (requestSchema) builder.addSchema(requestSchemaName(route), requestSchema);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
@@ -39,7 +39,7 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
 
 export const requestSchemaName = (route: RouteSpec): string => route.id[0].toUpperCase() + route.id.slice(1) + 'Request';
 
-function operationFor(route: RouteSpec, apiKeyAuth: boolean): { operation: OperationObject; requestSchema?: SchemaObject } {
+function operationFor(route: RouteSpec): { operation: OperationObject; requestSchema?: SchemaObject } {
   const inQuery = route.method === 'GET' || route.method === 'DELETE';
   const operation: OperationObject = {
     operationId: route.id,
@@ -50,7 +50,7 @@ function operationFor(route: RouteSpec, apiKeyAuth: boolean): { operation: Opera
     responses: responsesFor(route),
   };
   if (route.session !== 'none') operation.security = route.session === 'optional' ? [{ SessionId: [] }, {}] : [{ SessionId: [] }];
-  else if (apiKeyAuth) operation.security = [];
+  else operation.security = []; // explicitly open, so clients and linters do not assume the global scheme
   if (inQuery && !route.params.some((p) => p.type === 'file')) return { operation };
   const requestSchema = formSchema(route);
   const ref = { $ref: `#/components/schemas/${requestSchemaName(route)}` };

@@ -90,6 +90,21 @@ const compose: ShapeEntry = {
   schema: (args) => args.schema ?? anyObject,
 };
 
+/** One item of a list: the first whose fields equal the named inputs (ids compared as strings). */
+const find: ShapeEntry = {
+  shape: (value, spec, bag) => {
+    const fields = Object.entries((spec.options.fields as Record<string, string> | undefined) ?? {});
+    const items = Array.isArray(value) ? value : [];
+    const match = items.find((item) => fields.every(([key, input]) => String((item as Record<string, unknown>)?.[key]) === String(pick(bag, input))));
+    if (match === undefined) {
+      const wanted = fields.map(([key, input]) => `${key} ${JSON.stringify(pick(bag, input))}`).join(', ');
+      throw new HttpError(404, `Nothing matches ${wanted}`, { excType: 'NotFound' });
+    }
+    return match;
+  },
+  schema: (args) => args.schema ?? anyObject,
+};
+
 /** A body the manifest states outright, for routes that need no upstream call. */
 const constant: ShapeEntry = {
   shape: (_value, spec) => structuredClone(spec.options.value),
@@ -110,7 +125,7 @@ const file: ShapeEntry = {
 };
 
 export const shapes: Readonly<Record<string, ShapeEntry>> = Object.freeze({
-  page, stream_page: streamPage, array, object, raw, bool, string, tuple, compose, constant, text, html: text, file, files: file,
+  page, stream_page: streamPage, array, object, raw, bool, string, tuple, compose, find, constant, text, html: text, file, files: file,
 });
 
 export function pick(bag: InputBag, path: string): unknown {

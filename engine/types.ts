@@ -358,6 +358,14 @@ export interface Config {
   readonly seed: number;
   readonly apiKey?: string;
   readonly logLevel: 'silent' | 'error' | 'warn' | 'info';
+  /** How long a cached session record is trusted before the store is read again. */
+  readonly sessionCacheTtlMs: number;
+  /** Governor back-off when a throttle error carries no hint of its own. */
+  readonly throttleBackoffSeconds: number;
+  /** Largest multipart file accepted at all, in MB (per-kind limits are the upload plugins'). */
+  readonly uploadMaxMb: number;
+  /** Trust X-Forwarded-* from a reverse proxy. */
+  readonly trustProxy: boolean;
   /** Adapter- and plugin-specific settings, read from SOCIALGATE_* variables and flags. */
   readonly extra: Readonly<Record<string, string>>;
 }

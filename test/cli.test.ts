@@ -62,5 +62,11 @@ t.test('bad options stop the start with a message naming them', { skip }, async 
   t.match(value.stderr, /PORT must be an integer/);
   const upstream = run(['serve', '--upstream', 'nope']);
   t.match(upstream.stderr, /SOCIALGATE_UPSTREAM must be one of sandbox, aiograpi/);
+  const typo = run(['serve'], { SOCIALGATE_SANBOX_LATENCY_MS: '5' });
+  t.equal(typo.status, 1);
+  t.match(typo.stderr, /unknown setting\(s\) SOCIALGATE_SANBOX_LATENCY_MS/);
+  const limit = run(['serve'], { SOCIALGATE_UPLOAD_MAX_IMAGE_MB: 'lots' });
+  t.equal(limit.status, 1);
+  t.match(limit.stderr, /UPLOAD_MAX_IMAGE_MB/);
   t.equal(run(['frobnicate']).status, 2);
 });

@@ -64,10 +64,12 @@ const shapeCases: [string, unknown, unknown, Record<string, unknown>?, Record<st
   ['compose', null, { type: 'post', code: 'abc' }, { fields: { type: 'share.type', code: 'code' } }, { share: { type: 'post' }, code: 'abc' }],
   ['text', 'a 1', 'a 1'],
   ['constant', undefined, { a: [1] }, { value: { a: [1] } }],
+  ['find', [{ id: '1', n: 'a' }, { id: '2', n: 'b' }], { id: '2', n: 'b' }, { fields: { id: 'pk' } }, { pk: 2 }],
 ];
 for (const [shape, value, expected, options, bag] of shapeCases) {
   t.same(shapes[shape].shape(value, spec(shape, options), bag ?? {}), expected, `shape ${shape}`);
 }
 t.throws(() => shapes.page.shape({ not: 'a tuple' }, spec('page'), {}), /no page tuple/, 'page rejects a non-tuple');
-t.same(Object.keys(shapes).sort(), ['array', 'bool', 'compose', 'constant', 'file', 'files', 'html', 'object', 'page', 'raw', 'stream_page', 'string', 'text', 'tuple'], 'shape registry');
+t.throws(() => shapes.find.shape([{ id: '1' }], spec('find', { fields: { id: 'pk' } }), { pk: '9' }), /Nothing matches id "9"/, 'find answers 404 when nothing matches');
+t.same(Object.keys(shapes).sort(), ['array', 'bool', 'compose', 'constant', 'file', 'files', 'find', 'html', 'object', 'page', 'raw', 'stream_page', 'string', 'text', 'tuple'], 'shape registry');
 for (const [name, entry] of Object.entries(shapes)) t.type(entry.schema({}), 'object', `${name} documents a schema`);
