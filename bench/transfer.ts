@@ -173,7 +173,7 @@ async function serveChild(): Promise<void> {
 
 async function startService(bytes: number, grow: (path: string) => Promise<void>): Promise<{ port: number; session: string; videoPk: string }> {
   const mb = String(Math.ceil(bytes / (1024 * 1024)) + 16);
-  const config = testConfig({ extra: { UPLOAD_MAX_MB: mb, UPLOAD_MAX_VIDEO_MB: mb, FETCH_MAX_MB: mb, FETCH_ALLOW: '127.0.0.1' } });
+  const config = testConfig({ uploadMaxMb: Number(mb), extra: { UPLOAD_MAX_VIDEO_MB: mb, FETCH_MAX_MB: mb, FETCH_ALLOW: '127.0.0.1' } });
   const sandbox = createSandbox();
   const app = createApp({ config, upstream: growingDownloads(sandbox, grow), store: await createStore('memory://'), plugins: everyPlugin(), log: createLogger('silent'), zip: zipFiles });
   const server = createServer(app.callback());

@@ -25,6 +25,7 @@ const { createSandbox, sandboxFileBytes, PASSWORD, FIXED } = await import('../ad
 const { plugins } = await import('../plugins/index.js');
 const { uploadPlugins } = await import('../plugins/upload/index.js');
 type Plugin = import('../engine/types.js').Plugin;
+type UpstreamAdapter = import('../engine/types.js').UpstreamAdapter;
 
 const JPEG = sandboxFileBytes('jpeg', 'e2e-upload');
 const MP4 = sandboxFileBytes('mp4', 'e2e-upload');
@@ -45,8 +46,20 @@ function allPlugins(): Record<string, Plugin> {
 }
 
 const sandbox = createSandbox({ seed: 1 });
-const config = testConfig({ extra: { FETCH_ALLOW: '127.0.0.1', UPLOAD_MAX_IMAGE_MB: '0.05', UPLOAD_MAX_MB: '1' } });
-const app = createApp({ config, upstream: sandbox, store: await createStore('memory://'), plugins: allPlugins(), log: createLogger('silent'), zip: zipFiles });
+/** Keyword arguments of every upstream call, to see what crossed the port. */
+const crossed: { method: string; kwargs: Record<string, unknown> }[] = [];
+const recording: UpstreamAdapter = {
+  name: sandbox.name, library: sandbox.library, ready: () => sandbox.ready(), close: () => sandbox.close(),
+  async open(options) {
+    const client = await sandbox.open(options);
+    return {
+      exportSettings: () => client.exportSettings(), close: () => client.close(),
+      call: (method, kwargs, opts) => { crossed.push({ method, kwargs: { ...kwargs } }); return client.call(method, kwargs, opts); },
+    };
+  },
+};
+const config = testConfig({ uploadMaxMb: 1, extra: { FETCH_ALLOW: '127.0.0.1', UPLOAD_MAX_IMAGE_MB: '0.05' } });
+const app = createApp({ config, upstream: recording, store: await createStore('memory://'), plugins: allPlugins(), log: createLogger('silent'), zip: zipFiles });
 const server = http.createServer(app.callback());
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
@@ -191,6 +204,11 @@ t.test('stories and decorations', async (t) => {
   const video = await call('POST', '/story/upload', { form: form({ as_video: 'true', hashtags: JSON.stringify([{ hashtag: { id: '17843826142012701', name: 'sunset' } }]) }, [['file', MP4, 's.mp4']]) });
   t.equal(video.status, 200, video.bytes.toString().slice(0, 300));
   t.equal(video.body.media_type, 2);
+  const centred = { x: 0.5, y: 0.5, width: 0.5, height: 0.2, rotation: 0 };
+  const photoCall = crossed.findLast((c) => c.method === 'photo_upload_to_story');
+  t.match(photoCall?.kwargs, { mentions: [{ user: { pk: FIXED.demo_2fa }, ...centred }] }, 'the mention reached the upstream centred');
+  const videoCall = crossed.findLast((c) => c.method === 'video_upload_to_story');
+  t.match(videoCall?.kwargs, { hashtags: [{ hashtag: { name: 'sunset' }, ...centred }], path: /\.mp4$/ }, 'the hashtag too, and the video kept its kind');
   const stories = await pksAt('/user/stories');
   t.ok(stories.includes(String(photo.body.pk)) && stories.includes(String(video.body.pk)), 'both stories are in the user\'s stories');
   const contradiction = await call('POST', '/story/upload', { form: form({ as_video: 'true' }, [['file', JPEG, 's.jpg']]) });
@@ -239,7 +257,7 @@ t.test('limits and content checks over HTTP', async (t) => {
   t.match(over, { status: 413, body: { exc_type: 'PayloadTooLarge', errors: [{ param: 'file', problem: /UPLOAD_MAX_IMAGE_MB/ }] } });
   t.same(await settle(), [], 'an oversize file leaves no temp file');
   const huge = await call('POST', '/video/upload', { form: form({ caption: 'huge' }, [['file', Buffer.concat([MP4, Buffer.alloc(1100 * 1024)]), 'huge.mp4']]) });
-  t.match(huge, { status: 413, body: { errors: [{ param: 'file' }] } }, 'over the engine\'s UPLOAD_MAX_MB while streaming');
+  t.match(huge, { status: 413, body: { errors: [{ param: 'file' }] } }, 'over the engine\'s upload limit while streaming');
   t.same(await settle(), [], 'the partial file is gone too');
   const wrong = await call('POST', '/photo/upload', { form: form({ caption: 'x' }, [['file', MP4, 'looks.jpg']]) });
   t.match(wrong, { status: 422, body: { errors: [{ param: 'file', problem: /expected an image .* got video\/mp4/ }] } });
@@ -298,6 +316,22 @@ t.test('no caller-chosen server folder: folder is not a parameter of any downloa
   }
   const reply = await call('GET', '/photo/download', { query: { media_pk: [...sandbox.world.media.values()].find((m) => m.kind === 'photo')!.pk, folder: '/etc' } });
   t.not(reply.status, 200, 'an unknown folder parameter is refused, not honoured');
+});
+
+t.test('the OpenAPI document names and documents every multipart file field', async (t) => {
+  const doc = app.openapi as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { $ref?: string } }> } }>>; components: { schemas: Record<string, { properties?: Record<string, { type?: string; format?: string; description?: string; items?: { format?: string } }> }> } };
+  const routes = app.manifest.routes.filter((r) => r.params.some((p) => p.type === 'file'));
+  t.equal(routes.length, 16, 'photo, video, long video, album, clip, three with music, story, highlight cover, profile picture, five direct');
+  for (const route of routes) {
+    const body = doc.paths[route.path][route.method.toLowerCase()].requestBody;
+    const ref = body?.content['multipart/form-data']?.schema.$ref ?? '';
+    const schema = doc.components.schemas[ref.replace('#/components/schemas/', '')];
+    for (const param of route.params.filter((p) => p.type === 'file')) {
+      const field = schema?.properties?.[param.name];
+      t.equal(field?.format ?? field?.items?.format, 'binary', `${route.key}: ${param.name} is a binary multipart field`);
+      t.ok(field?.description, `${route.key}: ${param.name} is documented`);
+    }
+  }
 });
 
 /** Entries of a stored zip, read through its central directory. */
