@@ -28,9 +28,9 @@ t.test('a call that outlives its time limit fails with SidecarTimeout and frees 
   const error = await client.call('user_info', { user_id: 'hang' }).catch((e: unknown) => e);
   t.ok(error instanceof UpstreamError);
   t.match(error, { excType: 'SidecarTimeout', message: 'upstream call user_info timed out after 300 ms' });
-  t.ok(performance.now() - started < 1000, 'rejected at the limit');
+  t.ok(performance.now() - started < 2000, 'rejected at the limit, not when the call ends');
   const next = await timed(() => client.call('user_info', { user_id: '5000000001' }));
-  t.ok(next < 250, `the session's next call is not stuck behind the abandoned one (${next.toFixed(0)} ms)`);
+  t.ok(next < 1500, `the session's next call is not stuck behind the abandoned one (${next.toFixed(0)} ms)`);
 });
 
 t.test('an aborted call stops waiting and is cancelled in the sidecar', async (t) => {
