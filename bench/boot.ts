@@ -5,9 +5,8 @@ import { testConfig } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
 import { createStore } from '../adapters/store/keyv.js';
-import { zipFiles } from '../adapters/transfer/zip.js';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
-import { plugins } from '../plugins/index.js';
+import { productParts, productRegistries } from '../bin/compose.js';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const time = (fn: () => unknown) => {
@@ -23,9 +22,10 @@ export async function benchBoot(runs = 15): Promise<Record<string, number>> {
   let routes = 0;
   const upstream = createSandbox();
   const store = await createStore('memory://');
+  const config = testConfig();
   for (let i = 0; i < runs; i++) {
-    load.push(time(() => (routes = loadManifest(dir, { plugins }).routes.length)));
-    app.push(time(() => createApp({ config: testConfig(), upstream, store, plugins, log: createLogger('silent'), zip: zipFiles })));
+    load.push(time(() => (routes = loadManifest(dir, productRegistries(config)).routes.length)));
+    app.push(time(() => createApp({ config, upstream, store, log: createLogger('silent'), ...productParts(config) })));
   }
   const sandbox = time(() => createSandbox({ seed: 7 }));
   return { routes, manifest_load_ms: round(median(load)), app_boot_ms: round(median(app)), first_manifest_load_ms: round(load[0]), sandbox_world_ms: round(sandbox) };

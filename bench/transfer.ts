@@ -3,6 +3,7 @@
 // 200 MB video upload (multipart), downloads a 200 MB file and has the service fetch a 200 MB
 // video by URL, and prints each one's peak RSS growth over the idle baseline. Target: < 64 MB.
 // Prints figures, asserts nothing.
+import { productParts } from '../bin/compose.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { truncate } from 'node:fs/promises';
@@ -175,7 +176,7 @@ async function startService(bytes: number, grow: (path: string) => Promise<void>
   const mb = String(Math.ceil(bytes / (1024 * 1024)) + 16);
   const config = testConfig({ uploadMaxMb: Number(mb), extra: { UPLOAD_MAX_VIDEO_MB: mb, FETCH_MAX_MB: mb, FETCH_ALLOW: '127.0.0.1' } });
   const sandbox = createSandbox();
-  const app = createApp({ config, upstream: growingDownloads(sandbox, grow), store: await createStore('memory://'), plugins: everyPlugin(), log: createLogger('silent'), zip: zipFiles });
+  const app = createApp({ config, upstream: growingDownloads(sandbox, grow), store: await createStore('memory://'), ...productParts(config), plugins: everyPlugin(), log: createLogger('silent') });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

@@ -7,7 +7,8 @@ import { aiograpiOptionsFromEnv, createAiograpi, type MethodsDocument } from '..
 import { classify, type AuditRoute } from '../adapters/upstream/aiograpi/coverage.js';
 import { formatMarkdown, formatText } from '../adapters/upstream/aiograpi/coverage-format.js';
 import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
-import { plugins } from '../plugins/index.js';
+import { loadConfig } from '../engine/config.js';
+import { productRegistries } from './compose.js';
 
 const USAGE = `usage: socialgate audit [--json | --markdown] [--methods FILE] [--manifest DIR] [--python PATH]
 
@@ -28,7 +29,7 @@ export interface AuditDeps {
 
 const defaultDeps: AuditDeps = {
   loadRoutes: (dir) =>
-    loadManifest(dir ?? defaultManifestDir(), { plugins }).routes.map((r) => ({ method: r.method, path: r.path, upstream: r.upstreamMethods })),
+    loadManifest(dir ?? defaultManifestDir(), productRegistries(loadConfig([]))).routes.map((r) => ({ method: r.method, path: r.path, upstream: r.upstreamMethods })),
   introspect: (python) => introspectInstalled(python, process.env),
 };
 

@@ -3,8 +3,7 @@ import { createServer } from 'node:http';
 import { loadConfig } from '../engine/config.js';
 import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
 import { buildOpenApi } from '../engine/openapi.js';
-import { plugins } from '../plugins/index.js';
-import { composeApp } from './compose.js';
+import { composeApp, productRegistries } from './compose.js';
 
 const USAGE = `usage: socialgate <command> [options]
 
@@ -63,13 +62,13 @@ async function serve(argv: string[]): Promise<number> {
 }
 
 function printOpenApi(): number {
-  const manifest = loadManifest(defaultManifestDir(), { plugins });
+  const manifest = loadManifest(defaultManifestDir(), productRegistries(loadConfig([])));
   process.stdout.write(JSON.stringify(buildOpenApi(manifest), null, 2) + '\n');
   return 0;
 }
 
 function printRoutes(): number {
-  const manifest = loadManifest(defaultManifestDir(), { plugins });
+  const manifest = loadManifest(defaultManifestDir(), productRegistries(loadConfig([])));
   const rows = manifest.routes.map((r) => [r.method, r.path, r.id, r.plugin ? `plugin ${r.plugin}` : r.upstreamMethods.join(', ')]);
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length)));
   for (const row of rows) process.stdout.write(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]) : cell)).join('  ') + '\n');

@@ -11,6 +11,10 @@ import { SERVICE_VERSION } from '../engine/openapi.js';
 import type { Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
 import { openStore } from '../adapters/store/index.js';
 import { zipFiles } from '../adapters/transfer/zip.js';
+import { contentTypeFor } from '../adapters/transfer/content-type.js';
+import { downloadGuard, PLATFORM_MEDIA_HOSTS } from '../adapters/transfer/download-guard.js';
+import { MEDIA_HOST as SANDBOX_MEDIA_HOST } from '../adapters/upstream/sandbox/files.js';
+import { resolvers } from '../engine/resolvers.js';
 import { TRANSFER_DEFAULTS, transferSettingsFor } from '../adapters/transfer/settings.js';
 import { createSandbox, sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
 import { plugins } from '../plugins/index.js';
@@ -29,6 +33,7 @@ const EXTRA_KEYS = [
   'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
   ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
+  'DOWNLOAD_HOSTS', // hosts the by-URL download routes may name
   'SESSION_KEY', // session encryption
   'GIT_SHA', // /build, when the build has no git checkout
 ];
@@ -39,7 +44,24 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config));
   const store = overrides.store ?? (await openStore(config));
-  return createApp({ config, upstream, store, plugins, log, zip: zipFiles, build: buildInfo(), deps: depsInfo() });
+  return createApp({ config, upstream, store, log, ...productParts(config), build: buildInfo(), deps: depsInfo() });
+}
+
+/** The product's plugins, extra resolvers and file helpers: what createApp and the loader need. */
+export function productParts(config: Config) {
+  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor };
+}
+
+/** For tools that load the manifest without serving (openapi, routes, audit). */
+export function productRegistries(config: Config) {
+  return { plugins, registries: { resolvers: { ...resolvers, ...productResolvers(config) } } };
+}
+
+function productResolvers(config: Config) {
+  const hosts = config.extra.DOWNLOAD_HOSTS?.split(',').map((h) => h.trim()).filter(Boolean) ?? PLATFORM_MEDIA_HOSTS;
+  // The sandbox serves its own media host without any network: nothing to resolve or guard there.
+  const trusted = config.upstream === 'sandbox' ? [new URL(SANDBOX_MEDIA_HOST).hostname] : [];
+  return { download_url: downloadGuard({ hosts, trusted, allow: transferSettingsFor(config.extra).fetch.allow }) };
 }
 
 export async function createUpstream(config: Config): Promise<UpstreamAdapter> {

@@ -14,7 +14,7 @@ import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
-import type { AppInfo, Config, Logger, Manifest, Plugin, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
+import type { AppInfo, Config, Logger, Manifest, Plugin, Resolver, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
 import { compileValidators, createAjv } from './validate.js';
 import { rowFor } from './errors.js';
 import { staticDocs } from './docs.js';
@@ -26,6 +26,10 @@ export interface AppOptions {
   readonly plugins: Readonly<Record<string, Plugin>>;
   readonly log: Logger;
   readonly zip: (paths: readonly string[], filename: string) => StreamResult;
+  /** Content type of a downloaded file, by its name (injected: one table, the transfer adapter's). */
+  readonly contentType: (path: string) => string;
+  /** Resolvers beyond the engine's own (e.g. the download URL guard), by the name the manifest uses. */
+  readonly resolvers?: Readonly<Record<string, Resolver>>;
   readonly manifestDir?: string;
   readonly build?: Readonly<Record<string, string>>;
   readonly deps?: Readonly<Record<string, string>>;
@@ -44,7 +48,8 @@ export interface App {
 }
 
 export function createApp(options: AppOptions): App {
-  const manifest = loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins });
+  const allResolvers = { ...resolvers, ...(options.resolvers ?? {}) };
+  const manifest = loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers } });
   const metrics = createMetrics();
   const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey }));
   const sessions = new Sessions({
@@ -68,7 +73,7 @@ export function createApp(options: AppOptions): App {
     deps: options.deps ?? {},
   };
   const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app };
-  const router = buildRouter(manifest, services, options);
+  const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers });
   const koa = new Koa({ proxy: options.config.trustProxy });
   koa.use(requestContext(manifest, metrics, options.log));
   if (options.config.apiKey) koa.use(requireApiKey(options.config.apiKey, manifest));
@@ -112,7 +117,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
   for (const route of manifest.routes) {
     const handler = routeHandler(route, {
       services, validator: validators.get(route)!, shape: shapes[route.result.shape], plugin: route.plugin ? options.plugins[route.plugin] : undefined,
-      resolvers, resolverCache, limits, zip: options.zip,
+      resolvers: options.resolvers ?? resolvers, resolverCache, limits, zip: options.zip, contentType: options.contentType,
     });
     const router = routers.get(route.path) ?? routers.set(route.path, new Router()).get(route.path)!;
     router.register(route.path, [route.method], [setRouteName(route.key), handler], { name: route.id });

@@ -287,6 +287,8 @@ export interface PluginInput {
   readonly client?: SessionClient;
   readonly services: Services;
   readonly requestId: string;
+  /** Aborted when the client disconnects before the response is written. */
+  readonly signal: AbortSignal;
   /** Run the route's declared calls (manifest `calls`) on the session's client with this bag. */
   invoke(bag: InputBag): Promise<unknown>;
   /** A private temp folder for this request, removed with everything in it after the response. */

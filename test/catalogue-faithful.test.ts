@@ -5,6 +5,8 @@ import { Ajv } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import { checkManifest } from '../engine/manifest/check.js';
 import { defaultManifestDir } from '../engine/manifest/load.js';
+import { productRegistries } from '../bin/compose.js';
+import { testConfig } from '../engine/config.js';
 import { normalise } from '../engine/manifest/normalise.js';
 import { readManifestFiles } from '../engine/manifest/read.js';
 import { scalarCoercers } from '../engine/coerce.js';
@@ -28,7 +30,7 @@ function loadCatalogue(): Manifest {
   const plugins: Record<string, Plugin> = Object.fromEntries(
     [...names].map((name) => [name, { uses: [], handle: async () => ({}) } satisfies Plugin]),
   );
-  return checkManifest(table, { coercers: scalarCoercers, shapes, resolvers, plugins }, 1);
+  return checkManifest(table, { coercers: scalarCoercers, shapes, resolvers: productRegistries(testConfig()).registries.resolvers, plugins }, 1);
 }
 
 const SYSTEM = new Set(['GET /health', 'GET /ready', 'GET /metrics', 'GET /build', 'GET /deps', 'GET /docs', 'GET /openapi.json']);

@@ -1,5 +1,6 @@
 // Issue 4, point 3: every catalogue route exercised against the sandbox through the real engine,
 // its answer validated against the schema the OpenAPI document gives it.
+import { productParts } from '../bin/compose.js';
 import t from 'tap';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,9 +28,9 @@ const rawRoutes = (await import('../engine/manifest/normalise.js')).normalise(pl
 const missing = new Set(rawRoutes.map((r) => r.plugin).filter((p): p is string => Boolean(p) && !(p! in registered)));
 const plugins: Record<string, Plugin> = { ...registered, ...Object.fromEntries([...missing].map((name) => [name, standIn])) };
 
+const config = testConfig({ extra: { FETCH_ALLOW: '127.0.0.1' } });
 const app = createApp({
-  config: testConfig({ extra: { FETCH_ALLOW: '127.0.0.1' } }),
-  upstream: sandbox, store: await createStore('memory://'), plugins, log: createLogger('silent'), zip: zipFiles,
+  config, upstream: sandbox, store: await createStore('memory://'), log: createLogger('silent'), ...productParts(config), plugins,
 });
 const http = await serve(app);
 t.teardown(() => http.close());

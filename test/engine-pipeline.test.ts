@@ -222,3 +222,24 @@ t.test('constant results call nothing; rules tie the values of one parameter to 
   t.same((bad.body as { errors: { param: string }[] }).errors.map((e) => e.param), ['value']);
   t.equal((await patch('color', 'cancel')).status, 422);
 });
+
+t.test('by-URL downloads only name the platform media hosts, resolved to public addresses', async (t) => {
+  const { downloadGuard } = await import('../adapters/transfer/download-guard.js');
+  const { parseAllowList } = await import('../adapters/transfer/address-guard.js');
+  const table: Record<string, string[]> = { 'scontent.cdninstagram.com': ['157.240.1.174'], 'evil.cdninstagram.com': ['10.0.0.5'] };
+  const guard = downloadGuard({ hosts: ['*.cdninstagram.com'], trusted: ['media.sandbox.invalid'], allow: parseAllowList([]), resolve: async (host) => (table[host] ?? []).map((address) => ({ address, family: 4 })) });
+  const check = async (url: string) => {
+    try {
+      await guard.resolve({ url }, { by: 'download_url', from: ['url'], into: 'url' }, undefined as never);
+      return 'ok';
+    } catch (error) {
+      return (error as { errors?: { param: string; problem: string }[] }).errors?.[0]?.problem ?? String(error);
+    }
+  };
+  t.equal(await check('https://scontent.cdninstagram.com/v/a.jpg'), 'ok');
+  t.equal(await check('https://media.sandbox.invalid/i/1.jpg'), 'ok', 'the upstream\'s own host needs no DNS');
+  t.match(await check('http://169.254.169.254/latest/meta-data'), /not one of the platform's media hosts/);
+  t.match(await check('http://localhost:8000/x'), /not one of the platform's media hosts/);
+  t.match(await check('https://evil.cdninstagram.com/a.jpg'), /10\.0\.0\.5/, 'a media host resolving to a private address is refused');
+  t.match(await check('file:///etc/passwd'), /only http and https/);
+});

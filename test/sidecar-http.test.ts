@@ -1,6 +1,7 @@
 // The aiograpi sidecar end to end through HTTP: the real manifest and plugins on the engine, the
 // stand-in library behind the sidecar. Results, error mapping (including the sidecar's own 504 and
 // 503), challenge resolution, downloads and uploads, a killed sidecar, readiness and versions.
+import { productParts } from '../bin/compose.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,9 +35,10 @@ function allPlugins(): Record<string, Plugin> {
 
 async function setup(t: Test, timeoutMs = 5000) {
   const upstream = standInAdapter(t, { timeoutMs });
+  const config = testConfig({ upstream: 'aiograpi' });
   const app = createApp({
-    config: testConfig({ upstream: 'aiograpi' }), upstream, store: await createStore('memory://'), plugins: allPlugins(),
-    log: createLogger('silent'), zip: zipFiles, deps: { node: process.versions.node },
+    config, upstream, store: await createStore('memory://'), ...productParts(config), plugins: allPlugins(),
+    log: createLogger('silent'), deps: { node: process.versions.node },
   });
   const http = await serve(app);
   t.teardown(() => http.close());

@@ -2,6 +2,7 @@
 // over HTTP. Every upload route is checked where a user would look for the result; downloads are
 // compared byte for byte with what the sandbox serves; no temp file outlives a request. The only
 // connections are to 127.0.0.1.
+import { productParts } from '../bin/compose.js';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -59,7 +60,7 @@ const recording: UpstreamAdapter = {
   },
 };
 const config = testConfig({ uploadMaxMb: 1, extra: { FETCH_ALLOW: '127.0.0.1', UPLOAD_MAX_IMAGE_MB: '0.05' } });
-const app = createApp({ config, upstream: recording, store: await createStore('memory://'), plugins: allPlugins(), log: createLogger('silent'), zip: zipFiles });
+const app = createApp({ config, upstream: recording, store: await createStore('memory://'), ...productParts(config), plugins: allPlugins(), log: createLogger('silent') });
 const server = http.createServer(app.callback());
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');

@@ -22,6 +22,7 @@ export interface RouteDeps {
   readonly limits: BodyLimits;
   /** Builds the zip stream for the `files` shape (injected: the engine knows no archive format). */
   readonly zip: (paths: readonly string[], filename: string) => StreamResult;
+  readonly contentType: (path: string) => string;
 }
 
 export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
@@ -40,7 +41,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
     const client = session ? sessions.client(session) : sessions.anonymous();
     await resolveInput(route, state.bag, client, session, deps);
     if (needsWorkdir) state.bag._workdir = await state.workdir();
-    const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps)) : await runCalls(route, state.bag, client);
+    const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, abortOnDisconnect(ctx))) : await runCalls(route, state.bag, client);
     await respond(ctx, route, shaped(route, value, state, deps), state);
   };
 }
@@ -71,12 +72,22 @@ function usesWorkdir(route: RouteSpec): boolean {
 
 function shaped(route: RouteSpec, value: unknown, state: RequestState, deps: RouteDeps): unknown {
   if (route.result.shape === 'files' && Array.isArray(value)) return deps.zip(value.map(String), `${route.id}.zip`);
-  if (route.result.shape === 'file' && typeof value === 'string') return fileFromPath(value);
+  if (route.result.shape === 'file' && typeof value === 'string') return fileFromPath(value, deps.contentType);
   return deps.shape.shape(value, route.result, state.bag);
 }
 
-function pluginInput(route: RouteSpec, state: RequestState, client: SessionClient, deps: RouteDeps) {
+/** Aborted when the client goes away before the response is written (long fetches stop early). */
+function abortOnDisconnect(ctx: Parameters<Middleware>[0]): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) controller.abort(new Error('client disconnected'));
+  });
+  return controller.signal;
+}
+
+function pluginInput(route: RouteSpec, state: RequestState, client: SessionClient, deps: RouteDeps, signal: AbortSignal) {
   return {
+    signal,
     route,
     input: state.bag,
     files: state.files,

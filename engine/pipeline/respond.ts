@@ -11,7 +11,6 @@ import type { RequestState } from './request.js';
 export async function respond(ctx: ParameterizedContext, route: RouteSpec, body: unknown, state: RequestState): Promise<void> {
   if (isFile(body)) return respondFile(ctx, body, state);
   if (isStream(body)) return respondStream(ctx, body, state);
-  if (route.result.shape === 'file' && typeof body === 'string') return respondFile(ctx, fileFromPath(body), state);
   const contentType = route.result.options.content_type;
   if (typeof contentType === 'string') {
     ctx.type = contentType;
@@ -40,15 +39,8 @@ function respondStream(ctx: ParameterizedContext, result: StreamResult, state: R
   ctx.body = result.stream;
 }
 
-const TYPES: Record<string, string> = {
-  '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.heic': 'image/heic',
-  '.mp4': 'video/mp4', '.mov': 'video/quicktime', '.m4a': 'audio/mp4', '.mp3': 'audio/mpeg', '.zip': 'application/zip',
-};
-
-export function fileFromPath(path: string): FileResult {
-  const name = basename(path);
-  const ext = name.slice(name.lastIndexOf('.')).toLowerCase();
-  return { kind: 'file', path, filename: name, contentType: TYPES[ext] ?? 'application/octet-stream' };
+export function fileFromPath(path: string, contentType: (path: string) => string): FileResult {
+  return { kind: 'file', path, filename: basename(path), contentType: contentType(path) };
 }
 
 function isFile(value: unknown): value is FileResult {

@@ -1,5 +1,6 @@
 // An engine app over the fixture manifest (test/fixtures/engine-manifest plus the real error
 // table) and a scripted upstream: tests one engine feature at a time, independent of the catalogue.
+import { contentTypeFor } from '../../adapters/transfer/content-type.js';
 import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ export async function engineApp(handlers: Record<string, Handler> = {}, config: 
   const cfg = testConfig(config);
   const app = createApp({
     config: cfg, upstream, store: await createStore('memory://'), plugins: fixturePlugins, log: createLogger('silent'),
-    zip: zipFiles, manifestDir: fixtureManifestDir(),
+    zip: zipFiles, contentType: contentTypeFor, manifestDir: fixtureManifestDir(),
   });
   return { app, upstream };
 }
