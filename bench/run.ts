@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchBoot } from './boot.js';
+import { benchTransfer, formatFigures } from './transfer.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
   }
   const ratio = totals.socialgate / totals.bare;
   process.stdout.write(`hot path: socialgate ${(totals.socialgate / ROUNDS).toFixed(0)} req/s, bare Koa ${(totals.bare / ROUNDS).toFixed(0)} req/s, ratio ${ratio.toFixed(2)} (target ≥ 0.80)\n`);
+  if (process.env.BENCH_SKIP_TRANSFER !== '1') process.stdout.write(`transfer (200 MB each):\n${formatFigures(await benchTransfer())}\n`);
 }
 
 await main();
