@@ -81,6 +81,7 @@ t.test('a challenge is a 403 with last_json; POST /auth/challenge/resolve answer
     return;
   }
   t.match(resolved, { status: 200 });
+  t.equal((await login('demo_challenge')).status, 200, 'the login passes once the challenge is resolved');
 });
 
 t.test('downloads stream the file the library wrote, then remove it; uploads reach it as a path', async (t) => {
