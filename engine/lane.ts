@@ -1,21 +1,31 @@
 // One session, one call at a time: the upstream client is not safe for concurrent use, so calls
-// for the same session queue behind each other while different sessions run concurrently.
+// for the same session queue behind each other while different sessions run concurrently. The
+// common case, no call in flight for the session, runs at once without chaining promises.
+type Thunk = () => void;
+
 export class Lanes {
-  private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly queues = new Map<string, Thunk[]>();
 
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const next = previous.then(task, task);
-    const tail = next.catch(() => undefined);
-    this.tails.set(key, tail);
-    // Drop the entry once the lane is idle so the map holds only busy sessions.
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return next;
+    const queue = this.queues.get(key);
+    if (!queue) {
+      this.queues.set(key, []);
+      return this.start(key, task);
+    }
+    return new Promise<T>((resolve, reject) => queue.push(() => void this.start(key, task).then(resolve, reject)));
   }
 
   get busy(): number {
-    return this.tails.size;
+    return this.queues.size;
+  }
+
+  private async start<T>(key: string, task: () => Promise<T>): Promise<T> {
+    try {
+      return await task();
+    } finally {
+      const next = this.queues.get(key)!.shift();
+      if (next) next();
+      else this.queues.delete(key);
+    }
   }
 }
