@@ -52,11 +52,12 @@ function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefine
 
 function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: RequestState, validator: RouteValidator): void {
   const problems = collectInput(ctx, route, state);
+  const later = [...validator(state.bag), ...checkConstraints(route, state.bag)];
+  if (problems.length === 0 && later.length === 0) return;
+  // A parameter that failed coercion is reported once, by the coercer, not again by the schema.
   const named = new Set(problems.map((p) => p.param));
-  for (const problem of [...validator(state.bag), ...checkConstraints(route, state.bag)]) {
-    if (!named.has(problem.param)) problems.push(problem);
-  }
-  if (problems.length) throw invalidParams(problems);
+  for (const problem of later) if (!named.has(problem.param)) problems.push(problem);
+  throw invalidParams(problems);
 }
 
 async function resolveInput(route: RouteSpec, bag: InputBag, client: SessionClient, session: SessionRecord | undefined, deps: RouteDeps): Promise<void> {

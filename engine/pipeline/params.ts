@@ -65,13 +65,21 @@ function rawValues(name: string, sources: readonly RawValues[]): string[] | unde
 
 /** Route-level rules across parameters: exactly one of, at least one of, at most one of. */
 export function checkConstraints(route: RouteSpec, bag: InputBag): ParamProblem[] {
-  const problems: ParamProblem[] = [];
+  let problems: ParamProblem[] | undefined;
   for (const c of route.constraints) {
-    const given = c.params.filter((name) => bag[name] !== undefined && bag[name] !== '');
-    const names = c.params.join(', ');
-    if (c.kind === 'exactly_one' && given.length !== 1) problems.push({ param: names, problem: given.length ? `give only one of ${names}` : `give one of ${names}` });
-    if (c.kind === 'at_least_one' && given.length === 0) problems.push({ param: names, problem: `give at least one of ${names}` });
-    if (c.kind === 'at_most_one' && given.length > 1) problems.push({ param: names, problem: `give at most one of ${names}` });
+    let given = 0;
+    for (const name of c.params) if (bag[name] !== undefined && bag[name] !== '') given++;
+    const problem = constraintProblem(c.kind, given, c.params.join(', '));
+    if (problem) (problems ??= []).push({ param: c.params.join(', '), problem });
   }
-  return problems;
+  return problems ?? NONE;
+}
+
+const NONE: ParamProblem[] = [];
+
+function constraintProblem(kind: string, given: number, names: string): string | undefined {
+  if (kind === 'exactly_one' && given !== 1) return given ? `give only one of ${names}` : `give one of ${names}`;
+  if (kind === 'at_least_one' && given === 0) return `give at least one of ${names}`;
+  if (kind === 'at_most_one' && given > 1) return `give at most one of ${names}`;
+  return undefined;
 }
