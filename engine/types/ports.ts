@@ -1,0 +1,73 @@
+import type { UpstreamError } from './route.js';
+
+// ── Upstream port ───────────────────────────────────────────────────────────────────────────
+
+/** What a live upstream client is built from: everything but secrets the caller typed. */
+export interface ClientOptions {
+  /** The upstream's settings export (cookies, device, uuids...); empty for a fresh client. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly proxy?: string;
+  readonly locale?: string;
+  /** Timezone offset in seconds. */
+  readonly timezone?: number;
+}
+
+/**
+ * A live upstream client for one session. `call` runs upstream method NAME with keyword
+ * arguments; results are JSON-shaped (tuples as arrays, records as objects, paths as strings).
+ * Failures reject with UpstreamError. Implementations may cross a process boundary.
+ */
+export interface UpstreamClient {
+  call(method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown>;
+  /** The upstream settings export, to persist in the session record. */
+  exportSettings(): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+export interface CallOptions {
+  /** Security code to hand the upstream's challenge handler for this one call only. */
+  readonly challengeCode?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface ReadyCheck {
+  readonly ok: boolean;
+  readonly detail?: string;
+}
+
+export interface UpstreamAdapter {
+  readonly name: string;
+  /** Library name and version reported by /build and /deps. */
+  readonly library: { readonly name: string; readonly version: string };
+  /** Builds a client from stored options; must not call the platform. */
+  open(options: ClientOptions): Promise<UpstreamClient>;
+  ready(): Promise<ReadyCheck>;
+  close(): Promise<void>;
+}
+
+// ── Session store port ──────────────────────────────────────────────────────────────────────
+
+export type SessionState = 'active' | 'challenge' | 'throttled' | 'logged_out';
+
+export interface SessionRecord {
+  readonly id: string;
+  /** Platform account the session acts for (username and pk; no secrets). */
+  readonly account: { readonly pk: string; readonly username: string };
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly proxy?: string;
+  readonly locale?: string;
+  readonly timezone?: number;
+  readonly state: SessionState;
+  /** Epoch ms until which the governor answers 429 without calling the upstream. */
+  readonly throttledUntil?: number;
+  readonly createdAt: number;
+  readonly lastUsedAt: number;
+}
+
+export interface SessionStore {
+  get(id: string): Promise<SessionRecord | undefined>;
+  set(record: SessionRecord): Promise<void>;
+  delete(id: string): Promise<boolean>;
+  list(): AsyncIterable<SessionRecord>;
+  ready(): Promise<ReadyCheck>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,65 @@
+import type { JsonSchema, ParamSpec, ResolveSpec, ResultSpec } from './route.js';
+
+// ── Registries ──────────────────────────────────────────────────────────────────────────────
+
+/** A coercer turns the raw string(s) of one parameter into its typed value, or throws CoercionError. */
+export type Coercer = (raw: readonly string[], param: ParamSpec) => unknown;
+
+export class CoercionError extends Error {}
+
+/** Input bag of one request: coerced parameters, uploaded files, and call results by `as`. */
+export type InputBag = Record<string, unknown>;
+
+export interface UploadedFile {
+  readonly field: string;
+  readonly path: string;
+  readonly originalName: string;
+  readonly mimeType: string;
+  readonly size: number;
+}
+
+/** What a resolver may use: the session's upstream client and a shared cache. */
+export interface ResolveContext {
+  call(method: string, kwargs: Readonly<Record<string, unknown>>): Promise<unknown>;
+  readonly cache: ResolverCache;
+  /** Cache key scope (the session's account), so one account's view never answers another's. */
+  readonly scope: string;
+}
+export interface ResolverCache {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+}
+export interface Resolver {
+  /** Upstream methods the resolver may call (for the audit and the sandbox completeness test). */
+  readonly uses: readonly string[];
+  resolve(input: InputBag, spec: ResolveSpec, ctx: ResolveContext): Promise<void>;
+}
+
+/** A file the engine streams to the client and then deletes. */
+export interface FileResult {
+  readonly kind: 'file';
+  readonly path: string;
+  readonly filename: string;
+  readonly contentType: string;
+  /** Remove the file (and its private folder) once streamed. */
+  readonly cleanup?: () => Promise<void>;
+}
+/** A stream the engine pipes to the client (e.g. a zip of several files). */
+export interface StreamResult {
+  readonly kind: 'stream';
+  readonly stream: NodeJS.ReadableStream;
+  readonly filename: string;
+  readonly contentType: string;
+  readonly length?: number;
+  readonly cleanup?: () => Promise<void>;
+}
+
+/** A shaper turns the upstream result into the response body. Pure. */
+export type Shaper = (value: unknown, spec: ResultSpec, bag: InputBag) => unknown;
+export interface ShapeEntry {
+  readonly shape: Shaper;
+  /** Default response schema when the manifest gives none (documentation). */
+  readonly schema: (spec: { readonly items?: JsonSchema; readonly schema?: JsonSchema }) => JsonSchema;
+  /** HTTP content type; JSON unless the shape writes files. */
+  readonly binary?: boolean;
+}

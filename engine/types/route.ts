@@ -1,0 +1,141 @@
+// The engine's contracts: the normalised route record that the manifest becomes, and the ports
+// (upstream, session store, plugins, registries) that adapters and plugins implement.
+// Everything downstream of the loader reads these types, never raw YAML.
+import type { Resolver, Shaper } from './registries.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type ParamSource = 'query' | 'form' | 'file';
+export type ParamType = 'string' | 'id' | 'integer' | 'number' | 'boolean' | 'json' | 'file' | 'url';
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonSchema = Record<string, unknown>;
+
+/** One request parameter after normalisation. */
+export interface ParamSpec {
+  readonly name: string;
+  /** Where the value is read: GET reads query; POST/PATCH read form; DELETE reads form, then query. */
+  readonly in: ParamSource;
+  readonly type: ParamType;
+  readonly required: boolean;
+  readonly repeated: boolean;
+  readonly default?: JsonValue;
+  readonly description?: string;
+  readonly example?: JsonValue;
+  /** JSON Schema of the decoded value (for `json` parameters, the content schema of one item). */
+  readonly schema: JsonSchema;
+  /** Upstream keyword this parameter becomes; null when the route only uses it to choose a call. */
+  readonly upstream: string | null;
+  /** Coercion tag from the coercion registry (the param's type). */
+  readonly coerce: string;
+  /** For file and url params: the accepted kind of content (image, video, image_or_video, audio, any). */
+  readonly format?: string;
+}
+
+/** A condition on the input bag that decides whether a call runs. */
+export type Condition = Readonly<Record<string, 'present' | 'absent' | JsonValue | readonly JsonValue[]>>;
+
+/** One upstream call of a route. Calls run in order; each runs when its condition holds. */
+export interface CallSpec {
+  readonly method: string;
+  readonly when?: Condition;
+  /** upstream keyword → input-bag name (a parameter, or an earlier call's `as`); literals via `const`. */
+  readonly args: Readonly<Record<string, ArgSource>>;
+  /** Name under which the result is kept in the input bag for later calls and the shaper. */
+  readonly as?: string;
+}
+export type ArgSource = { readonly from: string; readonly path?: readonly string[] } | { readonly const: JsonValue };
+
+export interface ResolveSpec {
+  /** Resolver tag from the resolver registry. */
+  readonly by: string;
+  /** Input names the resolver reads, in order of preference. */
+  readonly from: readonly string[];
+  /** Input name it writes. */
+  readonly into: string;
+}
+
+export interface ConstraintSpec {
+  readonly kind: 'exactly_one' | 'at_least_one' | 'at_most_one';
+  readonly params: readonly string[];
+}
+
+export interface ResultSpec {
+  /** Shaper tag from the shape registry. */
+  readonly shape: string;
+  /** Response schema (a $ref or inline JSON Schema) of the whole body. */
+  readonly schema: JsonSchema;
+  /** Shaper options (e.g. `fields` for compose, `keys` for tuple). */
+  readonly options: Readonly<Record<string, JsonValue>>;
+  /** Bag name the shaper reads; defaults to the last call that ran. */
+  readonly from?: string;
+  readonly description?: string;
+}
+
+export type SessionMode = 'required' | 'optional' | 'none';
+
+/** The normalised, frozen record of one route: the single source for router, validators and OpenAPI. */
+export interface RouteSpec {
+  readonly key: string; // "GET /user/followers"
+  readonly id: string; // operationId: getUserFollowers
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly area: string;
+  readonly tag: string;
+  readonly file: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly session: SessionMode;
+  readonly plugin?: string;
+  readonly params: readonly ParamSpec[];
+  readonly constraints: readonly ConstraintSpec[];
+  readonly resolve: readonly ResolveSpec[];
+  /** JSON Schema fragments across parameters (if/then/else...), checked with the params. */
+  readonly rules: readonly JsonSchema[];
+  readonly calls: readonly CallSpec[];
+  readonly result: ResultSpec;
+  /** Every upstream method the route may reach: its calls, its resolvers' and its plugin's. */
+  readonly upstreamMethods: readonly string[];
+}
+
+export interface Manifest {
+  readonly format: number;
+  readonly routes: readonly RouteSpec[];
+  /** Named component schemas (records such as User, Media; request JSON such as Usertag). */
+  readonly schemas: Readonly<Record<string, JsonSchema>>;
+  readonly tags: readonly { readonly name: string; readonly description?: string }[];
+  readonly errors: ErrorTable;
+}
+
+// ── Errors ──────────────────────────────────────────────────────────────────────────────────
+
+export interface ErrorRow {
+  readonly status: number;
+  readonly hint?: string;
+  /** Seconds for a Retry-After header (429 family). */
+  readonly retryAfter?: number;
+  /** Body detail override; otherwise the upstream message. */
+  readonly detail?: string;
+}
+export interface ErrorTable {
+  /** exception name → its direct bases, as the upstream defines them. */
+  readonly hierarchy: Readonly<Record<string, readonly string[]>>;
+  /** exception (or base) name → HTTP mapping. */
+  readonly rows: Readonly<Record<string, ErrorRow>>;
+  /** Message patterns that refine a mapping (e.g. the "doesn't appear to belong to an account" 401). */
+  readonly messages: readonly { readonly contains: string; readonly row: ErrorRow; readonly excType?: string }[];
+}
+
+/** An error raised by an upstream, named by its exception class. Crosses process boundaries as data. */
+export class UpstreamError extends Error {
+  readonly excType: string;
+  readonly bases: readonly string[];
+  readonly lastJson?: JsonValue;
+  readonly retryAfter?: number;
+  constructor(excType: string, message: string, extra: { bases?: readonly string[]; lastJson?: JsonValue; retryAfter?: number } = {}) {
+    super(message);
+    this.name = 'UpstreamError';
+    this.excType = excType;
+    this.bases = extra.bases ?? [];
+    this.lastJson = extra.lastJson;
+    this.retryAfter = extra.retryAfter;
+  }
+}
