@@ -1,4 +1,16 @@
+// The auth plugins, by the names manifest/auth.yaml uses.
 import type { Plugin } from '../../engine/types.js';
-import { login } from './login.js';
+import { challenge } from './challenge.js';
+import { login, loginBySessionId } from './login.js';
+import { relogin } from './relogin.js';
+import { settings } from './settings.js';
 
-export const authPlugins: Readonly<Record<string, Plugin>> = Object.freeze({ 'auth.login': login });
+export const authPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
+  'auth.login': login,
+  'auth.login_by_sessionid': loginBySessionId,
+  'auth.settings': settings,
+  'auth.relogin': relogin,
+  'auth.challenge': challenge,
+});
+
+export { totpCode } from './totp.js';

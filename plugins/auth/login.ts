@@ -1,30 +1,59 @@
-// POST /auth/login: a fresh upstream client logs in with the caller's credentials; the service
-// stores the resulting settings export under a new session id of its own and returns that id.
-// The password is passed to the upstream once and never stored or logged.
-import type { Plugin, PluginInput } from '../../engine/types.js';
+// POST /auth/login and POST /auth/login/by/sessionid: an upstream client logs in with what the
+// caller sent; the service stores the resulting settings export under a new session id of its own
+// and answers that id. The password goes to the upstream once and is never stored or logged.
+// A login that stops at a challenge or a two-factor prompt keeps its client (PendingLogins), so the
+// retry continues on the device the platform has already seen.
+import type { Plugin, PluginInput, Services, UpstreamClient } from '../../engine/types.js';
+import { UpstreamError } from '../../engine/types.js';
+import { accountOf, closeQuietly, requestedOptions } from './options.js';
+import { PendingLogins } from './pending.js';
 
 export const login: Plugin = {
-  uses: ['login', 'set_proxy', 'set_locale', 'set_timezone_offset'],
+  uses: ['login'],
   async handle({ input, services }: PluginInput) {
-    const options = { settings: {}, proxy: str(input.proxy), locale: str(input.locale), timezone: num(input.timezone) };
-    const client = await services.upstream.open(options);
+    const username = String(input.username).trim();
+    const options = requestedOptions(input);
+    const pending = PendingLogins.of(services);
+    const resumed = pending.takeByUsername(username, options);
+    const client = resumed?.client ?? (await services.upstream.open({ settings: {}, ...options }));
     try {
-      await client.call('login', { username: input.username, password: input.password, verification_code: input.verification_code ?? '' });
-      const settings = await client.exportSettings();
-      const account = accountOf(settings, String(input.username));
-      const record = await services.sessions.create(client, { account, ...options });
-      return record.id;
+      await client.call('login', { username, password: input.password, verification_code: input.verification_code ?? '' });
     } catch (error) {
-      await client.close();
+      if (unfinished(error)) pending.put({ client, username, options, challengePath: resumed?.challengePath }, error.lastJson);
+      else await closeQuietly(client);
       throw error;
     }
+    return newSession(services, client, username, options);
   },
 };
 
-export function accountOf(settings: Record<string, unknown>, username: string): { pk: string; username: string } {
-  const auth = (settings.authorization_data ?? {}) as Record<string, unknown>;
-  return { pk: String(auth.ds_user_id ?? ''), username };
+export const loginBySessionId: Plugin = {
+  uses: ['login_by_sessionid'],
+  async handle({ input, services }: PluginInput) {
+    const options = requestedOptions(input);
+    const client = await services.upstream.open({ settings: {}, ...options });
+    try {
+      await client.call('login_by_sessionid', { sessionid: input.sessionid });
+    } catch (error) {
+      await closeQuietly(client);
+      throw error;
+    }
+    return newSession(services, client, '', options);
+  },
+};
+
+async function newSession(services: Services, client: UpstreamClient, username: string, options: ReturnType<typeof requestedOptions>): Promise<string> {
+  try {
+    const account = accountOf(await client.exportSettings(), username);
+    const record = await services.sessions.create(client, { account, ...options });
+    return record.id;
+  } catch (error) {
+    await closeQuietly(client);
+    throw error;
+  }
 }
 
-const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+/** The login can go on: the platform wants a code (two-factor) or a challenge solved first. */
+function unfinished(error: unknown): error is UpstreamError {
+  return error instanceof UpstreamError && (error.excType === 'TwoFactorRequired' || error.excType === 'ChallengeRequired');
+}

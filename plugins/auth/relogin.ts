@@ -1,0 +1,26 @@
+// PATCH /auth/relogin: the session's client logs in again; the refreshed settings export is saved
+// so the next restored client starts from the new cookies. When the platform refuses the relogin
+// for good (bad or missing credentials, login required), the session is marked logged out and its
+// settings dropped; throttling and challenges leave it as it is (the governor and the challenge
+// state deal with those).
+import type { Plugin, PluginInput } from '../../engine/types.js';
+import { HttpError } from '../../engine/http-error.js';
+import { UpstreamError } from '../../engine/types.js';
+
+const FINAL = new Set(['BadPassword', 'BadCredentials', 'LoginRequired', 'ClientLoginRequired', 'ReloginAttemptExceeded', 'AccountSuspended']);
+
+export const relogin: Plugin = {
+  uses: ['relogin', 'get_settings'],
+  async handle({ session, client, services }: PluginInput) {
+    if (!session || !client) throw new HttpError(401, 'Session ID required', { excType: 'SessionRequired' });
+    try {
+      await client.call('relogin', {});
+    } catch (error) {
+      if (error instanceof UpstreamError && FINAL.has(error.excType)) await services.sessions.update(session, { state: 'logged_out', settings: {} });
+      throw error;
+    }
+    const settings = (await client.call('get_settings', {})) as Record<string, unknown>;
+    await services.sessions.update(session, { settings, state: 'active', throttledUntil: undefined });
+    return true;
+  },
+};

@@ -1,0 +1,43 @@
+// PATCH /auth/settings: imports a settings export and/or changes proxy, locale and timezone, and
+// answers a new session id (the old one, if any, is revoked: ids rotate when what they grant
+// changes). An imported export is checked with one upstream call before it is saved, so a dead or
+// foreign export is refused now rather than failing on every later request. A throttled account
+// stays throttled under its new id.
+import { HttpError } from '../../engine/http-error.js';
+import type { Plugin, PluginInput, SessionRecord } from '../../engine/types.js';
+import { accountOf, closeQuietly, requestedOptions } from './options.js';
+
+export const settings: Plugin = {
+  uses: ['expose'],
+  async handle({ input, session, services }: PluginInput) {
+    const imported = input.settings as Record<string, unknown> | undefined;
+    const base = imported ?? session?.settings;
+    if (!base) throw settingsRequired();
+    const options = requestedOptions(input, session);
+    const client = await services.upstream.open({ settings: base, ...options });
+    try {
+      if (imported) await client.call('expose', {});
+      const account = accountOf(await client.exportSettings());
+      const same = session && session.account.pk === account.pk;
+      const record = await services.sessions.create(client, { account: same ? session.account : account, ...options, ...(same ? carried(session) : {}) });
+      if (session) await services.sessions.revoke(session.id);
+      return record.id;
+    } catch (error) {
+      await closeQuietly(client);
+      throw error;
+    }
+  },
+};
+
+/** What the account's platform-side standing carries over to its new session id. */
+function carried(session: SessionRecord): Partial<SessionRecord> {
+  return session.state === 'throttled' || session.state === 'challenge' ? { state: session.state, throttledUntil: session.throttledUntil } : {};
+}
+
+function settingsRequired(): HttpError {
+  return new HttpError(422, 'Invalid parameters: settings (required without a session)', {
+    excType: 'ValidationError',
+    errors: [{ param: 'settings', problem: 'required without a session' }],
+    hint: 'Send the settings export as the settings form field, or send X-Session-ID to change proxy, locale or timezone only.',
+  });
+}
