@@ -1,14 +1,15 @@
 // `socialgate sessions list` and `socialgate sessions revoke ID`: operate on the session store the
-// environment names. Lists never show secrets: an id prefix, the account, state and last use.
+// environment names, with its key (SOCIALGATE_SESSION_KEY or the data folder's key file; never
+// created here). Lists never show secrets: an id prefix, the account, state and last use.
 import { loadConfig } from '../engine/config.js';
 import type { SessionRecord } from '../engine/types.js';
 import { openStore } from '../adapters/store/index.js';
 
-export async function runSessions(argv: string[], out: (text: string) => void): Promise<number> {
+export async function runSessions(argv: string[], out: (text: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [action, ...rest] = argv;
-  const positional = rest.filter((arg) => !arg.startsWith('--'));
-  const config = loadConfig(rest.filter((arg) => arg.startsWith('--')).flatMap((arg) => arg.split(/=(.*)/s, 2)).filter(Boolean));
-  const store = await openStore(config);
+  const { flags, positional } = splitArgs(rest);
+  const config = loadConfig(flags, env);
+  const store = await openStore(config, { createKey: false });
   try {
     if (action === 'list') return await list(store.list(), out);
     if (action === 'revoke' && positional[0]) return await revoke(positional[0], store, out);
@@ -19,15 +20,32 @@ export async function runSessions(argv: string[], out: (text: string) => void): 
   }
 }
 
+/** `--flag value` and `--flag=value` go to the config; everything else is positional. */
+function splitArgs(args: readonly string[]): { flags: string[]; positional: string[] } {
+  const flags: string[] = [];
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (!args[i].startsWith('--')) positional.push(args[i]);
+    else if (args[i].includes('=') || i + 1 >= args.length) flags.push(args[i]);
+    else flags.push(args[i], args[++i]);
+  }
+  return { flags, positional };
+}
+
 async function list(records: AsyncIterable<SessionRecord>, out: (text: string) => void): Promise<number> {
   let count = 0;
   out(['ID PREFIX', 'ACCOUNT', 'STATE', 'LAST USED'].join('\t') + '\n');
   for await (const record of records) {
     count++;
-    out([`${record.id.slice(0, 8)}…`, record.account.username || record.account.pk, record.state, new Date(record.lastUsedAt).toISOString()].join('\t') + '\n');
+    out([`${record.id.slice(0, 8)}…`, record.account.username || record.account.pk || '?', stateOf(record), new Date(record.lastUsedAt).toISOString()].join('\t') + '\n');
   }
   out(`${count} session(s)\n`);
   return 0;
+}
+
+function stateOf(record: SessionRecord): string {
+  const until = record.throttledUntil ?? 0;
+  return record.state === 'throttled' && until > Date.now() ? `throttled until ${new Date(until).toISOString()}` : record.state;
 }
 
 async function revoke(id: string, store: Awaited<ReturnType<typeof openStore>>, out: (text: string) => void): Promise<number> {

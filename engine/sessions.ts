@@ -1,13 +1,19 @@
 // Session lifecycle behind the SessionService port: records from the store, live upstream clients
 // in a bounded LRU, one call at a time per session, and the governor that stops calling an
 // upstream that has throttled a session until its back-off has passed.
+//
+// The hot path reads nothing from the store: a cached record is trusted for recordTtlMs, then
+// read (and decrypted) again so that a revocation or a throttle on another instance is seen; the
+// live client survives that re-read unless what it was built from (settings, proxy, locale,
+// timezone) changed. Use is written back at most once a minute per session, with the client's
+// refreshed settings export, so a restart resumes from the newest cookies.
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { HttpError } from './http-error.js';
 import { Lanes } from './lane.js';
 import type { Metrics } from './metrics.js';
 import type {
-  CallOptions, Logger, SessionClient, SessionRecord, SessionService, SessionStore, UpstreamAdapter, UpstreamClient,
+  CallOptions, ClientOptions, Logger, SessionClient, SessionRecord, SessionService, SessionState, SessionStore, UpstreamAdapter, UpstreamClient,
 } from './types.js';
 import { UpstreamError } from './types.js';
 
@@ -22,18 +28,25 @@ export interface SessionsOptions {
   readonly recordTtlMs: number;
   /** Seconds to back off when a throttle error carries no hint of its own. */
   readonly throttleBackoffSeconds: number;
-  /** Whether an upstream failure is the throttling family (429), and its Retry-After. */
+  /** Whether an upstream failure is the throttling family (429): a number (its mapped Retry-After) when it is. */
   readonly throttled: (error: UpstreamError) => number | undefined;
   readonly now?: () => number;
 }
 
 interface Entry {
   record: SessionRecord;
+  /** When the record was last read from (or written to) the store. */
+  checkedAt: number;
+  /** What the live client was opened from, to tell whether a re-read record still fits it. */
+  builtFrom?: string;
   client?: Promise<UpstreamClient>;
 }
 
+type Patch = Partial<Omit<SessionRecord, 'id' | 'createdAt'>>;
+
 const ANONYMOUS = '\u0000anonymous';
 const TOUCH_EVERY_MS = 60_000;
+const CHALLENGES = new Set(['ChallengeError', 'ChallengeRequired', 'ChallengeRedirection', 'ChallengeSelfieCaptcha', 'ChallengeUnknownStep', 'SelectContactPointRecoveryForm', 'RecaptchaChallengeForm', 'SubmitPhoneNumberForm', 'LegacyForceSetNewPasswordForm', 'CheckpointRequired']);
 
 export class Sessions implements SessionService {
   private readonly cache: LRUCache<string, Entry>;
@@ -45,18 +58,14 @@ export class Sessions implements SessionService {
     this.now = options.now ?? Date.now;
     this.cache = new LRUCache<string, Entry>({
       max: options.cacheSize,
-      ttl: options.recordTtlMs,
-      dispose: (entry) => void closeQuietly(entry.client, options.log),
+      // closed behind any call still running on it: an evicted client is never pulled from under a call
+      dispose: (entry, id) => void this.lanes.run(id, () => closeQuietly(entry.client, options.log)),
     });
   }
 
   async find(id: string): Promise<SessionRecord | undefined> {
-    const cached = this.cache.get(id);
-    if (cached) return cached.record;
-    const record = await this.options.store.get(id);
-    if (!record || record.state === 'logged_out') return undefined;
-    this.cache.set(id, { record });
-    return record;
+    const entry = await this.fresh(id);
+    return entry?.record;
   }
 
   client(record: SessionRecord): SessionClient {
@@ -84,17 +93,16 @@ export class Sessions implements SessionService {
       lastUsedAt: now,
     };
     await this.options.store.set(record);
-    this.cache.set(record.id, { record, client: Promise.resolve(client) });
+    this.cache.set(record.id, { record, checkedAt: now, builtFrom: builtFrom(record), client: Promise.resolve(client) });
     return record;
   }
 
-  async update(record: SessionRecord, patch: Partial<Omit<SessionRecord, 'id' | 'createdAt'>>): Promise<SessionRecord> {
-    const next: SessionRecord = { ...record, ...patch };
-    await this.options.store.set(next);
+  async update(record: SessionRecord, patch: Patch): Promise<SessionRecord> {
     const entry = this.cache.get(record.id);
-    const reopen = ['settings', 'proxy', 'locale', 'timezone'].some((key) => key in patch);
-    if (entry && !reopen) entry.record = next;
-    else this.cache.delete(record.id); // the next call reopens the client from the new record
+    const next: SessionRecord = { ...(entry?.record ?? record), ...patch };
+    await this.options.store.set(next);
+    if (next.state === 'logged_out') this.cache.delete(record.id);
+    else if (entry) this.refit(entry, next);
     return next;
   }
 
@@ -108,34 +116,75 @@ export class Sessions implements SessionService {
     await closeQuietly(this.anonymousClient, this.options.log);
   }
 
+  /** The cached entry, re-read from the store once its record is older than recordTtlMs. */
+  private async fresh(id: string): Promise<Entry | undefined> {
+    const cached = this.cache.get(id);
+    if (cached && this.now() - cached.checkedAt < this.options.recordTtlMs) return cached;
+    let record: SessionRecord | undefined;
+    try {
+      record = await this.options.store.get(id);
+    } catch (error) {
+      if (!cached) throw error;
+      this.options.log.warn('session store unreachable; using the cached session record', { error: errorName(error) });
+      return cached; // availability over a revocation another instance may have made meanwhile
+    }
+    if (!record || record.state === 'logged_out') {
+      if (cached) this.cache.delete(id);
+      return undefined;
+    }
+    const entry = this.cache.get(id) ?? cached;
+    if (entry) return this.refit(entry, record);
+    const created: Entry = { record, checkedAt: this.now() };
+    this.cache.set(id, created);
+    return created;
+  }
+
+  /** Installs a newer record; the live client goes when what it was built from changed. */
+  private refit(entry: Entry, record: SessionRecord): Entry {
+    entry.record = record;
+    entry.checkedAt = this.now();
+    if (entry.client && entry.builtFrom !== builtFrom(record)) {
+      void this.lanes.run(record.id, () => closeQuietly(entry.client, this.options.log)).catch(() => undefined);
+      entry.client = undefined;
+    }
+    return entry;
+  }
+
   private callFor(id: string, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
     return this.lanes.run(id, async () => {
-      const entry = await this.entry(id);
+      const entry = await this.fresh(id);
+      if (!entry) throw new HttpError(401, 'Session not found or revoked', { excType: 'SessionNotFound', hint: 'Log in again with POST /auth/login.' });
       this.govern(entry.record);
-      entry.client ??= this.options.upstream.open(clientOptions(entry.record));
+      const client = await this.clientOf(entry);
+      let outcome: SessionState | undefined;
       try {
-        return await this.measured(await entry.client, method, kwargs, opts);
+        const value = await this.measured(client, method, kwargs, opts);
+        outcome = 'active';
+        return value;
       } catch (error) {
-        if (error instanceof UpstreamError) await this.throttleOn(error, entry);
+        if (error instanceof UpstreamError) outcome = await this.onUpstreamError(error, entry);
         throw error;
       } finally {
-        this.touch(entry);
+        this.afterCall(entry, outcome);
       }
     });
   }
 
-  private async entry(id: string): Promise<Entry> {
-    const cached = this.cache.get(id);
-    if (cached) return cached;
-    const record = await this.find(id);
-    if (!record) throw new HttpError(401, 'Session not found or revoked', { excType: 'SessionNotFound', hint: 'Log in again with POST /auth/login.' });
-    return this.cache.get(id) ?? { record };
+  private clientOf(entry: Entry): Promise<UpstreamClient> {
+    if (!entry.client) {
+      entry.builtFrom = builtFrom(entry.record);
+      const opening = this.options.upstream.open(clientOptions(entry.record));
+      entry.client = opening;
+      opening.catch(() => {
+        if (entry.client === opening) entry.client = undefined; // the next call tries again
+      });
+    }
+    return entry.client;
   }
 
   /** The governor: a throttled session answers 429 at once, without calling the upstream. */
   private govern(record: SessionRecord): void {
-    const until = record.throttledUntil ?? 0;
-    const left = until - this.now();
+    const left = (record.throttledUntil ?? 0) - this.now();
     if (left > 0) {
       throw new HttpError(429, 'The platform throttled this session; calls are paused until the back-off ends', {
         excType: 'SessionThrottled',
@@ -145,18 +194,53 @@ export class Sessions implements SessionService {
     }
   }
 
-  private async throttleOn(error: UpstreamError, entry: Entry): Promise<void> {
-    const retryAfter = this.options.throttled(error);
-    if (retryAfter === undefined) return;
-    const seconds = error.retryAfter ?? retryAfter ?? this.options.throttleBackoffSeconds;
-    entry.record = await this.update(entry.record, { state: 'throttled', throttledUntil: this.now() + seconds * 1000 });
+  /**
+   * Throttling pauses the session (the upstream's hint, else the configured back-off, which the
+   * answer's Retry-After then states too); a challenge marks it pending. Returns the new state.
+   */
+  private async onUpstreamError(error: UpstreamError, entry: Entry): Promise<SessionState | undefined> {
+    if (this.options.throttled(error) !== undefined) {
+      const seconds = error.retryAfter ?? this.options.throttleBackoffSeconds;
+      await this.update(entry.record, { state: 'throttled', throttledUntil: this.now() + seconds * 1000 });
+      if (error.retryAfter === undefined) (error as { retryAfter?: number }).retryAfter = seconds;
+      return 'throttled';
+    }
+    if (CHALLENGES.has(error.excType) || error.bases.includes('ChallengeError')) {
+      if (entry.record.state !== 'challenge') await this.update(entry.record, { state: 'challenge' });
+      return 'challenge';
+    }
+    return undefined;
   }
 
-  private touch(entry: Entry): void {
-    const now = this.now();
-    if (now - entry.record.lastUsedAt < TOUCH_EVERY_MS) return;
-    entry.record = { ...entry.record, lastUsedAt: now };
-    this.options.store.set(entry.record).catch((error) => this.options.log.warn('session touch failed', { error: String(error) }));
+  /** A success ends a throttle or challenge state; use is recorded at most once a minute. */
+  private afterCall(entry: Entry, outcome: SessionState | undefined): void {
+    const record = entry.record;
+    const changed = outcome === 'active' && record.state !== 'active';
+    const due = this.now() - record.lastUsedAt >= TOUCH_EVERY_MS;
+    if (!changed && !due) return;
+    entry.record = { ...record, state: changed ? 'active' : record.state, lastUsedAt: due ? this.now() : record.lastUsedAt };
+    // queued behind this call, before the next one: the response does not wait for the write
+    void this.lanes.run(record.id, () => this.persistUse(entry, changed)).catch((error) => this.options.log.warn('saving session use failed', { error: errorName(error) }));
+  }
+
+  /** Writes use time, state and the client's refreshed settings, unless the session went away meanwhile. */
+  private async persistUse(entry: Entry, changed: boolean): Promise<void> {
+    const stored = await this.options.store.get(entry.record.id);
+    if (!stored || stored.state === 'logged_out') return void this.cache.delete(entry.record.id);
+    const client = entry.client ? await entry.client.catch(() => undefined) : undefined;
+    const exported = client ? await client.exportSettings() : undefined;
+    // an export that no longer holds the account (the platform logged the client out) never replaces a good one
+    const settings = exported && accountPk(exported) === stored.account.pk ? exported : stored.settings;
+    const next: SessionRecord = {
+      ...stored,
+      settings,
+      lastUsedAt: entry.record.lastUsedAt,
+      ...(changed ? { state: 'active' as const, throttledUntil: undefined } : {}),
+    };
+    await this.options.store.set(next);
+    entry.record = next;
+    entry.builtFrom = builtFrom(next); // the export came from this very client: it still fits
+    entry.checkedAt = this.now();
   }
 
   private async measured(client: UpstreamClient, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
@@ -178,15 +262,26 @@ export function newSessionId(): string {
   return randomBytes(24).toString('base64url');
 }
 
-export function clientOptions(record: SessionRecord) {
+export function clientOptions(record: SessionRecord): ClientOptions {
   return { settings: record.settings, proxy: record.proxy, locale: record.locale, timezone: record.timezone };
 }
+
+function builtFrom(record: SessionRecord): string {
+  return JSON.stringify([record.settings, record.proxy ?? null, record.locale ?? null, record.timezone ?? null]);
+}
+
+function accountPk(settings: Readonly<Record<string, unknown>>): string {
+  const auth = (settings.authorization_data ?? {}) as Record<string, unknown>;
+  return String(auth.ds_user_id ?? '');
+}
+
+const errorName = (error: unknown) => (error instanceof Error ? error.name + ': ' + error.message : 'unknown error');
 
 async function closeQuietly(client: Promise<UpstreamClient> | undefined, log: Logger): Promise<void> {
   if (!client) return;
   try {
     await (await client).close();
   } catch (error) {
-    log.warn('closing an upstream client failed', { error: String(error) });
+    log.warn('closing an upstream client failed', { error: errorName(error) });
   }
 }

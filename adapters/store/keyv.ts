@@ -1,17 +1,28 @@
 // The session store port on keyv: a SQLite file by default (survives restarts, no server), memory
-// for tests, Redis or PostgreSQL when several instances share sessions. Chosen by a URL.
+// for tests, Redis or PostgreSQL when several instances share sessions. Chosen by a URL. Records go
+// through a codec (the service's encrypts them and hashes their keys); how long a record lives is
+// decided per record (expiry of idle and logged-out sessions).
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import type { ReadyCheck, SessionRecord, SessionStore } from '../../engine/types.js';
-import { jsonCodec, type SessionCodec } from './codec.js';
+import { CodecError, jsonCodec, type SessionCodec } from './codec.js';
 
 const NAMESPACE = 'socialgate-sessions';
 
-export async function createStore(url: string, codec: SessionCodec = jsonCodec): Promise<SessionStore> {
+export interface StoreOptions {
+  readonly codec?: SessionCodec;
+  /** Milliseconds a record is kept after this write; undefined keeps it until deleted. */
+  readonly ttl?: (record: SessionRecord) => number | undefined;
+}
+
+export async function createStore(url: string, options: StoreOptions | SessionCodec = {}): Promise<SessionStore> {
+  const { codec = jsonCodec, ttl = () => undefined } = 'encode' in options ? { codec: options } : options;
   const keyv = new Keyv<string>({ store: await adapterFor(url), namespace: NAMESPACE });
   keyv.on('error', () => undefined); // surfaced through ready() and the failing call instead
-  return new KeyvSessionStore(keyv, codec);
+  const store = new KeyvSessionStore(keyv, codec, ttl);
+  await store.checkMarker();
+  return store;
 }
 
 async function adapterFor(url: string): Promise<KeyvStoreAdapter | Map<string, unknown>> {
@@ -21,14 +32,14 @@ async function adapterFor(url: string): Promise<KeyvStoreAdapter | Map<string, u
       return new Map();
     case 'sqlite': {
       const path = resolve(url.replace(/^sqlite:\/\//, ''));
-      mkdirSync(dirname(path), { recursive: true });
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       const { default: KeyvSqlite } = await import('@keyv/sqlite');
       return new KeyvSqlite({ uri: `sqlite://${path}`, table: 'sessions', busyTimeout: 5000 }) as unknown as KeyvStoreAdapter;
     }
     case 'redis':
     case 'rediss': {
       const { default: KeyvRedis } = await import('@keyv/redis');
-      return new KeyvRedis(url) as unknown as KeyvStoreAdapter;
+      return new KeyvRedis(url, { throwOnConnectError: true }) as unknown as KeyvStoreAdapter;
     }
     case 'postgres':
     case 'postgresql': {
@@ -41,26 +52,34 @@ async function adapterFor(url: string): Promise<KeyvStoreAdapter | Map<string, u
 }
 
 class KeyvSessionStore implements SessionStore {
-  constructor(private readonly keyv: Keyv<string>, private readonly codec: SessionCodec) {}
+  constructor(
+    private readonly keyv: Keyv<string>,
+    private readonly codec: SessionCodec,
+    private readonly ttl: (record: SessionRecord) => number | undefined,
+  ) {}
 
   async get(id: string): Promise<SessionRecord | undefined> {
-    const text = await this.keyv.get(id);
-    return typeof text === 'string' ? this.codec.decode(text) : undefined;
+    const key = this.codec.key(id);
+    const text = await this.keyv.get(key);
+    return typeof text === 'string' ? this.readable(text, key) : undefined;
   }
 
   async set(record: SessionRecord): Promise<void> {
-    await this.keyv.set(record.id, this.codec.encode(record));
+    const key = this.codec.key(record.id);
+    await this.keyv.set(key, this.codec.encode(record, key), this.ttl(record));
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.keyv.delete(id);
+    return this.keyv.delete(this.codec.key(id));
   }
 
   async *list(): AsyncIterable<SessionRecord> {
     const iterate = this.keyv.iterator as unknown as (() => AsyncIterable<[string, string]>) | undefined;
     if (!iterate) return;
-    for await (const [, text] of iterate.call(this.keyv)) {
-      if (typeof text === 'string') yield this.codec.decode(text);
+    for await (const [key, text] of iterate.call(this.keyv)) {
+      if (key === this.codec.marker?.key || key.startsWith('ready-') || typeof text !== 'string') continue;
+      const record = this.readable(text, key);
+      if (record) yield record;
     }
   }
 
@@ -78,5 +97,26 @@ class KeyvSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     await this.keyv.disconnect();
+  }
+
+  /** Refuses a store whose records were written with another key: they would all read as missing. */
+  async checkMarker(): Promise<void> {
+    const marker = this.codec.marker;
+    if (!marker) return;
+    const text = await this.keyv.get(marker.key);
+    if (text === undefined) await this.keyv.set(marker.key, marker.make());
+    else if (typeof text !== 'string' || !marker.matches(text)) {
+      throw new Error('the session store was written with another session key: give every instance the same SOCIALGATE_SESSION_KEY (or the same key file)');
+    }
+  }
+
+  /** A record that does not decode (another key, tampering) reads as missing: its holder logs in again. */
+  private readable(text: string, key: string): SessionRecord | undefined {
+    try {
+      return this.codec.decode(text, key);
+    } catch (error) {
+      if (error instanceof CodecError || error instanceof SyntaxError) return undefined;
+      throw error;
+    }
   }
 }
