@@ -13,7 +13,9 @@ export interface SessionCodec {
   readonly marker?: { readonly key: string; make(): string; matches(text: string): boolean };
 }
 
-export class CodecError extends Error {}
+export class CodecError extends Error {
+  override readonly name = 'CodecError';
+}
 
 export const jsonCodec: SessionCodec = {
   key: (id) => id,
