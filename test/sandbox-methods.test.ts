@@ -7,6 +7,9 @@ import { createSandbox, TOTP_SEED } from '../adapters/upstream/sandbox/index.js'
 import { loginAs, sampleFiles } from '../adapters/upstream/sandbox/testing.js';
 import { SIGNATURES } from '../adapters/upstream/sandbox/methods/signatures.js';
 import { UpstreamError } from '../engine/types.js';
+import { defaultManifestDir } from '../engine/manifest/load.js';
+import { normalise } from '../engine/manifest/normalise.js';
+import { readManifestFiles } from '../engine/manifest/read.js';
 
 const shared = (path: string) => new URL(`../../shared/${path}`, import.meta.url);
 const MAP = shared('spec/route-upstream-map.json');
@@ -44,6 +47,18 @@ t.test('calling conventions: unknown keyword, missing argument, unknown method',
 
 // The upstream's annotation is wrong here: aiograpi's collection_medias_by_name returns medias.
 const ANNOTATION_FIX: Record<string, string> = { collection_medias_by_name: 'List[Media]' };
+// A method behind a `shape: bool` route must answer a real boolean: the shape turns anything else
+// into false. Several are annotated None upstream (media_pin, comment_pin, close_friend_add,
+// media_seen, the livestream moves) though their code returns `status == "ok"` or is_bestie.
+const BOOL_BACKED = new Set(normalise(readManifestFiles(defaultManifestDir())).routes
+  .filter((r) => r.result.shape === 'bool')
+  .flatMap((r) => r.calls.filter((c) => !r.result.from || c.as === r.result.from).map((c) => c.method)));
+const annotationOf = (name: string, returns: ReadonlyMap<string, string>) => ANNOTATION_FIX[name] ?? (BOOL_BACKED.has(name) ? 'bool' : returns.get(name) ?? 'Any');
+
+t.test('every method behind a bool route is exercised by the shape check below', async (t) => {
+  t.ok(['media_pin', 'comment_unpin', 'close_friend_remove', 'media_seen', 'story_seen', 'media_end_livestream'].every((m) => BOOL_BACKED.has(m)), 'the manifest names them');
+  t.same([...BOOL_BACKED].filter((m) => !(m in SIGNATURES)), [], 'each has a shipped signature, so the shape check calls it');
+});
 
 // ── shapes ───────────────────────────────────────────────────────────────────────────────────
 
@@ -216,7 +231,7 @@ t.test('every method answers its documented shape on a demo client', { skip: SKI
     Object.assign(kwargs, extra);
     try {
       const value = await call(name, kwargs);
-      problems.push(...check(models, ANNOTATION_FIX[name] ?? returns.get(name) ?? 'Any', value, name));
+      problems.push(...check(models, annotationOf(name, returns), value, name));
     } catch (err) {
       problems.push(`${name}: raised ${err instanceof UpstreamError ? `${err.excType}: ${err.message}` : String(err)}`);
     }

@@ -46,7 +46,7 @@ function pinComment(on: boolean, revertable: boolean): MethodDef {
       const enable = revertable && bool(a.revert) ? !on : on;
       if (enable) for (const other of topLevel(ctx, m)) other.pinned = false;
       c.pinned = enable;
-      return null;
+      return true;
     },
   };
 }
@@ -142,7 +142,7 @@ function move(from: LiveRec['state'], to: LiveRec['state']): MethodDef {
       const live = findLive(ctx, a.broadcast_id);
       if (live.state !== from) fail('ClientBadRequestError', `Cannot move broadcast ${live.id} from state '${live.state}' to '${to}': it must be '${from}'`);
       live.state = to;
-      return null;
+      return true;
     },
   };
 }

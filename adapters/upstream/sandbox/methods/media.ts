@@ -45,7 +45,8 @@ function own(ctx: Ctx, value: unknown): MediaRec {
   return m;
 }
 
-function pin(on: boolean, revertable: boolean, field: 'pinned' | 'clipPinned', result: boolean | null): MethodDef {
+/** Profile pin and reels-tab pin; aiograpi answers status == "ok" for both. */
+function pin(on: boolean, revertable: boolean, field: 'pinned' | 'clipPinned'): MethodDef {
   return {
     run(ctx, a) {
       const m = own(ctx, a.media_pk);
@@ -56,7 +57,7 @@ function pin(on: boolean, revertable: boolean, field: 'pinned' | 'clipPinned', r
         remove(me.pinned, m.pk);
         if (enable) me.pinned.unshift(m.pk);
       }
-      return result;
+      return true;
     },
   };
 }
@@ -113,13 +114,13 @@ export const mediaMethods: MethodTable = {
   },
   media_archive: { run: (ctx, a) => then((own(ctx, a.media_id).archived = !bool(a.revert)), true) },
   media_unarchive: { run: (ctx, a) => then((own(ctx, a.media_id).archived = false), true) },
-  media_pin: pin(true, true, 'pinned', null),
-  media_unpin: pin(false, false, 'pinned', null),
-  clip_pin: pin(true, true, 'clipPinned', true),
-  clip_unpin: pin(false, false, 'clipPinned', true),
+  media_pin: pin(true, true, 'pinned'),
+  media_unpin: pin(false, false, 'pinned'),
+  clip_pin: pin(true, true, 'clipPinned'),
+  clip_unpin: pin(false, false, 'clipPinned'),
   media_save: { run: (ctx, a) => save(ctx, findMedia(ctx, a.media_id), a.collection_pk, !bool(a.revert)) },
   media_unsave: { run: (ctx, a) => save(ctx, findMedia(ctx, a.media_id), a.collection_pk, false) },
-  media_seen: { run: (ctx, a) => then(ids(a.media_ids).forEach((pk) => findMedia(ctx, pk)), null) },
+  media_seen: { run: (ctx, a) => then(ids(a.media_ids).forEach((pk) => findMedia(ctx, pk)), true) },
   media_template_v1: { run: (ctx, a) => then(findMedia(ctx, a.media_id), null) },
   media_check_offensive_comment: { run: (ctx, a) => then(findMedia(ctx, a.media_id), /\b(idiot|stupid|hate)\b/i.test(str(a.text, 'text'))) },
   media_note_create: {

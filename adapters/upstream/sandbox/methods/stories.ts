@@ -71,7 +71,7 @@ export const storyMethods: MethodTable = {
         const s = findStory(ctx, pk);
         if (!s.viewers.includes(ctx.me().pk) && s.owner !== ctx.me().pk) s.viewers.push(ctx.me().pk);
       }
-      return null;
+      return true;
     },
   },
   story_viewers_chunk: {
