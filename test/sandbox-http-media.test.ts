@@ -87,10 +87,15 @@ t.test('comments appear where users look; comment pin leads the list and unpin r
 
 t.test('clip pin and unpin', async (t) => {
   const clip = demo.media.find((pk) => world.media.get(pk)!.kind === 'clip' && !world.media.get(pk)!.clipPinned)!;
+  const reels = async () => pks(await walk('/user/reels', { username: 'demo', amount: 5 }));
+  const before = await reels();
+  t.not(before[0], clip, 'not leading at first');
   t.equal(await call('POST', '/clip/pin', { media_pk: clip }), true, 'POST /clip/pin answers true');
-  const reels = pks(await walk('/user/reels', { username: 'demo', amount: 200 }));
-  t.equal(reels[0], clip, 'the pinned reel leads GET /user/reels', { todo: 'no read route shows a pinned reel: the sandbox keeps clipPinned but no method reads it (adapters/upstream/sandbox/methods/feeds.ts user_clips_paginated_v1)' });
+  const pinned = await reels();
+  t.equal(pinned[0], clip, 'the pinned reel leads GET /user/reels');
+  t.same([...pinned].sort(), [...before].sort(), 'paged across the pin, every reel once');
   t.equal(await call('DELETE', '/clip/pin', { media_pk: clip }), true, 'DELETE /clip/pin answers true');
+  t.same(await reels(), before, 'unpinned: the reels tab as before');
 });
 
 t.test('save → saved → unsave (GET /account/collection/media, GET /account/collections)', async (t) => {

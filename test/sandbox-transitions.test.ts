@@ -93,15 +93,20 @@ t.test('media like, save, archive and pin; clip pin', async (t) => {
   t.ok(((await call('archive_medias_paginated_v1', { amount: 100 }))[0] as R[]).some((m) => m.pk === mine), 'and show in the archive');
   await call('media_unarchive', { media_id: mine });
   t.ok((await posts()).includes(mine), 'unarchived');
-  await call('media_pin', { media_pk: mine });
+  t.equal(await call('media_pin', { media_pk: mine }), true);
   t.ok((await call('user_pinned_medias', { user_id: DEMO })).some((m: R) => m.pk === mine), 'pinned');
-  await call('media_unpin', { media_pk: mine });
+  t.equal(await call('media_unpin', { media_pk: mine }), true);
   t.notOk((await call('user_pinned_medias', { user_id: DEMO })).some((m: R) => m.pk === mine), 'unpinned');
   const clip = demo.media.find((pk) => w.media.get(pk)!.kind === 'clip' && !w.media.get(pk)!.clipPinned)!;
+  const reels = async () => ((await call('user_clips_paginated_v1', { user_id: DEMO, amount: 1000 }))[0] as R[]).map((m) => m.pk);
+  const tab = await reels();
+  t.equal(tab[0], demo.pinnedClips[0], 'the reel the world pinned leads the reels tab');
   t.equal(await call('clip_pin', { media_pk: clip }), true);
   t.equal(w.media.get(clip)!.clipPinned, true);
+  t.same((await reels()).slice(0, 2), [clip, tab[0]], 'the newest pin leads, the older pin follows');
   t.equal(await call('clip_unpin', { media_pk: clip }), true);
   t.equal(w.media.get(clip)!.clipPinned, false);
+  t.same(await reels(), tab, 'unpinned: back in its place');
 });
 
 t.test('comments: create, reply, like, pin, delete', async (t) => {
@@ -189,7 +194,8 @@ t.test('uploads appear where a user looks', async (t) => {
   t.equal((await call('hashtag_medias_v1_chunk', { name: 'freshtag', max_amount: 5 }))[0][0].pk, post.pk, 'under its hashtag');
   t.equal((await call('location_medias_v1_chunk', { location_pk: loc.pk, max_amount: 5 }))[0][0].pk, post.pk, 'at its place');
   const reel = await call('clip_upload', { path: files.mp4, caption: 'reel' });
-  t.equal((await call('user_clips_paginated_v1', { user_id: DEMO, amount: 1 }))[0][0].pk, reel.pk, 'first in reels');
+  const reels = (await call('user_clips_paginated_v1', { user_id: DEMO, amount: demo.pinnedClips.length + 1 }))[0] as R[];
+  t.same(reels.map((m) => m.pk), [...demo.pinnedClips, reel.pk], 'first in reels after the pinned ones');
   const album = await call('album_upload', { paths: [files.jpeg, files.mp4], caption: 'album' });
   t.equal(album.media_type, 8);
   t.equal(album.resources.length, 2);

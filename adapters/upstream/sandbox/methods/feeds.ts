@@ -8,11 +8,18 @@ import type { MediaKind, UserRec } from '../world/types.js';
 import { mediaList, then, visible } from './common.js';
 import { notifyFlags } from './users.js';
 
-function mediaPage(ctx: Ctx, user: UserRec, kinds: readonly MediaKind[] | null, amount: number, cursor: unknown): [unknown[], string] {
+function mediaPage(ctx: Ctx, user: UserRec, pks: readonly string[], amount: number, cursor: unknown): [unknown[], string] {
   assertVisible(ctx, user);
-  const pks = visible(ctx, user.media).filter((pk) => !kinds || kinds.includes(ctx.world.media.get(pk)!.kind));
-  const [items, next] = page(pks, cursor, amount > 0 ? amount : 33);
+  const [items, next] = page(visible(ctx, pks), cursor, amount > 0 ? amount : 33);
   return [mediaList(ctx, items), next];
+}
+
+const ofKinds = (ctx: Ctx, user: UserRec, kinds: readonly MediaKind[]) => user.media.filter((pk) => kinds.includes(ctx.world.media.get(pk)!.kind));
+
+/** The reels tab: pinned reels first (most recently pinned leading), then the rest newest first. */
+function reelsTab(ctx: Ctx, user: UserRec): string[] {
+  const pinned = user.pinnedClips.filter((pk) => ctx.world.media.get(pk)?.kind === 'clip');
+  return [...pinned, ...ofKinds(ctx, user, ['clip']).filter((pk) => !pinned.includes(pk))];
 }
 
 function stream(ctx: Ctx, user: UserRec, flat: boolean): Record<string, unknown> {
@@ -34,9 +41,24 @@ function suggestions(ctx: Ctx, user: UserRec, count: number): UserRec[] {
 }
 
 export const feedMethods: MethodTable = {
-  user_medias_paginated_v1: { run: (ctx, a) => mediaPage(ctx, findUser(ctx, a.user_id), null, int(a.amount), a.end_cursor) },
-  user_clips_paginated_v1: { run: (ctx, a) => mediaPage(ctx, findUser(ctx, a.user_id), ['clip'], int(a.amount), a.end_cursor) },
-  user_videos_paginated_v1: { run: (ctx, a) => mediaPage(ctx, findUser(ctx, a.user_id), ['video', 'igtv', 'clip'], int(a.amount), a.end_cursor) },
+  user_medias_paginated_v1: {
+    run(ctx, a) {
+      const user = findUser(ctx, a.user_id);
+      return mediaPage(ctx, user, user.media, int(a.amount), a.end_cursor);
+    },
+  },
+  user_clips_paginated_v1: {
+    run(ctx, a) {
+      const user = findUser(ctx, a.user_id);
+      return mediaPage(ctx, user, reelsTab(ctx, user), int(a.amount), a.end_cursor);
+    },
+  },
+  user_videos_paginated_v1: {
+    run(ctx, a) {
+      const user = findUser(ctx, a.user_id);
+      return mediaPage(ctx, user, ofKinds(ctx, user, ['video', 'igtv', 'clip']), int(a.amount), a.end_cursor);
+    },
+  },
   usertag_medias_paginated: {
     run(ctx, a) {
       const user = findUser(ctx, a.user_id);

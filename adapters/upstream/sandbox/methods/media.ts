@@ -45,18 +45,17 @@ function own(ctx: Ctx, value: unknown): MediaRec {
   return m;
 }
 
-/** Profile pin and reels-tab pin; aiograpi answers status == "ok" for both. */
+/** Profile-grid pin and reels-tab pin; aiograpi answers status == "ok" for both. */
 function pin(on: boolean, revertable: boolean, field: 'pinned' | 'clipPinned'): MethodDef {
+  const list = field === 'pinned' ? 'pinned' : 'pinnedClips';
   return {
     run(ctx, a) {
       const m = own(ctx, a.media_pk);
       const enable = revertable && bool(a.revert) ? !on : on;
       m[field] = enable;
-      if (field === 'pinned') {
-        const me = ctx.me();
-        remove(me.pinned, m.pk);
-        if (enable) me.pinned.unshift(m.pk);
-      }
+      const me = ctx.me();
+      remove(me[list], m.pk);
+      if (enable) me[list].unshift(m.pk);
       return true;
     },
   };
@@ -164,6 +163,7 @@ export function deleteMedia(ctx: Ctx, m: MediaRec): void {
   const owner = w.users.get(m.owner)!;
   remove(owner.media, m.pk);
   remove(owner.pinned, m.pk);
+  remove(owner.pinnedClips, m.pk);
   for (const pk of m.comments) {
     for (const reply of w.comments.get(pk)?.replies ?? []) w.comments.delete(reply);
     w.comments.delete(pk);

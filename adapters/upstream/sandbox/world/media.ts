@@ -50,6 +50,7 @@ export function generateMedia(world: World, rng: Rng): void {
   for (const pk of demo.media.slice(40, 43)) world.media.get(pk)!.archived = true;
   const clip = demo.media.find((pk) => world.media.get(pk)!.kind === 'clip')!;
   world.media.get(clip)!.clipPinned = true;
+  demo.pinnedClips = [clip];
   tagDemo(world, rng);
   sortIndexes(world);
 }

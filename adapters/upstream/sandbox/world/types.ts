@@ -34,7 +34,10 @@ export interface UserRec {
   stories: string[];
   archivedStories: string[];
   highlights: string[];
+  /** Posts pinned to the profile grid, most recently pinned first. */
   pinned: string[];
+  /** Reels pinned to the reels tab, most recently pinned first. */
+  pinnedClips: string[];
   closeFriends: Set<string>;
   blocked: Set<string>;
   mutedPosts: Set<string>;

@@ -21,7 +21,7 @@ export function blankUser(pk: string, username: string, fullName: string): UserR
     pk, username, fullName, isPrivate: false, isVerified: false, isBusiness: false, biography: '', externalUrl: null, category: null,
     bioLinks: [], email: `${username.replace(/[^a-z0-9]/g, '')}@example.com`, phone: '', birthday: '1990-01-01', gender: 3, city: '', country: 'US',
     joined: 0, picVersion: 1,
-    followers: new Set(), following: new Set(), requests: new Set(), media: [], tagged: [], stories: [], archivedStories: [], highlights: [], pinned: [],
+    followers: new Set(), following: new Set(), requests: new Set(), media: [], tagged: [], stories: [], archivedStories: [], highlights: [], pinned: [], pinnedClips: [],
     closeFriends: new Set(), blocked: new Set(), mutedPosts: new Set(), mutedStories: new Set(), notify: new Map(), liked: [], saved: [], collections: [],
     hashtags: new Set(), notificationSettings: new Map(), totpEnabled: false, totpSeed: null, password: '',
   };
