@@ -37,7 +37,8 @@ t.teardown(() => http.close());
 const ajv = createAjv(app.manifest);
 
 const login = await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } });
-const session = typeof login.body === 'string' ? login.body : '';
+// PATCH /auth/settings rotates the id (the old one is revoked), so the run follows the new one.
+let session = typeof login.body === 'string' ? login.body : '';
 
 t.test('the demo account logs in', async (t) => {
   t.equal(login.status, 200, JSON.stringify(login.body));
@@ -260,7 +261,10 @@ const special: Record<string, (plan: Plan, c: Ctx) => Promise<void> | void> = {
   'POST /direct/request/approve': (p) => {
     p.input.thread_id = [...world.threads.values()].find((th) => th.state.get(me.pk)?.folder === 'pending')?.id ?? thread.id;
   },
-  'PATCH /auth/settings': (p) => { p.input = { locale: 'en_GB', timezone: '3600' }; },
+  'PATCH /auth/settings': (p) => {
+    p.input = { locale: 'en_GB', timezone: '3600' };
+    p.after = (body) => { session = String(body); };
+  },
   'PATCH /account': (p) => { p.input = { full_name: 'Demo Matrix' }; },
   'PATCH /highlight': (p) => { p.input = { highlight_pk: me.highlights[0], title: 'Renamed' }; },
   'PATCH /direct/thread': (p) => { p.input = { thread_id: thread.id, title: 'Renamed thread' }; },
