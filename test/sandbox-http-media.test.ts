@@ -110,8 +110,13 @@ t.test('save → saved → unsave (GET /account/collection/media, GET /account/c
   t.equal(await call('POST', '/media/save', { media_id: m.pk, collection_pk: col }), true, 'saved to a collection');
   t.ok(await inCollection(col), 'in that collection');
   t.equal(await mediaCount(), before + 1, 'GET /account/collections counts it');
-  const all = (await call('GET', '/account/collections')).find((c: R) => c.id === 'ALL_MEDIA_AUTO_COLLECTION');
-  t.ok(all, 'GET /account/collections lists "All posts", as its description says', { todo: 'sandbox collections() returns only named collections (adapters/upstream/sandbox/methods/places.ts)' });
+  const collections = await call('GET', '/account/collections');
+  t.match(collections[0], { id: 'ALL_MEDIA_AUTO_COLLECTION', name: 'All posts' }, 'GET /account/collections lists "All posts" first, as its description says');
+  t.same(collections.slice(1).map((c: R) => c.id), demo.collections, 'then the named collections');
+  const all = await call('GET', '/account/collection', { name: 'All posts' });
+  t.same(await call('GET', '/account/collection', { collection_pk: 'ALL_MEDIA_AUTO_COLLECTION' }), all, 'GET /account/collection by name and by collection_pk agree');
+  t.match(all, { id: 'ALL_MEDIA_AUTO_COLLECTION', media_count: collections[0].media_count }, '"All posts" counts every saved post');
+  t.ok(pks(await call('GET', '/account/collection/media', { name: 'All posts' })).includes(m.pk), 'GET /account/collection/media by name "All posts" has it');
   t.equal(await call('DELETE', '/media/save', { media_id: m.pk }), true, 'DELETE /media/save answers true');
   t.notOk(await inCollection('ALL_MEDIA_AUTO_COLLECTION'), 'gone from the saved posts');
   t.notOk(await inCollection(col), 'and from the collection');

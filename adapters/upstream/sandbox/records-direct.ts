@@ -4,6 +4,8 @@ import { iso, media, story, userShort, type Rec } from './records.js';
 import type { CollectionRec, MessageRec, NoteRec, ThreadRec, TrackRec, World } from './world/types.js';
 
 const FOLDER = { inbox: 0, pending: 1, spam: 2, hidden: 0 } as const;
+/** The platform's automatic collection of every saved post ("All posts"). */
+export const ALL_POSTS = 'ALL_MEDIA_AUTO_COLLECTION';
 
 export function thread(world: World, t: ThreadRec, viewer: string, amount = 20): Rec {
   const mine = t.state.get(viewer);
@@ -84,8 +86,9 @@ export function track(t: TrackRec): Rec {
   };
 }
 
+/** The automatic "All posts" collection has its pk as its type; named ones are MEDIA. */
 export function collection(c: CollectionRec): Rec {
-  return { id: c.pk, name: c.name, type: 'MEDIA', media_count: c.media.length };
+  return { id: c.pk, name: c.name, type: c.pk === ALL_POSTS ? ALL_POSTS : 'MEDIA', media_count: c.media.length };
 }
 
 export function relationship(world: World, viewer: string, target: string): Rec {

@@ -3,7 +3,7 @@ import { bool, id, int, num, str } from '../args.js';
 import { fail, notFound } from '../errors.js';
 import { after, findHashtag, findLocation, page } from '../lookup.js';
 import { hashtag, location } from '../records.js';
-import { collection } from '../records-direct.js';
+import { ALL_POSTS, collection } from '../records-direct.js';
 import type { Ctx, MethodTable } from '../registry.js';
 import type { CollectionRec, LocationRec, MediaRec } from '../world/types.js';
 import { mediaList, visible } from './common.js';
@@ -33,19 +33,19 @@ function byName(ctx: Ctx, query: string): LocationRec[] {
 function myCollection(ctx: Ctx, value: unknown): CollectionRec {
   const key = id(value, 'collection_pk');
   const me = ctx.me();
-  if (key === 'ALL_MEDIA_AUTO_COLLECTION' || key === '') return { pk: 'ALL_MEDIA_AUTO_COLLECTION', owner: me.pk, name: 'All posts', media: me.saved };
+  if (key === ALL_POSTS || key === '') return { pk: ALL_POSTS, owner: me.pk, name: 'All posts', media: me.saved };
   const c = ctx.world.collections.get(key);
   return c && c.owner === me.pk ? c : notFound.collection(key);
 }
 
+/** Every collection of the account, "All posts" first as the platform lists them. */
+function myCollections(ctx: Ctx): CollectionRec[] {
+  return [myCollection(ctx, ALL_POSTS), ...ctx.me().collections.map((pk) => ctx.world.collections.get(pk)!)];
+}
+
 function collectionByName(ctx: Ctx, name: string): CollectionRec {
-  const me = ctx.me();
-  for (const pk of me.collections) {
-    const c = ctx.world.collections.get(pk)!;
-    if (c.name.toLowerCase() === name.trim().toLowerCase()) return c;
-  }
-  if (name.trim().toLowerCase() === 'all posts') return myCollection(ctx, 'ALL_MEDIA_AUTO_COLLECTION');
-  return fail('CollectionNotFound', `Collection "${name}" not found`);
+  const wanted = name.trim().toLowerCase();
+  return myCollections(ctx).find((c) => c.name.toLowerCase() === wanted) ?? fail('CollectionNotFound', `Collection "${name}" not found`);
 }
 
 export const placeMethods: MethodTable = {
@@ -84,7 +84,7 @@ export const placeMethods: MethodTable = {
       return (found.length ? found : near(ctx, num(a.lat, 'lat'), num(a.lng, 'lng'))).map(location);
     },
   },
-  collections: { run: (ctx) => ctx.me().collections.map((pk) => collection(ctx.world.collections.get(pk)!)) },
+  collections: { run: (ctx) => myCollections(ctx).map(collection) },
   collection_medias: {
     run(ctx, a) {
       const c = myCollection(ctx, a.collection_pk);
