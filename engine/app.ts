@@ -133,7 +133,13 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
 function chain(router: Router): Koa.Middleware {
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true, methodNotAllowed: notAllowed });
-  return (ctx, next) => routes(ctx as never, () => allowed(ctx as never, next));
+  // The path exists (the index found its router), so a method it lacks is a 405, answered by
+  // allowedMethods before the app's 404 fallback could claim the request.
+  const done = () => Promise.resolve();
+  return async (ctx, next) => {
+    await routes(ctx as never, () => allowed(ctx as never, done));
+    if (ctx.status === 404 && ctx.body === undefined) await next();
+  };
 }
 
 const notAllowed = () => new HttpError(405, 'Method not allowed on this path', { excType: 'MethodNotAllowed' });

@@ -13,7 +13,7 @@ const bin = join(root, 'bin', 'socialgate.js');
 const built = existsSync(join(root, 'dist', 'bin', 'cli.js'));
 const skip = built ? false : 'dist/ is not built: run npm run build (npm test does)';
 const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
 
 t.test('serve answers on the sandbox and stops cleanly on SIGTERM', { skip }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sg-cli-'));

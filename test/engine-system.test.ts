@@ -1,0 +1,49 @@
+// System routes: liveness, readiness (and its 503 naming the failing check), metrics after
+// traffic, build and dependency metadata, the document and the explorer; none needs a session.
+import t from 'tap';
+import { composeApp } from '../bin/compose.js';
+import { testConfig } from '../engine/config.js';
+import type { SessionStore } from '../engine/types.js';
+import { createStore } from '../adapters/store/keyv.js';
+import { serve } from './helpers/http.js';
+
+t.test('system routes answer without a session', async (t) => {
+  const client = await serve(await composeApp(testConfig()));
+  t.teardown(() => client.close());
+  t.same((await client.request('GET', '/health')).body, { status: 'ok' });
+  const ready = await client.request('GET', '/ready');
+  t.equal(ready.status, 200);
+  t.match(ready.body, { status: 'ready', checks: { store: { ok: true }, upstream: { ok: true, adapter: 'sandbox' } } });
+  const build = (await client.request('GET', '/build')).body as Record<string, string>;
+  t.match(build, { name: 'socialgate', version: '6.0.0', upstream_library: 'sandbox', upstream_version: '1.0.9', node: process.version });
+  t.type(build.git_sha, 'string');
+  t.type(build.build_time, 'string');
+  const deps = (await client.request('GET', '/deps')).body as Record<string, string>;
+  for (const name of ['koa', '@koa/router', 'ajv', 'prom-client', 'keyv', 'node']) t.match(deps[name], /^\d+\.\d+\.\d+/, `${name} version`);
+  await client.request('GET', '/user', { query: { user_id: '1' } }); // a 401, counted
+  const metrics = await client.request('GET', '/metrics');
+  t.match(metrics.headers.get('content-type'), /^text\/plain/);
+  t.match(metrics.text, /socialgate_http_requests_total\{route="GET \/user",method="GET",status="401"\} 1/);
+  t.match(metrics.text, /socialgate_http_requests_total\{route="GET \/health",method="GET",status="200"\} 1/);
+  t.match(metrics.text, /socialgate_http_request_duration_seconds_bucket/);
+  t.notMatch(metrics.text, /route="\/user\?/, 'labels are route templates, never raw URLs');
+  const doc = (await client.request('GET', '/openapi.json')).body as { openapi: string; info: { version: string } };
+  t.equal(doc.openapi, '3.1.0');
+  t.equal(doc.info.version, '6.0.0');
+  const docs = await client.request('GET', '/docs');
+  t.match(docs.headers.get('content-type'), /text\/html/);
+  t.notMatch(docs.text, /https?:\/\/(?!127)/, 'no CDN: every asset is local');
+  t.equal((await client.request('GET', '/docs/assets/swagger-ui.css')).status, 200);
+  t.equal((await client.request('POST', '/health')).status, 405);
+});
+
+t.test('/ready answers 503 naming the failing check', async (t) => {
+  const store = await createStore('memory://');
+  const broken: SessionStore = { ...store, get: store.get.bind(store), set: store.set.bind(store), delete: store.delete.bind(store), list: store.list.bind(store), close: store.close.bind(store), ready: async () => ({ ok: false, detail: 'disk full' }) };
+  const client = await serve(await composeApp(testConfig(), { store: broken }));
+  t.teardown(() => client.close());
+  const ready = await client.request('GET', '/ready');
+  t.equal(ready.status, 503);
+  t.match((ready.body as { detail: string }).detail, /store \(disk full\)/);
+  t.equal((await client.request('GET', '/health')).status, 200, 'liveness is not readiness');
+});
