@@ -62,7 +62,8 @@ t.test('POST /direct/thread and POST /direct/message appear in GET /direct/threa
   const byUser = await call('POST', '/direct/message', { user_ids: [loner2], text: 'a new conversation' });
   const threads = await call('GET', '/direct/threads', { amount: 2 });
   t.match(threads.find((th: R) => th.id === byUser.thread_id), { users: [{ pk: loner2 }] }, 'sending to a user opens a thread at the top of the inbox');
-  t.equal(threads[0].id, byUser.thread_id, 'the thread with the newest message leads', { todo: 'message timestamps are whole seconds and same-second ties sort by ascending thread id (adapters/upstream/sandbox/methods/direct.ts box())' });
+  t.equal(threads[0].id, byUser.thread_id, 'the thread with the newest message leads');
+  t.equal(threads[1].id, id, 'the thread messaged just before it follows');
   t.equal((await call('GET', '/direct/messages', { thread_id: byUser.thread_id }))[0]?.id, byUser.id, 'with the message in it');
 });
 

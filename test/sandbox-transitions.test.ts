@@ -133,10 +133,10 @@ t.test('livestream: created → started → ended, nothing else', async (t) => {
   const { broadcast_id } = await call('media_create_livestream', { title: 'Live' });
   t.equal((await call('media_get_livestream_info', { broadcast_id })).broadcast_status, 'created');
   await t.rejects(call('media_end_livestream', { broadcast_id }), { excType: 'ClientBadRequestError', message: /created/ });
-  await call('media_start_livestream', { broadcast_id });
+  t.equal(await call('media_start_livestream', { broadcast_id }), true, 'start answers true');
   t.equal((await call('media_get_livestream_info', { broadcast_id })).broadcast_status, 'started');
   await t.rejects(call('media_start_livestream', { broadcast_id }), { excType: 'ClientBadRequestError', message: /started/ });
-  await call('media_end_livestream', { broadcast_id });
+  t.equal(await call('media_end_livestream', { broadcast_id }), true, 'end answers true');
   t.equal((await call('media_get_livestream_info', { broadcast_id })).broadcast_status, 'ended');
   await t.rejects(call('media_start_livestream', { broadcast_id }), { excType: 'ClientBadRequestError', message: /ended/ });
   await t.rejects(call('media_end_livestream', { broadcast_id }), { excType: 'ClientBadRequestError' });
@@ -165,6 +165,21 @@ t.test('direct: request approval, sending, unsend, thread state', async (t) => {
   const photo = await call('direct_send_photo', { path: files.jpeg, thread_ids: [pending.id] });
   t.equal(photo.item_type, 'media');
   t.match(photo.media.thumbnail_url, /^https:\/\/media\.sandbox\.invalid\//);
+});
+
+t.test('inbox order: within one second, the thread messaged last leads', async (t) => {
+  // A frozen clock puts every message in the same second; the order of sending must still decide.
+  const frozen = createSandbox({ seed: 21, now: () => 1_700_000_000_000 });
+  const me = await loginAs(frozen);
+  const inbox = async () => ((await me.call('direct_threads', { amount: 0 })) as R[]).map((th) => th.id);
+  const [a, b, c] = (await inbox()).slice(-3);
+  const name = (id: string) => ({ [a]: 'a', [b]: 'b', [c]: 'c' })[id];
+  for (const [target, order] of [[b, [b, a, c]], [a, [a, b, c]], [c, [c, a, b]], [b, [b, c, a]]] as const) {
+    await me.call('direct_send', { text: 'same second', thread_ids: [target] });
+    const now = await inbox();
+    t.equal(now[0], target, `${name(target)} leads once messaged`);
+    t.same(now.filter((id) => [a, b, c].includes(id)).map(name), order.map(name), 'the others by their last message');
+  }
 });
 
 t.test('notes: create, list, delete, mark seen', async (t) => {

@@ -10,16 +10,22 @@ import { makeThread } from '../world/social.js';
 import type { Folder, ThreadRec, ThreadUserState } from '../world/types.js';
 import { mediaList } from './common.js';
 
-const lastTs = (ctx: Ctx, t: ThreadRec) => ctx.world.messages.get(t.messages[t.messages.length - 1])?.ts ?? t.createdAt;
+/** When a thread was last active: its newest message (second, then order of sending), else its creation. */
+function lastActivity(ctx: Ctx, t: ThreadRec): [number, number] {
+  const last = ctx.world.messages.get(t.messages[t.messages.length - 1]);
+  return last ? [last.ts, last.seq] : [t.createdAt, 0];
+}
 
+/** A folder's threads, the most recently active first (timestamps are whole seconds, so ties are common). */
 export function box(ctx: Ctx, folder: Folder, unreadOnly = false): ThreadRec[] {
   const me = ctx.me().pk;
-  const out: ThreadRec[] = [];
+  const out: { t: ThreadRec; at: [number, number] }[] = [];
   for (const t of ctx.world.threads.values()) {
     const s = t.state.get(me);
-    if (s && s.folder === folder && (!unreadOnly || s.unread)) out.push(t);
+    if (s && s.folder === folder && (!unreadOnly || s.unread)) out.push({ t, at: lastActivity(ctx, t) });
   }
-  return out.sort((a, b) => lastTs(ctx, b) - lastTs(ctx, a) || (a.id < b.id ? -1 : 1));
+  out.sort((a, b) => b.at[0] - a.at[0] || b.at[1] - a.at[1] || (a.t.id < b.t.id ? -1 : 1));
+  return out.map((x) => x.t);
 }
 
 const threadsOut = (ctx: Ctx, list: ThreadRec[], limit = 20) => list.map((t) => thread(ctx.world, t, ctx.me().pk, limit));

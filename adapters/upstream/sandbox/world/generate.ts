@@ -12,7 +12,7 @@ export function generateWorld(seed: number, nowMs: number): World {
     epoch: Math.floor(nowMs / 3_600_000) * 3600,
     users: new Map(), byUsername: new Map(), media: new Map(), comments: new Map(), stories: new Map(), highlights: new Map(),
     hashtags: new Map(), locations: new Map(), collections: new Map(), threads: new Map(), messages: new Map(), notes: new Map(),
-    tracks: new Map(), lives: new Map(), challenged: new Set([FIXED.demo_challenge]), counters: { id: 4_000_000_000_000_000_000n },
+    tracks: new Map(), lives: new Map(), challenged: new Set([FIXED.demo_challenge]), counters: { id: 4_000_000_000_000_000_000n, message: 0 },
   };
   const rng = createRng(seed);
   generateUsers(world, rng);

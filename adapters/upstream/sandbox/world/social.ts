@@ -105,7 +105,7 @@ function fillThread(world: World, rng: Rng, thread: ThreadRec, count: number, on
 
 export function addMessage(world: World, thread: ThreadRec, init: { user: string; ts: number; type: MessageType; text: string; ref: string | null; video?: boolean }, id?: string): MessageRec {
   const message: MessageRec = {
-    id: id ?? nextId(world), thread: thread.id, user: init.user, ts: init.ts, type: init.type, text: init.text, ref: init.ref, video: init.video ?? false,
+    id: id ?? nextId(world), thread: thread.id, user: init.user, ts: init.ts, seq: ++world.counters.message, type: init.type, text: init.text, ref: init.ref, video: init.video ?? false,
     reactions: new Map(), likes: new Set(), seenBy: new Set([init.user]),
   };
   world.messages.set(message.id, message);

@@ -165,6 +165,8 @@ export interface MessageRec {
   thread: string;
   user: string;
   ts: number;
+  /** World-wide order of sending: breaks ties between messages of the same second. */
+  seq: number;
   type: MessageType;
   text: string;
   ref: string | null;
@@ -229,5 +231,5 @@ export interface World {
   /** Accounts whose challenge is still unresolved. */
   readonly challenged: Set<string>;
   /** Next id of each kind for objects created at run time. */
-  readonly counters: { id: bigint };
+  readonly counters: { id: bigint; message: number };
 }
