@@ -34,7 +34,7 @@ const EXTRA_KEYS = [
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
   ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
   'DOWNLOAD_HOSTS', // hosts the by-URL download routes may name
-  'SESSION_KEY', // session encryption
+  'SESSION_KEY', 'SESSION_IDLE_DAYS', // session encryption and expiry
   'GIT_SHA', // /build, when the build has no git checkout
 ];
 

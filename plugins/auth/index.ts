@@ -4,6 +4,7 @@ import { challenge } from './challenge.js';
 import { login, loginBySessionId } from './login.js';
 import { relogin } from './relogin.js';
 import { settings } from './settings.js';
+import { totpCode } from './totp.js';
 
 export const authPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'auth.login': login,
@@ -11,6 +12,6 @@ export const authPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'auth.settings': settings,
   'auth.relogin': relogin,
   'auth.challenge': challenge,
+  'auth.totp_code': totpCode,
 });
 
-export { totpCode } from './totp.js';
