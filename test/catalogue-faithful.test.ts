@@ -3,16 +3,10 @@
 import t from 'tap';
 import { Ajv } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
-import { checkManifest } from '../engine/manifest/check.js';
-import { defaultManifestDir } from '../engine/manifest/load.js';
+import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
 import { productRegistries } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
-import { normalise } from '../engine/manifest/normalise.js';
-import { readManifestFiles } from '../engine/manifest/read.js';
-import { scalarCoercers } from '../engine/coerce.js';
-import { resolvers } from '../engine/resolvers.js';
-import { shapes } from '../engine/shapes.js';
-import type { Manifest, Plugin, RouteSpec } from '../engine/types.js';
+import type { Manifest, RouteSpec } from '../engine/types.js';
 
 const shared = new URL('../../shared/', import.meta.url);
 const mapFile = new URL('spec/route-upstream-map.json', shared);
@@ -23,14 +17,9 @@ const absent = (file: URL) => (existsSync(file) ? false : `${file.pathname} is n
 interface MapRoute { method: string; path: string; area: string; upstream: string[] }
 interface UpstreamMethod { name: string; params: { name: string; required: boolean }[]; varkw: boolean }
 
-/** The real manifest, checked with stand-in plugins so this test does not wait for the plugin code. */
+/** The real manifest with the product's own plugins and resolvers. */
 function loadCatalogue(): Manifest {
-  const table = normalise(readManifestFiles(defaultManifestDir()));
-  const names = new Set(table.routes.map((r) => r.plugin).filter((p): p is string => Boolean(p)));
-  const plugins: Record<string, Plugin> = Object.fromEntries(
-    [...names].map((name) => [name, { uses: [], handle: async () => ({}) } satisfies Plugin]),
-  );
-  return checkManifest(table, { coercers: scalarCoercers, shapes, resolvers: productRegistries(testConfig()).registries.resolvers, plugins }, 1);
+  return loadManifest(defaultManifestDir(), productRegistries(testConfig()));
 }
 
 const SYSTEM = new Set(['GET /health', 'GET /ready', 'GET /metrics', 'GET /build', 'GET /deps', 'GET /docs', 'GET /openapi.json']);
