@@ -29,6 +29,38 @@ t.test('same seed, same world; another seed, another world', async (t) => {
   t.ok(Math.min(...times) < 300, `generation is fast (${Math.min(...times).toFixed(0)} ms)`);
 });
 
+/** Every timestamp a generated world holds, named by where it sits. */
+function timestamps(w: ReturnType<typeof createSandbox>['world']): [string, number][] {
+  return [
+    ...[...w.users.values()].map((u): [string, number] => [`user ${u.pk} joined`, u.joined]),
+    ...[...w.media.values()].map((m): [string, number] => [`media ${m.pk}`, m.takenAt]),
+    ...[...w.comments.values()].map((c): [string, number] => [`comment ${c.pk}`, c.createdAt]),
+    ...[...w.stories.values()].map((s): [string, number] => [`story ${s.pk}`, s.takenAt]),
+    ...[...w.highlights.values()].map((h): [string, number] => [`highlight ${h.pk}`, h.createdAt]),
+    ...[...w.notes.values()].map((n): [string, number] => [`note ${n.id}`, n.createdAt]),
+    ...[...w.threads.values()].map((th): [string, number] => [`thread ${th.id}`, th.createdAt]),
+    ...[...w.messages.values()].map((m): [string, number] => [`message ${m.id}`, m.ts]),
+  ];
+}
+
+t.test('no generated timestamp is after the world\'s now, whatever the seed', async (t) => {
+  for (const seed of [1, 2, 3, 5, 7, 11, 21, 42, 99, 1234]) {
+    // Any minute of the hour: the world's timestamps hang off the whole hour before now.
+    const now = NOW + (seed % 60) * 60_000;
+    const stamps = timestamps(createSandbox({ seed, now: () => now }).world);
+    const future = stamps.filter(([, at]) => at > now / 1000).map(([what, at]) => `${what} at +${at - now / 1000} s`);
+    t.same(future.slice(0, 5), [], `seed ${seed}: ${stamps.length} timestamps, none after now (${future.length} are)`);
+    t.ok(stamps.every(([, at]) => Number.isInteger(at) && at > 1e9), `seed ${seed}: whole epoch seconds`);
+  }
+});
+
+t.test('messages of a thread are in time order and not after now', async (t) => {
+  const w = createSandbox({ seed: 3, now: () => NOW }).world;
+  const unordered = [...w.threads.values()].filter((th) => th.messages.some((id, i) => i > 0 && w.messages.get(id)!.ts < w.messages.get(th.messages[i - 1])!.ts));
+  t.same(unordered.map((th) => th.id), [], 'each thread\'s messages run forward in time');
+  t.ok([...w.threads.values()].every((th) => th.messages.every((id) => w.messages.get(id)!.ts >= th.createdAt)), 'none before its thread began');
+});
+
 t.test('the world is large enough for paging to matter', async (t) => {
   const demo = sandbox.world.users.get(DEMO)!;
   t.ok(demo.followers.size >= 120, 'followers');

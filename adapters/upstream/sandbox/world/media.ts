@@ -2,6 +2,7 @@
 // comments and replies. demo gets enough of everything for paging to matter.
 import type { Rng } from '../prng.js';
 import type { CommentRec, MediaKind, MediaRec, World } from './types.js';
+import { fitBefore } from './time.js';
 import { FIXED } from './users.js';
 import { ARTISTS, CITIES, COMMENTS, PHRASES, PLACE_NAMES, PLACES, SONGS, TOPICS } from './words.js';
 
@@ -107,6 +108,8 @@ function makeComments(world: World, rng: Rng, media: MediaRec, count: number, pk
     }
   }
   if (media.comments.length > 2 && rng.chance(0.2)) world.comments.get(media.comments[0])!.pinned = true;
+  const all = media.comments.flatMap((pk) => [pk, ...world.comments.get(pk)!.replies]).map((pk) => world.comments.get(pk)!);
+  fitBefore(all, (c) => c.createdAt, (c, at) => { c.createdAt = at; }, media.takenAt, world.epoch);
 }
 
 function makeComment(world: World, rng: Rng, media: string, user: string, at: number, parent: string | null, pks: string[]): CommentRec {

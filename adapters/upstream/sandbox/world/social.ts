@@ -1,6 +1,7 @@
 // Stories, highlights, collections, notes and direct threads around the fixed accounts.
 import type { Rng } from '../prng.js';
 import type { Folder, MessageRec, MessageType, StoryRec, ThreadRec, World } from './types.js';
+import { fitBefore } from './time.js';
 import { FIXED } from './users.js';
 import { MESSAGES, PHRASES } from './words.js';
 
@@ -99,7 +100,9 @@ function fillThread(world: World, rng: Rng, thread: ThreadRec, count: number, on
     const share = rng.chance(0.12);
     addMessage(world, thread, { user, ts: at, type: share ? 'media_share' : 'text', text: share ? '' : rng.pick(MESSAGES), ref: share ? rng.pick(media) : null }, `${rng.digits(19)}`);
   }
-  const last = world.messages.get(thread.messages[thread.messages.length - 1]);
+  const messages = thread.messages.map((id) => world.messages.get(id)!);
+  fitBefore(messages, (m) => m.ts, (m, ts) => { m.ts = ts; }, thread.createdAt, world.epoch);
+  const last = messages[messages.length - 1];
   if (last && last.user !== FIXED.demo) thread.state.get(FIXED.demo)!.unread = rng.chance(0.4);
 }
 
