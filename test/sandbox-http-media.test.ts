@@ -146,6 +146,12 @@ t.test('profile pin → pinned → unpin (GET /user/pinned/posts)', async (t) =>
   t.notOk((await pinned()).includes(m.pk), 'unpinned: gone');
 });
 
+t.test('PATCH /media/seen and PATCH /story/seen answer true (aiograpi: status == "ok")', async (t) => {
+  const story = [...demo.following].map((pk) => world.users.get(pk)!).find((u) => u.stories.length > 0)!.stories[0];
+  t.equal(await call('PATCH', '/media/seen', { media_ids: [`${others[3].pk}_${others[3].owner}`] }), true, 'PATCH /media/seen');
+  t.equal(await call('PATCH', '/story/seen', { story_pks: [story] }), true, 'PATCH /story/seen');
+});
+
 t.test('livestream: created → started → ended over PATCH, any other move a 422 naming the state', async (t) => {
   const created = await call('POST', '/media/livestream', { title: 'HTTP live' });
   t.match(created, { broadcast_id: /^\d+$/, broadcast_status: 'created' }, 'POST /media/livestream answers the stream server metadata');
