@@ -19,13 +19,20 @@ export class Lanes {
     return this.queues.size;
   }
 
-  private async start<T>(key: string, task: () => Promise<T>): Promise<T> {
+  /** Runs the task; when it settles, hands the lane to the next task or frees it. */
+  private start<T>(key: string, task: () => Promise<T>): Promise<T> {
+    let running: Promise<T>;
     try {
-      return await task();
-    } finally {
+      running = task();
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    const release = () => {
       const next = this.queues.get(key)!.shift();
       if (next) next();
       else this.queues.delete(key);
-    }
+    };
+    running.then(release, release);
+    return running;
   }
 }
