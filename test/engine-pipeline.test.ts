@@ -243,3 +243,15 @@ t.test('by-URL downloads only name the platform media hosts, resolved to public 
   t.match(await check('https://evil.cdninstagram.com/a.jpg'), /10\.0\.0\.5/, 'a media host resolving to a private address is refused');
   t.match(await check('file:///etc/passwd'), /only http and https/);
 });
+
+t.test('request ids: a proxy-given X-Request-ID is kept, a malformed one replaced', async (t) => {
+  const { client } = await setup(t);
+  const kept = await client.request('GET', '/health', { headers: { 'X-Request-ID': 'proxy-abc-12345' } });
+  t.equal(kept.headers.get('x-request-id'), 'proxy-abc-12345');
+  const replaced = await client.request('GET', '/nope', { headers: { 'X-Request-ID': 'bad id <script>' } });
+  t.not(replaced.headers.get('x-request-id'), 'bad id');
+  t.equal((replaced.body as { request_id: string }).request_id, replaced.headers.get('x-request-id'));
+  const a = (await client.request('GET', '/health')).headers.get('x-request-id');
+  const b = (await client.request('GET', '/health')).headers.get('x-request-id');
+  t.not(a, b, 'each request its own id');
+});
