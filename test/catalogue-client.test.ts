@@ -7,34 +7,22 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildOpenApi } from '../engine/openapi.js';
-import { checkManifest } from '../engine/manifest/check.js';
-import { defaultManifestDir, projectRoot } from '../engine/manifest/load.js';
-import { normalise } from '../engine/manifest/normalise.js';
-import { readManifestFiles } from '../engine/manifest/read.js';
-import { scalarCoercers } from '../engine/coerce.js';
-import { resolvers } from '../engine/resolvers.js';
-import { shapes } from '../engine/shapes.js';
-import type { Manifest, Plugin } from '../engine/types.js';
+import { projectRoot } from '../engine/manifest/load.js';
+import { product } from './helpers/full-app.js';
 
 const run = promisify(execFile);
 const root = projectRoot();
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
-
-/** The real manifest with stand-in plugins: the document does not depend on plugin code. */
-function loadCatalogue(): Manifest {
-  const table = normalise(readManifestFiles(defaultManifestDir()));
-  const names = new Set(table.routes.map((r) => r.plugin).filter((p): p is string => Boolean(p)));
-  const plugins: Record<string, Plugin> = Object.fromEntries([...names].map((n) => [n, { uses: [], handle: async () => ({}) } satisfies Plugin]));
-  return checkManifest(table, { coercers: scalarCoercers, shapes, resolvers, plugins }, 1);
-}
 
 // Offline: no telemetry, no update checks, no registry look-ups.
 const offline = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_UPDATE_NOTIFIER: '1', npm_config_offline: 'true' };
 
 const dir = mkdtempSync(join(tmpdir(), 'sg-client-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const document = buildOpenApi(loadCatalogue());
+// The document as the product serves it.
+const served = await product();
+const document = (await served.client.request('GET', '/openapi.json')).body;
+await served.client.close();
 const docPath = join(dir, 'openapi.json');
 writeFileSync(docPath, JSON.stringify(document, null, 1));
 
