@@ -4,15 +4,19 @@
 type Thunk = () => void;
 
 export class Lanes {
-  private readonly queues = new Map<string, Thunk[]>();
+  /** A key is busy while present; its queue is allocated only when a second task arrives. */
+  private readonly queues = new Map<string, Thunk[] | null>();
 
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const queue = this.queues.get(key);
-    if (!queue) {
-      this.queues.set(key, []);
+    if (!this.queues.has(key)) {
+      this.queues.set(key, null);
       return this.start(key, task);
     }
-    return new Promise<T>((resolve, reject) => queue.push(() => void this.start(key, task).then(resolve, reject)));
+    return new Promise<T>((resolve, reject) => {
+      let queue = this.queues.get(key);
+      if (!queue) this.queues.set(key, (queue = []));
+      queue.push(() => void this.start(key, task).then(resolve, reject));
+    });
   }
 
   get busy(): number {
@@ -28,7 +32,7 @@ export class Lanes {
       running = Promise.reject(error);
     }
     const release = () => {
-      const next = this.queues.get(key)!.shift();
+      const next = this.queues.get(key)?.shift();
       if (next) next();
       else this.queues.delete(key);
     };

@@ -17,16 +17,16 @@ const UPSTREAM_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60];
 export function createMetrics(): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'socialgate_' });
-  const requests = new SeriesFamily(['route', 'method', 'status'], REQUEST_BUCKETS);
-  const upstream = new SeriesFamily(['method', 'outcome'], UPSTREAM_BUCKETS);
+  const requests = new SeriesFamily(REQUEST_BUCKETS, (route, status, method) => ({ route, method: method!, status: String(status) }));
+  const upstream = new SeriesFamily(UPSTREAM_BUCKETS, (method, outcome) => ({ method, outcome: String(outcome) }));
   registry.registerMetric(requests.counter('socialgate_http_requests_total', 'HTTP requests by route, method and status') as never);
   registry.registerMetric(requests.histogram('socialgate_http_request_duration_seconds', 'HTTP request latency by route, method and status') as never);
   registry.registerMetric(upstream.counter('socialgate_upstream_calls_total', 'Upstream calls by method and outcome (ok or the exception name)') as never);
   registry.registerMetric(upstream.histogram('socialgate_upstream_call_duration_seconds', 'Upstream call latency by method and outcome') as never);
   return {
     registry,
-    observeRequest: (route, method, status, seconds) => requests.series(route, String(status), () => [route, method, String(status)]).observe(seconds),
-    observeUpstream: (method, outcome, seconds) => upstream.series(method, outcome, () => [method, outcome]).observe(seconds),
+    observeRequest: (route, method, status, seconds) => requests.series(route, status, method).observe(seconds),
+    observeUpstream: (method, outcome, seconds) => upstream.series(method, outcome).observe(seconds),
   };
 }
 
@@ -47,15 +47,19 @@ class Series {
 
 /** Series keyed by two label values (the rest derive from them), each a counter and a histogram. */
 class SeriesFamily {
-  private readonly byKey = new Map<string, Map<string, Series>>();
-  constructor(private readonly names: readonly string[], private readonly bounds: readonly number[]) {}
+  private readonly byKey = new Map<string, Map<string | number, Series>>();
+  constructor(
+    private readonly bounds: readonly number[],
+    private readonly labelsOf: (first: string, second: string | number, third?: string) => Record<string, string>,
+  ) {}
 
-  series(first: string, second: string, values: () => string[]): Series {
+  /** The series for two keys (a third label, when there is one, follows from the first). */
+  series(first: string, second: string | number, third?: string): Series {
     let inner = this.byKey.get(first);
     if (!inner) this.byKey.set(first, (inner = new Map()));
     let series = inner.get(second);
     if (!series) {
-      const labels = Object.fromEntries(values().map((value, index) => [this.names[index], value]));
+      const labels = this.labelsOf(first, second, third);
       inner.set(second, (series = new Series(labels, this.bounds)));
     }
     return series;

@@ -42,6 +42,8 @@ interface Entry {
   client?: Promise<UpstreamClient>;
   /** The same client once opened, so the hot path need not await a settled promise. */
   live?: UpstreamClient;
+  /** The SessionClient handed to requests, made once per cached session. */
+  facade?: SessionClient;
 }
 
 type Patch = Partial<Omit<SessionRecord, 'id' | 'createdAt'>>;
@@ -71,7 +73,13 @@ export class Sessions implements SessionService {
   }
 
   client(record: SessionRecord): SessionClient {
-    return { call: (method, kwargs, opts) => this.callFor(record.id, method, kwargs, opts) };
+    const entry = this.cache.get(record.id);
+    if (entry) return (entry.facade ??= this.facade(record.id));
+    return this.facade(record.id);
+  }
+
+  private facade(id: string): SessionClient {
+    return { call: (method, kwargs, opts) => this.callFor(id, method, kwargs, opts) };
   }
 
   anonymous(): SessionClient {

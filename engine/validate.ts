@@ -8,7 +8,9 @@ import type { InputBag, JsonSchema, Manifest, RouteSpec } from './types.js';
 
 const COMPONENTS_ID = 'https://socialgate.local/components';
 
-export type RouteValidator = (input: InputBag) => ParamProblem[];
+export type RouteValidator = (input: InputBag) => readonly ParamProblem[];
+
+const NONE: readonly ParamProblem[] = Object.freeze([]);
 
 export function createAjv(manifest: Manifest): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
@@ -45,7 +47,7 @@ export function compileValidators(manifest: Manifest, ajv: Ajv): ReadonlyMap<Rou
   const validators = new Map<RouteSpec, RouteValidator>();
   for (const route of manifest.routes) {
     const check = ajv.compile(forAjv(requestSchema(route)) as JsonSchema);
-    validators.set(route, (input) => (check(input) ? [] : problems(check)));
+    validators.set(route, (input) => (check(input) ? NONE : problems(check)));
   }
   return validators;
 }

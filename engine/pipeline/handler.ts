@@ -6,7 +6,7 @@ import type { RouteValidator } from '../validate.js';
 import type { InputBag, Plugin, Resolver, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { runCalls } from './invoke.js';
-import { checkConstraints, collectInput } from './params.js';
+import { checkConstraints, inputReader, type InputReader } from './params.js';
 import { RequestState } from './request.js';
 import { fileFromPath, respond } from './respond.js';
 import { findSession, sessionIdFrom, sessionRequired } from './session.js';
@@ -28,6 +28,7 @@ export interface RouteDeps {
 export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
   const parseBody = bodyParserFor(route, deps.limits);
   const needsWorkdir = usesWorkdir(route);
+  const readInput = inputReader(route);
   const { sessions } = deps.services;
   return async (ctx) => {
     const state = new RequestState(ctx.state.requestId as string, ctx.res);
@@ -37,9 +38,9 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
     if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
     if (!session && route.session === 'required') throw sessionRequired();
     state.session = session;
-    validateInput(ctx, route, state, deps.validator);
+    validateInput(ctx, route, state, readInput, deps.validator);
     const client = session ? sessions.client(session) : sessions.anonymous();
-    await resolveInput(route, state.bag, client, session, deps);
+    if (route.resolve.length) await resolveInput(route, state.bag, client, session, deps);
     if (needsWorkdir) state.bag._workdir = await state.workdir();
     const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, abortOnDisconnect(ctx))) : await runCalls(route, state.bag, client);
     await respond(ctx, route, shaped(route, value, state, deps), state);
@@ -50,10 +51,12 @@ function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefine
   return ctx.get('x-session-id') || (typeof ctx.query.sessionid === 'string' ? ctx.query.sessionid : undefined) || ctx.cookies.get('sessionid') || undefined;
 }
 
-function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: RequestState, validator: RouteValidator): void {
-  const problems = collectInput(ctx, route, state);
-  const later = [...validator(state.bag), ...checkConstraints(route, state.bag)];
-  if (problems.length === 0 && later.length === 0) return;
+function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: RequestState, readInput: InputReader, validator: RouteValidator): void {
+  const problems = readInput(ctx, state);
+  const schema = validator(state.bag);
+  const rules = checkConstraints(route, state.bag);
+  if (problems.length === 0 && schema.length === 0 && rules.length === 0) return;
+  const later = [...schema, ...rules];
   // A parameter that failed coercion is reported once, by the coercer, not again by the schema.
   const named = new Set(problems.map((p) => p.param));
   for (const problem of later) if (!named.has(problem.param)) problems.push(problem);

@@ -7,15 +7,49 @@ import type { ArgSource, CallSpec, Condition, InputBag, RouteSpec, SessionClient
 export async function runCalls(route: RouteSpec, bag: InputBag, client: SessionClient): Promise<unknown> {
   let result: unknown;
   let ran = false;
-  for (const call of route.calls) {
-    if (call.when && !holds(call.when, bag)) continue;
-    result = await client.call(call.method, argsFor(call, bag));
+  for (const call of compiledCalls(route)) {
+    if (call.when && !call.when(bag)) continue;
+    result = await client.call(call.method, call.args(bag));
     ran = true;
     if (call.as) bag[call.as] = result;
   }
   if (!ran && route.calls.length === 0) return undefined; // a constant result: nothing to call
   if (!ran) throw new HttpError(422, 'No upstream call matches the given parameters', { excType: 'ValidationError' });
   return route.result.from ? bag[route.result.from] : result;
+}
+
+interface CompiledCall {
+  readonly method: string;
+  readonly when?: (bag: InputBag) => boolean;
+  readonly args: (bag: InputBag) => Record<string, unknown>;
+  readonly as?: string;
+}
+
+// Conditions and argument lists are turned into small functions once per route, not per request.
+const compiled = new WeakMap<RouteSpec, readonly CompiledCall[]>();
+
+function compiledCalls(route: RouteSpec): readonly CompiledCall[] {
+  let calls = compiled.get(route);
+  if (!calls) compiled.set(route, (calls = route.calls.map(compileCall)));
+  return calls;
+}
+
+function compileCall(call: CallSpec): CompiledCall {
+  const when = call.when;
+  const args = Object.entries(call.args);
+  return {
+    method: call.method,
+    when: when ? (bag) => holds(when, bag) : undefined,
+    args: (bag) => {
+      const out: Record<string, unknown> = {};
+      for (const [keyword, source] of args) {
+        const value = valueOf(source, bag);
+        if (value !== undefined) out[keyword] = value;
+      }
+      return out;
+    },
+    as: call.as,
+  };
 }
 
 export function holds(condition: Condition, bag: InputBag): boolean {
@@ -29,16 +63,7 @@ export function holds(condition: Condition, bag: InputBag): boolean {
   });
 }
 
-/** Keyword arguments: only inputs that have a value, so the upstream's own defaults apply otherwise. */
-export function argsFor(call: CallSpec, bag: InputBag): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  for (const [keyword, source] of Object.entries(call.args)) {
-    const value = valueOf(source, bag);
-    if (value !== undefined) args[keyword] = value;
-  }
-  return args;
-}
-
+/** Only inputs that have a value are passed, so the upstream's own defaults apply otherwise. */
 function valueOf(source: ArgSource, bag: InputBag): unknown {
   if ('const' in source) return source.const;
   const value = bag[source.from];

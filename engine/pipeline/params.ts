@@ -11,56 +11,79 @@ type RawValues = Record<string, unknown>;
 /** Names the engine reads for itself and never treats as parameters. */
 const RESERVED = new Set(['sessionid']);
 
-export function collectInput(ctx: ParameterizedContext, route: RouteSpec, state: RequestState): ParamProblem[] {
-  const sources = sourcesFor(ctx, route);
-  const problems: ParamProblem[] = [];
+export type InputReader = (ctx: ParameterizedContext, state: RequestState) => ParamProblem[];
+
+/**
+ * Built once per route at boot: the names it knows, each parameter's bracketed alias and default
+ * are worked out here, so a request only reads, coerces and collects.
+ */
+export function inputReader(route: RouteSpec): InputReader {
   const known = new Set(route.params.map((p) => p.name));
-  for (const param of route.params) readParam(param, sources, state, problems);
-  for (const source of sources) {
-    for (const name of Object.keys(source)) {
-      if (!known.has(name) && !RESERVED.has(name) && !problems.some((p) => p.param === name)) problems.push({ param: name, problem: 'unknown parameter' });
+  const readers = route.params.map(paramReader);
+  const method = route.method;
+  return (ctx, state) => {
+    const problems: ParamProblem[] = [];
+    const first = method === 'GET' ? ctx.query : formOf(ctx);
+    // Existing clients send DELETE parameters in the query string; the form wins when both are sent.
+    const second = method === 'DELETE' ? ctx.query : undefined;
+    for (const read of readers) read(first, second, state, problems);
+    unknownNames(first, known, problems);
+    if (second) unknownNames(second, known, problems);
+    return problems;
+  };
+}
+
+const formOf = (ctx: ParameterizedContext): RawValues => (ctx.request as { body?: RawValues }).body ?? {};
+
+function unknownNames(source: RawValues, known: ReadonlySet<string>, problems: ParamProblem[]): void {
+  for (const name in source) {
+    if (!known.has(name) && !RESERVED.has(name) && !known.has(name.replace(/\[\]$/, '')) && !problems.some((p) => p.param === name)) {
+      problems.push({ param: name, problem: 'unknown parameter' });
     }
   }
-  return problems;
 }
 
-function sourcesFor(ctx: ParameterizedContext, route: RouteSpec): RawValues[] {
-  if (route.method === 'GET') return [ctx.query];
-  const body = (ctx.request as { body?: RawValues }).body ?? {};
-  // Existing clients send DELETE parameters in the query string; the form wins when both are sent.
-  return route.method === 'DELETE' ? [body, ctx.query] : [body];
-}
+type ParamRead = (first: RawValues, second: RawValues | undefined, state: RequestState, problems: ParamProblem[]) => void;
 
-function readParam(param: ParamSpec, sources: readonly RawValues[], state: RequestState, problems: ParamProblem[]): void {
-  const bag: InputBag = state.bag;
+function paramReader(param: ParamSpec): ParamRead {
+  const fallback = defaultOf(param);
+  const bracketed = `${param.name}[]`;
   if (param.type === 'file') {
-    const files = state.files.filter((f) => f.field === param.name);
-    if (files.length) bag[param.name] = param.repeated ? files.map((f) => f.path) : files[0].path;
-    else if (param.default !== undefined) bag[param.name] = structuredClone(param.default);
-    return;
+    return (_first, _second, state) => {
+      const files = state.files.filter((f) => f.field === param.name);
+      if (files.length) state.bag[param.name] = param.repeated ? files.map((f) => f.path) : files[0].path;
+      else if (fallback) state.bag[param.name] = fallback();
+    };
   }
-  const raw = rawValues(param.name, sources);
-  if (raw === undefined) {
-    if (param.default !== undefined) bag[param.name] = structuredClone(param.default);
-    return;
-  }
-  try {
-    bag[param.name] = coerceParam(raw, param);
-  } catch (error) {
-    if (!(error instanceof CoercionError)) throw error;
-    problems.push({ param: param.name, problem: error.message });
-  }
+  return (first, second, state, problems) => {
+    const raw = rawValues(param.name, bracketed, first, second);
+    if (raw === undefined) {
+      if (fallback) state.bag[param.name] = fallback();
+      return;
+    }
+    try {
+      state.bag[param.name] = coerceParam(raw, param);
+    } catch (error) {
+      if (!(error instanceof CoercionError)) throw error;
+      problems.push({ param: param.name, problem: error.message });
+    }
+  };
+}
+
+/** Defaults are copied per request only when they are objects a later step could change. */
+function defaultOf(param: ParamSpec): (() => unknown) | undefined {
+  const value = param.default;
+  if (value === undefined) return undefined;
+  return value !== null && typeof value === 'object' ? () => structuredClone(value) : () => value;
 }
 
 /** All values of one name in the first source that has it; bracketed forms (`ids[]`) count too. */
-function rawValues(name: string, sources: readonly RawValues[]): string[] | undefined {
-  for (const source of sources) {
-    const value = source[name] ?? source[`${name}[]`];
-    if (value === undefined) continue;
-    const list = Array.isArray(value) ? value : [value];
-    return list.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
-  }
-  return undefined;
+function rawValues(name: string, bracketed: string, first: RawValues, second: RawValues | undefined): readonly string[] | undefined {
+  const value = first[name] ?? first[bracketed] ?? second?.[name] ?? second?.[bracketed];
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return [value];
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
 }
 
 /** Route-level rules across parameters: exactly one of, at least one of, at most one of. */
