@@ -72,6 +72,10 @@ export class Sessions implements SessionService {
     return entry?.record;
   }
 
+  peek(id: string): SessionRecord | undefined {
+    return this.trusted(id)?.record;
+  }
+
   client(record: SessionRecord): SessionClient {
     const entry = this.cache.get(record.id);
     if (entry) return (entry.facade ??= this.facade(record.id));

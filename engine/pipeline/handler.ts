@@ -33,7 +33,8 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
   return async (ctx) => {
     const state = new RequestState(ctx.state.requestId as string, ctx.res);
     // A header-borne session is checked before a large body is read; legacy form ids after it.
-    let session = route.session === 'none' ? undefined : await findSession(headerOrQuerySession(ctx), sessions);
+    const given = route.session === 'none' ? undefined : headerOrQuerySession(ctx);
+    let session = given ? sessions.peek(given) ?? (await findSession(given, sessions)) : undefined;
     if (parseBody) await parseBody(ctx, state);
     if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
     if (!session && route.session === 'required') throw sessionRequired();
@@ -43,7 +44,8 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
     if (route.resolve.length) await resolveInput(route, state.bag, client, session, deps);
     if (needsWorkdir) state.bag._workdir = await state.workdir();
     const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, abortOnDisconnect(ctx))) : await runCalls(route, state.bag, client);
-    await respond(ctx, route, shaped(route, value, state, deps), state);
+    const writing = respond(ctx, route, shaped(route, value, state, deps), state);
+    if (writing) await writing;
   };
 }
 

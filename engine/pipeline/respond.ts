@@ -8,7 +8,10 @@ import { HttpError } from '../http-error.js';
 import type { FileResult, RouteSpec, StreamResult } from '../types.js';
 import type { RequestState } from './request.js';
 
-export async function respond(ctx: ParameterizedContext, route: RouteSpec, body: unknown, state: RequestState): Promise<void> {
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Synchronous for data (the hot path); a promise only when a file must be looked at first. */
+export function respond(ctx: ParameterizedContext, route: RouteSpec, body: unknown, state: RequestState): Promise<void> | void {
   if (isFile(body)) return respondFile(ctx, body, state);
   if (isStream(body)) return respondStream(ctx, body, state);
   const contentType = route.result.options.content_type;
@@ -17,7 +20,8 @@ export async function respond(ctx: ParameterizedContext, route: RouteSpec, body:
     ctx.body = body;
     return;
   }
-  ctx.type = 'application/json';
+  // Set before the body, so Koa does not sniff the string for a type of its own.
+  ctx.set('Content-Type', JSON_TYPE);
   ctx.body = JSON.stringify(body);
 }
 

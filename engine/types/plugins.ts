@@ -58,6 +58,8 @@ export interface AppInfo {
 export interface SessionService {
   /** Look up the record for a client-held session id; undefined when unknown. */
   find(id: string): Promise<SessionRecord | undefined>;
+  /** The record when it is cached and still trusted, without waiting; otherwise undefined (then call find). */
+  peek(id: string): SessionRecord | undefined;
   /** The governed, serialised client for a session (opened from the record on a cache miss). */
   client(record: SessionRecord): SessionClient;
   /** A logged-out client for routes that need no session (login, TOTP codes). */
