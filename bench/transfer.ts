@@ -10,20 +10,15 @@ import { truncate } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { createApp } from '../engine/app.js';
 import { testConfig } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
-import { defaultManifestDir } from '../engine/manifest/load.js';
-import type { Plugin, UpstreamAdapter } from '../engine/types.js';
+import type { UpstreamAdapter } from '../engine/types.js';
 import { createStore } from '../adapters/store/keyv.js';
-import { zipFiles } from '../adapters/transfer/zip.js';
 import { createSandbox, sandboxFileBytes } from '../adapters/upstream/sandbox/index.js';
 import { plugins } from '../plugins/index.js';
-import { uploadPlugins } from '../plugins/upload/index.js';
 
 const MB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_TRANSFER_MB ?? 200) * MB;
@@ -176,7 +171,7 @@ async function startService(bytes: number, grow: (path: string) => Promise<void>
   const mb = String(Math.ceil(bytes / (1024 * 1024)) + 16);
   const config = testConfig({ uploadMaxMb: Number(mb), extra: { UPLOAD_MAX_VIDEO_MB: mb, FETCH_MAX_MB: mb, FETCH_ALLOW: '127.0.0.1' } });
   const sandbox = createSandbox();
-  const app = createApp({ config, upstream: growingDownloads(sandbox, grow), store: await createStore('memory://'), ...productParts(config), plugins: everyPlugin(), log: createLogger('silent') });
+  const app = createApp({ config, upstream: growingDownloads(sandbox, grow), store: await createStore('memory://'), ...productParts(config), log: createLogger('silent') });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -207,19 +202,6 @@ function growingDownloads(inner: UpstreamAdapter, grow: (path: string) => Promis
       };
     },
   };
-}
-
-/** Every plugin; names the manifest uses that are not written yet get a stub so the app boots. */
-function everyPlugin(): Record<string, Plugin> {
-  const all: Record<string, Plugin> = { ...plugins, ...uploadPlugins };
-  const dir = defaultManifestDir();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
-    const doc = parse(readFileSync(join(dir, file), 'utf8')) as { routes?: { plugin?: string }[] };
-    for (const route of doc.routes ?? []) {
-      if (route.plugin && !all[route.plugin]) all[route.plugin] = { uses: [], handle: async () => { throw new Error(`${route.plugin} is not available`); } };
-    }
-  }
-  return all;
 }
 
 export function formatFigures(figures: readonly TransferFigure[]): string {

@@ -2,42 +2,25 @@
 // stand-in library behind the sidecar. Results, error mapping (including the sidecar's own 504 and
 // 503), challenge resolution, downloads and uploads, a killed sidecar, readiness and versions.
 import { productParts } from '../bin/compose.js';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { createApp } from '../engine/app.js';
 import { testConfig } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
-import { defaultManifestDir } from '../engine/manifest/load.js';
-import { HttpError } from '../engine/http-error.js';
-import type { Plugin } from '../engine/types.js';
 import { createStore } from '../adapters/store/keyv.js';
-import { zipFiles } from '../adapters/transfer/zip.js';
 import { plugins } from '../plugins/index.js';
-import { uploadPlugins } from '../plugins/upload/index.js';
 import { serve } from './helpers/http.js';
 import { CHALLENGE_CODE, PASSWORD, standInAdapter } from './helpers/sidecar.js';
 
 type Test = Parameters<Parameters<typeof t.test>[1]>[0];
 
-/** Every plugin the manifest names; any not written yet answers 501 so the app still boots. */
-function allPlugins(): Record<string, Plugin> {
-  const registry: Record<string, Plugin> = { ...plugins, ...uploadPlugins };
-  const dir = defaultManifestDir();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
-    for (const [, name] of readFileSync(join(dir, file), 'utf8').matchAll(/^\s+plugin:\s*([\w.]+)/gm)) {
-      registry[name] ??= { uses: [], handle: async () => { throw new HttpError(501, `plugin ${name} is not written yet`); } };
-    }
-  }
-  return registry;
-}
-
 async function setup(t: Test, timeoutMs = 5000) {
   const upstream = standInAdapter(t, { timeoutMs });
   const config = testConfig({ upstream: 'aiograpi' });
   const app = createApp({
-    config, upstream, store: await createStore('memory://'), ...productParts(config), plugins: allPlugins(),
+    config, upstream, store: await createStore('memory://'), ...productParts(config),
     log: createLogger('silent'), deps: { node: process.versions.node },
   });
   const http = await serve(app);

@@ -3,7 +3,7 @@
 // compared byte for byte with what the sandbox serves; no temp file outlives a request. The only
 // connections are to 127.0.0.1.
 import { productParts } from '../bin/compose.js';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import http from 'node:http';
@@ -21,30 +21,14 @@ const { createApp } = await import('../engine/app.js');
 const { testConfig } = await import('../engine/config.js');
 const { createLogger } = await import('../engine/log.js');
 const { createStore } = await import('../adapters/store/keyv.js');
-const { zipFiles } = await import('../adapters/transfer/zip.js');
 const { createSandbox, sandboxFileBytes, PASSWORD, FIXED } = await import('../adapters/upstream/sandbox/index.js');
 const { plugins } = await import('../plugins/index.js');
-const { uploadPlugins } = await import('../plugins/upload/index.js');
-type Plugin = import('../engine/types.js').Plugin;
 type UpstreamAdapter = import('../engine/types.js').UpstreamAdapter;
 
 const JPEG = sandboxFileBytes('jpeg', 'e2e-upload');
 const MP4 = sandboxFileBytes('mp4', 'e2e-upload');
 const M4A = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypM4A '), Buffer.from([0, 0, 2, 0]), Buffer.from('M4A isom'), Buffer.alloc(600, 4)]);
 const TEXT = Buffer.from('plain text, not media\n');
-
-/** Plugins the manifest names that are not written yet answer 501, so the app boots meanwhile. */
-function allPlugins(): Record<string, Plugin> {
-  const manifestDir = path.join(import.meta.dirname, '..', 'manifest');
-  const named = new Set<string>();
-  for (const file of readdirSync(manifestDir).filter((f) => f.endsWith('.yaml'))) {
-    const doc = parse(readFileSync(path.join(manifestDir, file), 'utf8')) as { routes?: { plugin?: string }[] };
-    for (const route of doc.routes ?? []) if (route.plugin) named.add(route.plugin);
-  }
-  const all: Record<string, Plugin> = { ...plugins, ...uploadPlugins };
-  for (const name of named) all[name] ??= { uses: [], handle: async () => { throw new Error(`plugin ${name} not written yet`); } };
-  return all;
-}
 
 const sandbox = createSandbox({ seed: 1 });
 /** Keyword arguments of every upstream call, to see what crossed the port. */
@@ -60,7 +44,7 @@ const recording: UpstreamAdapter = {
   },
 };
 const config = testConfig({ uploadMaxMb: 1, extra: { FETCH_ALLOW: '127.0.0.1', UPLOAD_MAX_IMAGE_MB: '0.05' } });
-const app = createApp({ config, upstream: recording, store: await createStore('memory://'), ...productParts(config), plugins: allPlugins(), log: createLogger('silent') });
+const app = createApp({ config, upstream: recording, store: await createStore('memory://'), ...productParts(config), log: createLogger('silent') });
 const server = http.createServer(app.callback());
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
