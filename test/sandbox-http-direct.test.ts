@@ -3,34 +3,16 @@
 import t from 'tap';
 import type { SandboxAdapter } from '../adapters/upstream/sandbox/index.js';
 import { product } from './helpers/full-app.js';
+import { sessionHttp, type R } from './helpers/session-http.js';
 
-type R = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
 const DEMO = '5000000001';
 const p = await product();
 t.teardown(() => p.client.close());
 const headers = { 'x-session-id': await p.login() };
+const { request, call, walk } = sessionHttp(p.client, headers);
 // The world only picks subjects (users demo has no thread with); assertions read HTTP.
 const world = (p.app.services.upstream as SandboxAdapter).world;
 
-async function request(method: string, path: string, params: R = {}) {
-  return p.client.request(method, path, method === 'GET' ? { query: params, headers } : { form: params, headers });
-}
-async function call(method: string, path: string, params: R = {}): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const reply = await request(method, path, params);
-  if (reply.status !== 200) throw new Error(`${method} ${path} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
-  return reply.body;
-}
-async function walk(path: string, query: R = {}): Promise<R[]> {
-  const all: R[] = [];
-  let cursor = '';
-  for (let pages = 0; pages < 100; pages++) {
-    const page = await call('GET', path, { ...query, cursor });
-    all.push(...page.items);
-    cursor = page.next_cursor;
-    if (!cursor) return all;
-  }
-  throw new Error(`${path} did not end after 100 pages`);
-}
 const ids = (list: R[]) => list.map((x) => String(x.id));
 const inThreadWithDemo = new Set([...world.threads.values()].filter((th) => th.state.has(DEMO)).flatMap((th) => th.users));
 const [loner1, loner2] = [...world.users.values()].filter((u) => !u.password && !inThreadWithDemo.has(u.pk)).map((u) => u.pk);

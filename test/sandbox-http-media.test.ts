@@ -4,35 +4,17 @@
 import t from 'tap';
 import { sandboxFileBytes, type SandboxAdapter } from '../adapters/upstream/sandbox/index.js';
 import { product } from './helpers/full-app.js';
+import { sessionHttp, type R } from './helpers/session-http.js';
 
-type R = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
 const DEMO = '5000000001';
 const p = await product();
 t.teardown(() => p.client.close());
 const headers = { 'x-session-id': await p.login() };
+const { request, call, walk } = sessionHttp(p.client, headers);
 // The world only picks subjects (someone else's post, one of demo's reels); assertions read HTTP.
 const world = (p.app.services.upstream as SandboxAdapter).world;
 const demo = world.users.get(DEMO)!;
 
-async function request(method: string, path: string, params: R = {}) {
-  return p.client.request(method, path, method === 'GET' ? { query: params, headers } : { form: params, headers });
-}
-async function call(method: string, path: string, params: R = {}): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const reply = await request(method, path, params);
-  if (reply.status !== 200) throw new Error(`${method} ${path} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
-  return reply.body;
-}
-async function walk(path: string, query: R = {}): Promise<R[]> {
-  const all: R[] = [];
-  let cursor = '';
-  for (let pages = 0; pages < 100; pages++) {
-    const page = await call('GET', path, { ...query, cursor });
-    all.push(...page.items);
-    cursor = page.next_cursor;
-    if (!cursor) return all;
-  }
-  throw new Error(`${path} did not end after 100 pages`);
-}
 const pks = (list: R[]) => list.map((x) => String(x.pk));
 const media = (pk: string) => call('GET', '/media', { pk });
 const others = [...world.media.values()].filter((m) => m.owner !== DEMO && !m.archived && !m.likers.has(DEMO) && !world.users.get(m.owner)!.isPrivate && m.comments.length > 0);

@@ -4,33 +4,17 @@
 import t from 'tap';
 import type { SandboxAdapter } from '../adapters/upstream/sandbox/index.js';
 import { product } from './helpers/full-app.js';
+import { sessionHttp, type R } from './helpers/session-http.js';
 
-type R = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
 const DEMO = '5000000001';
 const p = await product();
 t.teardown(() => p.client.close());
 const headers = { 'x-session-id': await p.login() };
+const { call, walk } = sessionHttp(p.client, headers);
 // The world only picks subjects (a stranger, a private account); every assertion reads HTTP.
 const world = (p.app.services.upstream as SandboxAdapter).world;
 const demo = world.users.get(DEMO)!;
 
-async function call(method: string, path: string, params: R = {}): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const reply = await p.client.request(method, path, method === 'GET' ? { query: params, headers } : { form: params, headers });
-  if (reply.status !== 200) throw new Error(`${method} ${path} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
-  return reply.body;
-}
-/** Every item of a PAGE route, following next_cursor to the end. */
-async function walk(path: string, query: R = {}): Promise<R[]> {
-  const all: R[] = [];
-  let cursor = '';
-  for (let pages = 0; pages < 100; pages++) {
-    const page = await call('GET', path, { ...query, cursor });
-    all.push(...page.items);
-    cursor = page.next_cursor;
-    if (!cursor) return all;
-  }
-  throw new Error(`${path} did not end after 100 pages`);
-}
 const pks = (list: R[]) => list.map((u) => String(u.pk));
 const friendship = (pk: string) => call('GET', '/user/friendship', { user_id: pk });
 const unrelated = (isPrivate: boolean) => [...world.users.values()].filter((u) => u.isPrivate === isPrivate && !u.password && !demo.following.has(u.pk)
