@@ -17,7 +17,7 @@ import { shapes } from './shapes.js';
 import type { AppInfo, Config, Logger, Manifest, Plugin, Resolver, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
 import { compileValidators, createAjv } from './validate.js';
 import { rowFor } from './errors.js';
-import { staticDocs } from './docs.js';
+import { docsAssets } from './docs.js';
 
 export interface AppOptions {
   readonly config: Config;
@@ -77,7 +77,6 @@ export function createApp(options: AppOptions): App {
   const koa = new Koa({ proxy: options.config.trustProxy });
   koa.use(requestContext(manifest, metrics, options.log));
   if (options.config.apiKey) koa.use(requireApiKey(options.config.apiKey, manifest));
-  koa.use(staticDocs());
   koa.use(router.dispatch());
   koa.use(() => {
     throw new HttpError(404, 'No such route', { excType: 'NotFound', hint: 'GET /openapi.json lists every route.' });
@@ -123,6 +122,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
     router.register(route.path, [route.method], [setRouteName(route.key), handler], { name: route.id });
   }
   const chains = new Map<string, Koa.Middleware>([...routers].map(([path, router]) => [path, chain(router)]));
+  for (const [path, serve] of docsAssets()) chains.set(path, serve);
   return {
     routers,
     dispatch: () => (ctx, next) => (chains.get(ctx.path) ?? next)(ctx, next),

@@ -13,20 +13,25 @@ const ASSETS: Record<string, string> = {
 };
 export const DOCS_ASSET_PREFIX = '/docs/assets/';
 
-export function staticDocs(): Koa.Middleware {
-  const cache = new Map<string, Promise<Buffer>>();
+/**
+ * One handler per Swagger UI asset, by its exact path, for the app's path index (so the asset
+ * routes cost nothing on API requests). Each file is read on first request and kept in memory.
+ */
+export function docsAssets(): Map<string, Koa.Middleware> {
   const dir = swaggerDir();
-  return async (ctx, next) => {
-    if (!ctx.path.startsWith(DOCS_ASSET_PREFIX) || ctx.method !== 'GET') return next();
-    const name = ctx.path.slice(DOCS_ASSET_PREFIX.length);
-    const type = ASSETS[name];
-    if (!type) return next();
-    if (!cache.has(name)) cache.set(name, readFile(join(dir, name)));
-    ctx.state.route = 'GET /docs/assets';
-    ctx.type = type;
-    ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.body = await cache.get(name)!;
-  };
+  const handlers = new Map<string, Koa.Middleware>();
+  for (const [name, type] of Object.entries(ASSETS)) {
+    let bytes: Promise<Buffer> | undefined;
+    handlers.set(DOCS_ASSET_PREFIX + name, async (ctx, next) => {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+      bytes ??= readFile(join(dir, name));
+      ctx.state.route = 'GET /docs/assets';
+      ctx.type = type;
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.body = await bytes;
+    });
+  }
+  return handlers;
 }
 
 function swaggerDir(): string {
