@@ -3,7 +3,7 @@
 import t from 'tap';
 import { authenticator } from 'otplib';
 import { createSandbox, sandboxOptionsFromEnv, TOTP_SEED } from '../adapters/upstream/sandbox/index.js';
-import { loginAs } from '../adapters/upstream/sandbox/testing.js';
+import { loginAs } from './helpers/sandbox.js';
 import { UpstreamError } from '../engine/types.js';
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);

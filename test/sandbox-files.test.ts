@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { fileTypeFromBuffer } from 'file-type';
 import { codeFromPk, createSandbox, pkFromCode, sandboxFileBytes } from '../adapters/upstream/sandbox/index.js';
-import { loginAs, sampleFiles } from '../adapters/upstream/sandbox/testing.js';
+import { loginAs, sampleFiles } from './helpers/sandbox.js';
 
 const sandbox = createSandbox({ seed: 31 });
 const w = sandbox.world;

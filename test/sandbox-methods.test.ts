@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import t from 'tap';
 import { authenticator } from 'otplib';
 import { createSandbox, TOTP_SEED } from '../adapters/upstream/sandbox/index.js';
-import { loginAs, sampleFiles } from '../adapters/upstream/sandbox/testing.js';
+import { loginAs, sampleFiles } from './helpers/sandbox.js';
 import { SIGNATURES } from '../adapters/upstream/sandbox/methods/signatures.js';
 import { UpstreamError } from '../engine/types.js';
 import { defaultManifestDir } from '../engine/manifest/load.js';

@@ -2,7 +2,7 @@
 // and amount bounds each page.
 import t from 'tap';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
-import { loginAs } from '../adapters/upstream/sandbox/testing.js';
+import { loginAs } from './helpers/sandbox.js';
 import type { UpstreamClient } from '../engine/types.js';
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);

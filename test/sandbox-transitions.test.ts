@@ -2,7 +2,7 @@
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
-import { loginAs, sampleFiles } from '../adapters/upstream/sandbox/testing.js';
+import { loginAs, sampleFiles } from './helpers/sandbox.js';
 
 const sandbox = createSandbox({ seed: 21 });
 const w = sandbox.world;

@@ -2,10 +2,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { UpstreamClient } from '../../../engine/types.js';
-import { sandboxFileBytes } from './files.js';
-import type { SandboxAdapter } from './index.js';
-import { PASSWORD } from './world/users.js';
+import type { UpstreamClient } from '../../engine/types.js';
+import { sandboxFileBytes } from '../../adapters/upstream/sandbox/files.js';
+import type { SandboxAdapter } from '../../adapters/upstream/sandbox/index.js';
+import { PASSWORD } from '../../adapters/upstream/sandbox/world/users.js';
 
 export async function loginAs(sandbox: SandboxAdapter, username = 'demo'): Promise<UpstreamClient> {
   const client = await sandbox.open({ settings: {} });
