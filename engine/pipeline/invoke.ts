@@ -4,10 +4,18 @@ import { HttpError } from '../http-error.js';
 import { pick } from '../shapes.js';
 import type { ArgSource, CallSpec, Condition, InputBag, RouteSpec, SessionClient } from '../types.js';
 
-export async function runCalls(route: RouteSpec, bag: InputBag, client: SessionClient): Promise<unknown> {
+export function runCalls(route: RouteSpec, bag: InputBag, client: SessionClient): Promise<unknown> {
+  const calls = compiledCalls(route);
+  // Most routes make one unconditional call: hand its promise back without another async frame.
+  const only = calls.length === 1 ? calls[0] : undefined;
+  if (only && !only.when && !only.as && !route.result.from) return client.call(only.method, only.args(bag));
+  return runSeveral(route, calls, bag, client);
+}
+
+async function runSeveral(route: RouteSpec, calls: readonly CompiledCall[], bag: InputBag, client: SessionClient): Promise<unknown> {
   let result: unknown;
   let ran = false;
-  for (const call of compiledCalls(route)) {
+  for (const call of calls) {
     if (call.when && !call.when(bag)) continue;
     result = await client.call(call.method, call.args(bag));
     ran = true;
