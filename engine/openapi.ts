@@ -23,13 +23,15 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
     .addLicense({ name: 'MIT', identifier: 'MIT' })
     .addServer({ url: '/', description: 'This server' })
     .addSecurityScheme('SessionId', { type: 'apiKey', in: 'header', name: 'X-Session-ID', description: 'Session ID returned by POST /auth/login' });
+  // Only when the deployment sets an API key: then every route but the system ones needs it too.
+  if (opts.apiKeyAuth) builder.addSecurityScheme('ApiKey', { type: 'http', scheme: 'bearer', description: 'The deployment\'s API key (also accepted as X-API-Key)' });
   for (const tag of manifest.tags) builder.addTag({ name: tag.name, description: tag.description ?? tag.name });
   for (const [name, schema] of Object.entries(manifest.schemas)) builder.addSchema(name, forOpenApi(schema) as SchemaObject);
   builder.addSchema('ErrorBody', errorBodySchema());
   builder.addResponse('Error', { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
   const paths: Record<string, Record<string, OperationObject>> = {};
   for (const route of manifest.routes) {
-    const { operation, requestSchema } = operationFor(route);
+    const { operation, requestSchema } = operationFor(route, !!opts.apiKeyAuth && route.area !== 'system');
     if (requestSchema) builder.addSchema(requestSchemaName(route), requestSchema);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
@@ -37,9 +39,17 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
   return builder.getSpec() as unknown as Record<string, unknown>;
 }
 
+/** Explicit on every operation (an empty list means open), so clients and linters assume nothing. */
+function securityOf(route: RouteSpec, apiKey: boolean): OperationObject['security'] {
+  const key: Record<string, string[]> = apiKey ? { ApiKey: [] } : {};
+  if (route.session === 'required') return [{ ...key, SessionId: [] }];
+  if (route.session === 'optional') return [{ ...key, SessionId: [] }, ...(apiKey ? [key] : [{}])];
+  return apiKey ? [key] : [];
+}
+
 export const requestSchemaName = (route: RouteSpec): string => route.id[0].toUpperCase() + route.id.slice(1) + 'Request';
 
-function operationFor(route: RouteSpec): { operation: OperationObject; requestSchema?: SchemaObject } {
+function operationFor(route: RouteSpec, apiKey: boolean): { operation: OperationObject; requestSchema?: SchemaObject } {
   const inQuery = route.method === 'GET' || route.method === 'DELETE';
   const operation: OperationObject = {
     operationId: route.id,
@@ -49,8 +59,7 @@ function operationFor(route: RouteSpec): { operation: OperationObject; requestSc
     parameters: inQuery ? route.params.filter((p) => p.type !== 'file').map(queryParameter) : [],
     responses: responsesFor(route),
   };
-  if (route.session !== 'none') operation.security = route.session === 'optional' ? [{ SessionId: [] }, {}] : [{ SessionId: [] }];
-  else operation.security = []; // explicitly open, so clients and linters do not assume the global scheme
+  operation.security = securityOf(route, apiKey);
   if (inQuery && !route.params.some((p) => p.type === 'file')) return { operation };
   const requestSchema = formSchema(route);
   const ref = { $ref: `#/components/schemas/${requestSchemaName(route)}` };

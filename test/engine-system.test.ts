@@ -47,3 +47,14 @@ t.test('/ready answers 503 naming the failing check', async (t) => {
   t.match((ready.body as { detail: string }).detail, /store \(disk full\)/);
   t.equal((await client.request('GET', '/health')).status, 200, 'liveness is not readiness');
 });
+
+t.test('with an API key configured, the document asks for it on every route but the system ones', async (t) => {
+  const client = await serve(await composeApp(testConfig({ apiKey: 'k'.repeat(32) })));
+  t.teardown(() => client.close());
+  const doc = (await client.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, { security: Record<string, unknown>[] }>>; components: { securitySchemes: Record<string, unknown> } };
+  t.ok(doc.components.securitySchemes.ApiKey, 'ApiKey scheme');
+  t.same(doc.paths['/user'].get.security, [{ ApiKey: [], SessionId: [] }]);
+  t.same(doc.paths['/auth/login'].post.security, [{ ApiKey: [] }]);
+  t.same(doc.paths['/health'].get.security, []);
+  t.equal((await client.request('GET', '/user', { query: { user_id: '1' } })).status, 401, 'without the key');
+});
