@@ -43,6 +43,19 @@ t.test('sessions: header, legacy query, form and cookie; missing and unknown are
   t.equal(upstream.calls.length - before, 1, 'exactly one upstream call per request, no session check call');
 });
 
+t.test('sessions: the sources win in the documented order (header, query, form field, cookie)', async (t) => {
+  const { client, sid } = await setup(t, { thing_info: (kw: Record<string, unknown>) => ({ pk: kw.thing_id }) });
+  const bogus = 'bogus-session-id';
+  const cases: [string, Parameters<typeof client.request>[2], number][] = [
+    ['header over query', { form: { thing_id: '1' }, query: { sessionid: bogus }, headers: { 'X-Session-ID': sid } }, 200],
+    ['query over form', { form: { thing_id: '1', sessionid: bogus }, query: { sessionid: sid } }, 200],
+    ['form over cookie', { form: { thing_id: '1', sessionid: sid }, headers: { cookie: `sessionid=${bogus}` } }, 200],
+    ['a bogus form field is not rescued by a good cookie', { form: { thing_id: '1', sessionid: bogus }, headers: { cookie: `sessionid=${sid}` } }, 401],
+    ['a bogus header is not rescued by a good query', { form: { thing_id: '1' }, query: { sessionid: sid }, headers: { 'X-Session-ID': bogus } }, 401],
+  ];
+  for (const [name, options, status] of cases) t.equal((await client.request('DELETE', '/thing', options)).status, status, name);
+});
+
 t.test('ids stay strings; defaults apply; booleans and integers coerce', async (t) => {
   const { get, upstream } = await setup(t, { thing_info: (kw: Record<string, unknown>) => ({ pk: kw.thing_id, title: null }) });
   const reply = await get('/thing', { thing_id: '12345678901234567890', verbose: 'yes' });

@@ -32,7 +32,8 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
   const { sessions } = deps.services;
   return async (ctx) => {
     const state = new RequestState(ctx.state.requestId as string, ctx.res);
-    // A header-borne session is checked before a large body is read; legacy form ids after it.
+    // A header or query session is checked before a large body is read; the legacy form field
+    // and cookie after it, form first (the documented order).
     const given = route.session === 'none' ? undefined : headerOrQuerySession(ctx);
     let session = given ? sessions.peek(given) ?? (await findSession(given, sessions)) : undefined;
     if (parseBody) await parseBody(ctx, state);
@@ -50,7 +51,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
 }
 
 function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefined {
-  return ctx.get('x-session-id') || (typeof ctx.query.sessionid === 'string' ? ctx.query.sessionid : undefined) || ctx.cookies.get('sessionid') || undefined;
+  return ctx.get('x-session-id').trim() || (typeof ctx.query.sessionid === 'string' ? ctx.query.sessionid : undefined) || undefined;
 }
 
 function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: RequestState, readInput: InputReader, validator: RouteValidator): void {
