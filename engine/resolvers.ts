@@ -27,6 +27,27 @@ const usernameToPk: Resolver = {
   },
 };
 
+/**
+ * For routes with a call by username beside the call by pk (GET /user, GET /user/stream): a
+ * username a legacy client put in the id field moves to `into`, so the by-username call runs and
+ * the request still costs one upstream call. `from` is [id field, username field].
+ */
+const usernameFromId: Resolver = {
+  uses: [],
+  async resolve(input: InputBag, spec: ResolveSpec) {
+    for (const name of spec.from) {
+      const value = input[name];
+      if (typeof value !== 'string') continue;
+      const text = value.trim();
+      if (name !== spec.into && NUMERIC.test(text)) continue;
+      const username = text.replace(/^@/, '');
+      if (!username) throw invalidParams([{ param: name, problem: 'must be a user pk or a username' }]);
+      if (name !== spec.into) delete input[name];
+      input[spec.into] = username;
+    }
+  },
+};
+
 async function lookupPk(username: string, ctx: ResolveContext): Promise<string> {
   const key = `${ctx.scope}:username:${username}`;
   const cached = ctx.cache.get(key);
@@ -37,4 +58,4 @@ async function lookupPk(username: string, ctx: ResolveContext): Promise<string> 
   return pk;
 }
 
-export const resolvers: Readonly<Record<string, Resolver>> = Object.freeze({ username_to_pk: usernameToPk });
+export const resolvers: Readonly<Record<string, Resolver>> = Object.freeze({ username_to_pk: usernameToPk, username_from_id: usernameFromId });

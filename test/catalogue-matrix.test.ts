@@ -84,6 +84,13 @@ t.test('behaviour points of the catalogue', async (t) => {
     const next = (await get(path, { amount: 2, last_media_pk: first[first.length - 1].pk })).body as { pk: string }[];
     t.notOk(next.some((m) => first.some((f) => f.pk === m.pk)), `${path} continues after last_media_pk`);
   }
+  for (const [path, query] of [['/user', {}], ['/user/stream', { view: 'flat' }]] as const) {
+    const byName = await get(path, { ...query, username: other.username });
+    const legacy = await get(path, { ...query, user_id: `@${other.username}` });
+    t.equal(legacy.status, 200, `${path}: a username in user_id is looked up by username`);
+    t.same(legacy.body, byName.body, `${path}: user_id=@name answers as username=name`);
+    t.equal((await get(path, { ...query, user_id: other.pk })).status, 200, `${path}: a numeric user_id stays a pk`);
+  }
   const raw = (await get('/user/stream', { username: other.username, view: 'raw' })).body;
   const flat = (await get('/user/stream', { username: other.username, view: 'flat' })).body;
   t.notSame(raw, flat, 'view=raw and view=flat answer different payloads');

@@ -1,6 +1,7 @@
 // Case tables for every coercion and every result shape: small pure functions, tested as tables.
 import t from 'tap';
 import { coerceParam, jsonList, scalarCoercers } from '../engine/coerce.js';
+import { resolvers } from '../engine/resolvers.js';
 import { shapes } from '../engine/shapes.js';
 import type { ParamSpec, ResultSpec } from '../engine/types.js';
 
@@ -63,6 +64,9 @@ const shapeCases: [string, unknown, unknown, Record<string, unknown>?, Record<st
   ['tuple', [{ pk: '1' }, { x: 1 }], { user: { pk: '1' }, info: { x: 1 } }, { keys: ['user', 'info'] }],
   ['compose', null, { type: 'post', code: 'abc' }, { fields: { type: 'share.type', code: 'code' } }, { share: { type: 'post' }, code: 'abc' }],
   ['text', 'a 1', 'a 1'],
+  ['html', '<p>1</p>', '<p>1</p>'],
+  ['file', '/tmp/x.jpg', '/tmp/x.jpg'],
+  ['files', ['/tmp/a.jpg', '/tmp/b.mp4'], ['/tmp/a.jpg', '/tmp/b.mp4']],
   ['constant', undefined, { a: [1] }, { value: { a: [1] } }],
   ['find', [{ id: '1', n: 'a' }, { id: '2', n: 'b' }], { id: '2', n: 'b' }, { fields: { id: 'pk' } }, { pk: 2 }],
 ];
@@ -73,3 +77,31 @@ t.throws(() => shapes.page.shape({ not: 'a tuple' }, spec('page'), {}), /no page
 t.throws(() => shapes.find.shape([{ id: '1' }], spec('find', { fields: { id: 'pk' } }), { pk: '9' }), /Nothing matches id "9"/, 'find answers 404 when nothing matches');
 t.same(Object.keys(shapes).sort(), ['array', 'bool', 'compose', 'constant', 'file', 'files', 'find', 'html', 'object', 'page', 'raw', 'stream_page', 'string', 'text', 'tuple'], 'shape registry');
 for (const [name, entry] of Object.entries(shapes)) t.type(entry.schema({}), 'object', `${name} documents a schema`);
+for (const name of ['text', 'html', 'file', 'files']) t.ok(shapes[name].binary, `${name} is written as bytes, not JSON`);
+t.same(shapes.file.schema({}), { type: 'string', format: 'binary' }, 'file documented as binary');
+
+// Resolvers: what the bag holds after the step, and which upstream calls it made.
+const resolverCases: [string, Record<string, unknown>, Record<string, unknown>, string[]][] = [
+  ['username_to_pk', { user_id: '42' }, { user_id: '42' }, []],
+  ['username_to_pk', { user_id: '@Ann' }, { user_id: '100' }, ['user_info_by_username_v1 ann']],
+  ['username_to_pk', { username: 'ann' }, { user_id: '100' }, ['user_info_by_username_v1 ann']],
+  ['username_from_id', { user_id: '42' }, { user_id: '42' }, []],
+  ['username_from_id', { user_id: '@Ann' }, { username: 'Ann' }, []],
+  ['username_from_id', { user_id: ' ann ' }, { username: 'ann' }, []],
+  ['username_from_id', { username: '@ann' }, { username: 'ann' }, []],
+];
+for (const [by, input, expected, calls] of resolverCases) {
+  t.test(`resolver ${by} ${JSON.stringify(input)}`, async (t) => {
+    const made: string[] = [];
+    const into = by === 'username_to_pk' ? 'user_id' : 'username';
+    const ctx = { scope: 's', cache: { get: () => undefined, set: () => undefined }, call: async (method: string, kwargs: Readonly<Record<string, unknown>>) => (made.push(`${method} ${String(kwargs.username)}`), { pk: '100' }) };
+    const bag = { ...input };
+    await resolvers[by].resolve(bag, { by, from: ['user_id', 'username'], into }, ctx);
+    t.same(bag, expected);
+    t.same(made, calls);
+  });
+}
+for (const by of ['username_to_pk', 'username_from_id']) {
+  t.rejects(resolvers[by].resolve({ user_id: '@' }, { by, from: ['user_id', 'username'], into: 'user_id' }, { scope: 's', cache: { get: () => undefined, set: () => undefined }, call: async () => ({}) }), /user pk or a username/, `${by}: a bare @ is a 422`);
+}
+t.same(Object.keys(resolvers).sort(), ['username_from_id', 'username_to_pk'], 'resolver registry');
