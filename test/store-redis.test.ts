@@ -1,7 +1,9 @@
 // Several instances on one Redis (Debian's redis-server, installed by test/support/redis.sh when
-// missing, on a free loopback port without persistence): a session made on one instance works on
-// the other, a restarted instance loses no session, a revocation and a throttle on one are seen by
-// the other once its cached record is older than the TTL, and Redis holds no secret in clear.
+// missing, on a free loopback port without persistence). Two real `socialgate serve` processes:
+// a session made on one works on the other, one stopped with SIGTERM and started again loses no
+// session, a revocation on one is seen by the other once its cached record is older than the TTL.
+// In process (an upstream probe is needed): a throttle on one pauses the session on the other.
+// Redis holds no secret in clear.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'node:net';
@@ -14,26 +16,27 @@ import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { serve, type Client } from './helpers/http.js';
 import { probeUpstream } from './support/probe-upstream.js';
 import { startRedis } from './support/redis.js';
+import { startServices } from './support/service.js';
 
 const started = Date.now();
 const redis = await startRedis();
 t.teardown(() => redis.stop());
-const key = randomBytes(32).toString('base64');
+const key = randomBytes(32);
 const TTL_MS = 200;
 
 async function instance(): Promise<Client> {
   // each instance has its own data folder: the key comes from the shared setting, not a file
   const dir = mkdtempSync(join(tmpdir(), 'sg-redis-instance-'));
-  const config = testConfig({ store: redis.url, dataDir: dir, sessionCacheTtlMs: TTL_MS, extra: { SESSION_KEY: key } });
+  const config = testConfig({ store: redis.url, dataDir: dir, sessionCacheTtlMs: TTL_MS, extra: { SESSION_KEY: key.toString('base64') } });
   return serve(await composeApp(config, { upstream: createSandbox({ seed: 1 }) }));
 }
 
 const as = (sid: string) => ({ 'x-session-id': sid });
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-t.test('two instances share sessions; a restart loses none', async (t) => {
-  const a = await instance();
-  let b = await instance();
+t.test('two service processes share sessions; a restarted one loses none; revocations cross', async (t) => {
+  const [a, b] = await startServices(2, { store: redis.url, key: key.toString('hex'), sessionCacheTtlMs: TTL_MS });
+  t.teardown(() => Promise.all([a.dispose(), b.dispose()]));
   const login = await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password', locale: 'pt_PT' } });
   t.equal(login.status, 200, login.text);
   const sid = login.body as string;
@@ -41,8 +44,8 @@ t.test('two instances share sessions; a restart loses none', async (t) => {
   t.equal(((await b.request('GET', '/auth/settings', { headers: as(sid) })).body as { locale: string }).locale, 'pt_PT', 'with its locale');
 
   const second = (await b.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
-  await b.close();
-  b = await instance();
+  t.equal(await b.stop(), 0, 'B stops cleanly on SIGTERM');
+  await b.start();
   t.equal((await b.request('GET', '/account', { headers: as(second) })).status, 200, 'B restarted: its session is still there');
   t.equal((await a.request('GET', '/account', { headers: as(second) })).status, 200, 'and A sees it');
 
@@ -52,15 +55,13 @@ t.test('two instances share sessions; a restart loses none', async (t) => {
   t.match(await b.request('GET', '/account', { headers: as(sid) }), { status: 401, body: { exc_type: 'SessionNotFound' } }, "A's revocation reaches B after the TTL");
 
   t.equal(await listedOnRedis(), 2 + 1, 'two live sessions plus the key marker');
-  await a.close();
-  await b.close();
 });
 
 t.test('a throttle seen on one instance pauses the session on the other', async (t) => {
   const probe = probeUpstream(createSandbox({ seed: 1 }));
   const dir = mkdtempSync(join(tmpdir(), 'sg-redis-instance-'));
   const a = await instance();
-  const b = await serve(await composeApp(testConfig({ store: redis.url, dataDir: dir, sessionCacheTtlMs: TTL_MS, extra: { SESSION_KEY: key } }), { upstream: probe.adapter }));
+  const b = await serve(await composeApp(testConfig({ store: redis.url, dataDir: dir, sessionCacheTtlMs: TTL_MS, extra: { SESSION_KEY: key.toString('base64') } }), { upstream: probe.adapter }));
   t.teardown(async () => {
     await a.close();
     await b.close();

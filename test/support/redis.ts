@@ -1,12 +1,13 @@
 // A throwaway redis-server for the store tests: Debian's package (installed by redis.sh when
 // missing), on a free loopback port, with no persistence and its files in a temp folder. When it
 // cannot be installed the test fails with the reason; it never passes silently.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, killOnExit, stopChild, tail, waitFor } from './process.js';
 
 export interface Redis {
   readonly url: string;
@@ -26,10 +27,14 @@ export async function startRedis(): Promise<Redis> {
   ensureRedisServer();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'socialgate-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
-  await waitForPong(port, child, () => stderr);
+  const child = killOnExit(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'pipe'] }));
+  const output = tail(child.stderr);
+  try {
+    await waitFor(`redis-server on port ${port}`, () => ping(port), child, output, 10_000);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -38,28 +43,6 @@ export async function startRedis(): Promise<Redis> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPong(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${stderr()}`);
-    if (await ping(port)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`redis-server did not answer PING on port ${port} within 10 s: ${stderr()}`);
 }
 
 function ping(port: number): Promise<boolean> {
@@ -75,17 +58,5 @@ function ping(port: number): Promise<boolean> {
       socket.destroy();
       resolve(false);
     });
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
   });
 }
