@@ -17,6 +17,10 @@ export const ENGINE_INPUTS = new Set(['_workdir']);
 
 export function checkManifest(table: Normalised, registries: Registries, format: number): Manifest {
   checkUnique(table.routes);
+  const tags = new Set(table.tags.map((tag) => tag.name));
+  for (const route of table.routes) {
+    if (!tags.has(route.tag)) throw new ManifestError(route.file, `unknown tag "${route.tag}" (no area file declares it)`, { route: route.key, key: 'tag' });
+  }
   const routes = table.routes.map((route) => finishRoute(route, table.schemas, registries));
   checkPluginsUsed(routes, registries.plugins);
   for (const [name, schema] of Object.entries(table.schemas)) checkRefs(schema, table.schemas, { file: 'manifest schemas', key: `schemas.${name}` });
@@ -26,11 +30,12 @@ export function checkManifest(table: Normalised, registries: Registries, format:
 function checkUnique(routes: readonly RouteSpec[]): void {
   const seen = new Map<string, RouteSpec>();
   for (const route of routes) {
-    for (const key of [route.key, route.id]) {
-      const first = seen.get(key);
-      if (first) throw new ManifestError(route.file, `duplicate route (also in ${first.file})`, { route: route.key, key: 'route' });
-      seen.set(key, route);
-    }
+    const byKey = seen.get(route.key);
+    if (byKey) throw new ManifestError(route.file, `duplicate route (also in ${byKey.file})`, { route: route.key, key: 'route' });
+    seen.set(route.key, route);
+    const byId = seen.get(route.id);
+    if (byId) throw new ManifestError(route.file, `operation id "${route.id}" is also that of ${byId.key} (${byId.file}): rename one path`, { route: route.key, key: 'route' });
+    seen.set(route.id, route);
   }
 }
 

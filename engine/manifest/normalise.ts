@@ -20,8 +20,8 @@ export function normalise(files: readonly RawFile[]): Normalised {
   let sawErrors = false;
   for (const { file, doc } of files) {
     if (doc.routes) {
-      out.tags.push({ ...doc.tag! });
-      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, file, doc.area!, doc.tag!.name));
+      for (const tag of [doc.tag!, ...(doc.tags ?? [])]) addTag(out.tags, tag, file);
+      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, file, doc.area!, raw.tag ?? doc.tag!.name));
     }
     if (doc.schemas) addSchemas(out.schemas, doc.schemas, file);
     if (doc.errors) {
@@ -31,6 +31,11 @@ export function normalise(files: readonly RawFile[]): Normalised {
     }
   }
   return out;
+}
+
+function addTag(into: { name: string; description?: string }[], tag: { name: string; description?: string }, file: string): void {
+  if (into.some((known) => known.name === tag.name)) throw new ManifestError(file, `tag "${tag.name}" declared twice`, { key: 'tag' });
+  into.push({ ...tag });
 }
 
 function addSchemas(into: Record<string, JsonSchema>, schemas: Record<string, JsonSchema>, file: string): void {

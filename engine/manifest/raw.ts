@@ -31,6 +31,8 @@ export interface RawCall {
 
 export interface RawRoute {
   route: string;
+  /** The OpenAPI tag when not the file's own (one some area file declares). */
+  tag?: string;
   summary: string;
   description?: string;
   session?: 'required' | 'optional' | 'none';
@@ -68,6 +70,7 @@ export interface RawFile {
     format: 1;
     area?: string;
     tag?: { name: string; description?: string };
+    tags?: { name: string; description?: string }[];
     routes?: RawRoute[];
     schemas?: Record<string, JsonSchema>;
     errors?: RawErrors;
