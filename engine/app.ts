@@ -14,7 +14,7 @@ import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
-import type { AppInfo, Config, Logger, Manifest, Plugin, Resolver, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
+import type { AppInfo, Config, JsonText, Logger, Manifest, Plugin, Resolver, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
 import { compileValidators, createAjv } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets } from './docs.js';
@@ -65,8 +65,9 @@ export function createApp(options: AppOptions): App {
       return row?.status === 429 ? row.retryAfter ?? options.config.throttleBackoffSeconds : undefined;
     },
   });
+  let openapiText: JsonText | undefined;
   const app: AppInfo = {
-    openapi: () => openapi,
+    openapi: () => (openapiText ??= { kind: 'json', text: JSON.stringify(openapi) }),
     metricsText: () => metrics.registry.metrics(),
     metricsContentType: metrics.registry.contentType,
     build: options.build ?? {},
@@ -132,7 +133,8 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
 
 function chain(router: Router): Koa.Middleware {
   const routes = router.routes();
-  const allowed = router.allowedMethods({ throw: true, methodNotAllowed: notAllowed });
+  const allow = [...new Set(router.stack.flatMap((layer) => layer.methods))].join(', ');
+  const allowed = router.allowedMethods({ throw: true, methodNotAllowed: () => notAllowed(allow) });
   // The path exists (the index found its router), so a method it lacks is a 405, answered by
   // allowedMethods before the app's 404 fallback could claim the request.
   const done = () => Promise.resolve();
@@ -142,7 +144,8 @@ function chain(router: Router): Koa.Middleware {
   };
 }
 
-const notAllowed = () => new HttpError(405, 'Method not allowed on this path', { excType: 'MethodNotAllowed' });
+// allowedMethods sets Allow only when it does not throw; the 405 still owes the client the list.
+const notAllowed = (allow: string) => new HttpError(405, `Method not allowed on this path (allowed: ${allow})`, { excType: 'MethodNotAllowed', headers: { Allow: allow } });
 
 const setRouteName = (key: string): Koa.Middleware => (ctx, next) => {
   ctx.state.route = key;
@@ -181,6 +184,7 @@ function writeError(ctx: Koa.Context, error: unknown, manifest: Manifest, reques
   if (mapped.status === 500) log.error('unhandled error', { request_id: requestId, error: error instanceof Error ? error.stack : String(error) });
   ctx.status = mapped.status;
   if (mapped.retryAfter !== undefined) ctx.set('Retry-After', String(mapped.retryAfter));
+  if (mapped.headers) ctx.set(mapped.headers);
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ ...mapped.body, request_id: requestId });
 }

@@ -17,6 +17,7 @@ export interface MappedError {
   readonly status: number;
   readonly body: Omit<ErrorBody, 'request_id'>;
   readonly retryAfter?: number;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Walks an exception's bases breadth-first, nearest first, so a subclass finds its family's row. */
@@ -48,6 +49,7 @@ export function mapError(error: unknown, table: ErrorTable): MappedError {
     return {
       status: error.status,
       retryAfter: error.retryAfter,
+      headers: error.headers,
       body: { detail: error.message, exc_type: error.excType, hint: error.hint, errors: error.errors, ...(error.extra ?? {}) },
     };
   }

@@ -13,6 +13,8 @@ export interface HttpErrorOptions {
   readonly errors?: readonly ParamProblem[];
   readonly retryAfter?: number;
   readonly extra?: Readonly<Record<string, unknown>>;
+  /** Response headers the status calls for (Allow on a 405). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export class HttpError extends Error {
@@ -22,6 +24,7 @@ export class HttpError extends Error {
   readonly errors?: readonly ParamProblem[];
   readonly retryAfter?: number;
   readonly extra?: Readonly<Record<string, unknown>>;
+  readonly headers?: Readonly<Record<string, string>>;
   constructor(status: number, detail: string, options: HttpErrorOptions = {}) {
     super(detail);
     this.name = 'HttpError';
@@ -31,6 +34,7 @@ export class HttpError extends Error {
     this.errors = options.errors;
     this.retryAfter = options.retryAfter;
     this.extra = options.extra;
+    this.headers = options.headers;
   }
 }
 

@@ -11,13 +11,15 @@ export interface Metrics {
   observeUpstream(method: string, outcome: string, seconds: number): void;
 }
 
+const UNMATCHED = 'unmatched ';
 const REQUEST_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const UPSTREAM_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export function createMetrics(): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'socialgate_' });
-  const requests = new SeriesFamily(REQUEST_BUCKETS, (route, status, method) => ({ route, method: method!, status: String(status) }));
+  // A matched route's key names its method; unmatched requests are told apart by theirs.
+  const requests = new SeriesFamily(REQUEST_BUCKETS, (key, status, method) => ({ route: key.startsWith(UNMATCHED) ? 'unmatched' : key, method: method!, status: String(status) }));
   const upstream = new SeriesFamily(UPSTREAM_BUCKETS, (method, outcome) => ({ method, outcome: String(outcome) }));
   registry.registerMetric(requests.counter('socialgate_http_requests_total', 'HTTP requests by route, method and status') as never);
   registry.registerMetric(requests.histogram('socialgate_http_request_duration_seconds', 'HTTP request latency by route, method and status') as never);
@@ -25,7 +27,7 @@ export function createMetrics(): Metrics {
   registry.registerMetric(upstream.histogram('socialgate_upstream_call_duration_seconds', 'Upstream call latency by method and outcome') as never);
   return {
     registry,
-    observeRequest: (route, method, status, seconds) => requests.series(route, status, method).observe(seconds),
+    observeRequest: (route, method, status, seconds) => requests.series(route === 'unmatched' ? UNMATCHED + method : route, status, method).observe(seconds),
     observeUpstream: (method, outcome, seconds) => upstream.series(method, outcome).observe(seconds),
   };
 }

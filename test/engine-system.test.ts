@@ -34,7 +34,18 @@ t.test('system routes answer without a session', async (t) => {
   t.match(docs.headers.get('content-type'), /text\/html/);
   t.notMatch(docs.text, /https?:\/\/(?!127)/, 'no CDN: every asset is local');
   t.equal((await client.request('GET', '/docs/assets/swagger-ui.css')).status, 200);
-  t.equal((await client.request('POST', '/health')).status, 405);
+  const notAllowed = await client.request('POST', '/health');
+  t.equal(notAllowed.status, 405);
+  t.equal(notAllowed.headers.get('allow'), 'HEAD, GET', 'a 405 names the allowed methods');
+  t.equal((await client.request('PUT', '/user/follow')).headers.get('allow'), 'POST, DELETE');
+  await client.request('PUT', '/nowhere');
+  const after = (await client.request('GET', '/metrics')).text;
+  t.match(after, /socialgate_http_requests_total\{route="unmatched",method="POST",status="405"\} 1/, 'unmatched requests keep their own method');
+  t.match(after, /socialgate_http_requests_total\{route="unmatched",method="PUT",status="405"\} 1/);
+  t.match(after, /socialgate_http_requests_total\{route="unmatched",method="PUT",status="404"\} 1/);
+  const openapi = await client.request('GET', '/openapi.json');
+  t.match(openapi.headers.get('content-type'), /^application\/json/);
+  t.equal(openapi.text, JSON.stringify(doc), 'the document is served as serialised once');
 });
 
 t.test('/ready answers 503 naming the failing check', async (t) => {

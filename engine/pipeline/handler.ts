@@ -5,7 +5,7 @@ import { invalidParams } from '../http-error.js';
 import type { RouteValidator } from '../validate.js';
 import type { InputBag, Plugin, Resolver, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
-import { runCalls } from './invoke.js';
+import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader, type InputReader } from './params.js';
 import { RequestState } from './request.js';
 import { fileFromPath, respond } from './respond.js';
@@ -29,6 +29,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
   const parseBody = bodyParserFor(route, deps.limits);
   const needsWorkdir = usesWorkdir(route);
   const readInput = inputReader(route);
+  const invoke = compileInvoker(route);
   const { sessions } = deps.services;
   return async (ctx) => {
     const state = new RequestState(ctx.state.requestId as string, ctx.res);
@@ -44,7 +45,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
     const client = session ? sessions.client(session) : sessions.anonymous();
     if (route.resolve.length) await resolveInput(route, state.bag, client, session, deps);
     if (needsWorkdir) state.bag._workdir = await state.workdir();
-    const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, abortOnDisconnect(ctx))) : await runCalls(route, state.bag, client);
+    const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, invoke, abortOnDisconnect(ctx))) : await invoke(state.bag, client);
     const writing = respond(ctx, route, shaped(route, value, state, deps), state);
     if (writing) await writing;
   };
@@ -92,7 +93,7 @@ function abortOnDisconnect(ctx: Parameters<Middleware>[0]): AbortSignal {
   return controller.signal;
 }
 
-function pluginInput(route: RouteSpec, state: RequestState, client: SessionClient, deps: RouteDeps, signal: AbortSignal) {
+function pluginInput(route: RouteSpec, state: RequestState, client: SessionClient, deps: RouteDeps, invoke: Invoker, signal: AbortSignal) {
   return {
     signal,
     route,
@@ -102,7 +103,7 @@ function pluginInput(route: RouteSpec, state: RequestState, client: SessionClien
     client: state.session ? client : undefined,
     services: deps.services,
     requestId: state.requestId,
-    invoke: (bag: InputBag) => runCalls(route, bag, client),
+    invoke: (bag: InputBag) => invoke(bag, client),
     workdir: () => state.workdir(),
     defer: (task: () => Promise<void> | void) => state.defer(task),
   };

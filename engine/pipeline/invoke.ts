@@ -4,12 +4,16 @@ import { HttpError } from '../http-error.js';
 import { pick } from '../shapes.js';
 import type { ArgSource, CallSpec, Condition, InputBag, RouteSpec, SessionClient } from '../types.js';
 
-export function runCalls(route: RouteSpec, bag: InputBag, client: SessionClient): Promise<unknown> {
-  const calls = compiledCalls(route);
-  // Most routes make one unconditional call: hand its promise back without another async frame.
+/** Runs a route's calls for one request's input bag on one session's client. */
+export type Invoker = (bag: InputBag, client: SessionClient) => Promise<unknown>;
+
+/** Built once per route at boot: conditions and argument lists become small functions. */
+export function compileInvoker(route: RouteSpec): Invoker {
+  const calls = route.calls.map(compileCall);
   const only = calls.length === 1 ? calls[0] : undefined;
-  if (only && !only.when && !only.as && !route.result.from) return client.call(only.method, only.args(bag));
-  return runSeveral(route, calls, bag, client);
+  // Most routes make one unconditional call: hand its promise back without another async frame.
+  if (only && !only.when && !only.as && !route.result.from) return (bag, client) => client.call(only.method, only.args(bag));
+  return (bag, client) => runSeveral(route, calls, bag, client);
 }
 
 async function runSeveral(route: RouteSpec, calls: readonly CompiledCall[], bag: InputBag, client: SessionClient): Promise<unknown> {
@@ -31,15 +35,6 @@ interface CompiledCall {
   readonly when?: (bag: InputBag) => boolean;
   readonly args: (bag: InputBag) => Record<string, unknown>;
   readonly as?: string;
-}
-
-// Conditions and argument lists are turned into small functions once per route, not per request.
-const compiled = new WeakMap<RouteSpec, readonly CompiledCall[]>();
-
-function compiledCalls(route: RouteSpec): readonly CompiledCall[] {
-  let calls = compiled.get(route);
-  if (!calls) compiled.set(route, (calls = route.calls.map(compileCall)));
-  return calls;
 }
 
 function compileCall(call: CallSpec): CompiledCall {

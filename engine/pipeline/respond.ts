@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ParameterizedContext } from 'koa';
 import { HttpError } from '../http-error.js';
-import type { FileResult, RouteSpec, StreamResult } from '../types.js';
+import type { FileResult, JsonText, RouteSpec, StreamResult } from '../types.js';
 import type { RequestState } from './request.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -14,6 +14,11 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function respond(ctx: ParameterizedContext, route: RouteSpec, body: unknown, state: RequestState): Promise<void> | void {
   if (isFile(body)) return respondFile(ctx, body, state);
   if (isStream(body)) return respondStream(ctx, body, state);
+  if (isJsonText(body)) {
+    ctx.set('Content-Type', JSON_TYPE);
+    ctx.body = body.text;
+    return;
+  }
   const contentType = route.result.options.content_type;
   if (typeof contentType === 'string') {
     ctx.type = contentType;
@@ -53,4 +58,8 @@ function isFile(value: unknown): value is FileResult {
 
 function isStream(value: unknown): value is StreamResult {
   return !!value && typeof value === 'object' && (value as StreamResult).kind === 'stream';
+}
+
+function isJsonText(value: unknown): value is JsonText {
+  return !!value && typeof value === 'object' && (value as JsonText).kind === 'json';
 }

@@ -1,6 +1,6 @@
 import type { RouteSpec } from './route.js';
 import type { CallOptions, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
-import type { InputBag, UploadedFile } from './registries.js';
+import type { InputBag, JsonText, UploadedFile } from './registries.js';
 
 // ── Plugins ─────────────────────────────────────────────────────────────────────────────────
 
@@ -47,7 +47,8 @@ export interface Services {
 }
 
 export interface AppInfo {
-  openapi(): Readonly<Record<string, unknown>>;
+  /** The OpenAPI document, serialised once (it is over a megabyte; re-serialising cost ~4 ms a request). */
+  openapi(): JsonText;
   metricsText(): Promise<string>;
   readonly metricsContentType: string;
   readonly build: Readonly<Record<string, string>>;

@@ -54,6 +54,12 @@ export interface StreamResult {
   readonly cleanup?: () => Promise<void>;
 }
 
+/** A JSON body serialised ahead of time, written as it is (a large document that never changes). */
+export interface JsonText {
+  readonly kind: 'json';
+  readonly text: string;
+}
+
 /** A shaper turns the upstream result into the response body. Pure. */
 export type Shaper = (value: unknown, spec: ResultSpec, bag: InputBag) => unknown;
 export interface ShapeEntry {
