@@ -114,10 +114,13 @@ t.test('sessions run concurrently, each one call at a time', async (t) => {
   t.ok(sameMs >= 790, `one session in turn (${sameMs.toFixed(0)} ms)`);
 });
 
-t.test('/ready, /deps and /build report the library', async (t) => {
-  const { http } = await setup(t);
-  const ready = await http.request('GET', '/ready');
+t.test('/deps and /build report the library version on the first call, before any sidecar has started', async (t) => {
+  const fresh = await setup(t);
+  t.same(fresh.upstream.pids(), [undefined], 'no sidecar yet');
+  t.match(await fresh.http.request('GET', '/deps'), { status: 200, body: { aiograpi: '1.0.9', node: process.versions.node } });
+  const other = await setup(t);
+  const build = await other.http.request('GET', '/build');
+  t.match(build, { status: 200, body: { upstream_adapter: 'aiograpi', upstream_library: 'aiograpi', upstream_version: '1.0.9', upstream_emulated: false } });
+  const ready = await other.http.request('GET', '/ready');
   t.match(ready, { status: 200, body: { checks: { upstream: { ok: true, adapter: 'aiograpi', detail: /^aiograpi 1\.0\.9/ } } } });
-  t.match((await http.request('GET', '/deps')).body, { aiograpi: '1.0.9' });
-  t.match((await http.request('GET', '/build')).body, { upstream_adapter: 'aiograpi', upstream_library: 'aiograpi', upstream_version: '1.0.9' });
 });

@@ -34,10 +34,23 @@ export interface ReadyCheck {
   readonly detail?: string;
 }
 
+/** The client library behind an adapter, as /build and /deps report it. */
+export interface UpstreamLibrary {
+  readonly name: string;
+  readonly version: string;
+  /** The adapter imitates this library (the sandbox) instead of running it: /deps leaves it out. */
+  readonly emulated?: boolean;
+}
+
 export interface UpstreamAdapter {
   readonly name: string;
-  /** Library name and version reported by /build and /deps. */
-  readonly library: { readonly name: string; readonly version: string };
+  /** The library as far as is known without starting anything: the version may still be "unknown". */
+  readonly library: UpstreamLibrary;
+  /**
+   * The library as the running upstream reports it, starting whatever must run to learn it (a
+   * sidecar reads the installed version when it starts). Without it, `library` is the answer.
+   */
+  describe?(): Promise<UpstreamLibrary>;
   /** Builds a client from stored options; must not call the platform. */
   open(options: ClientOptions): Promise<UpstreamClient>;
   ready(): Promise<ReadyCheck>;

@@ -1,12 +1,16 @@
 // System routes: liveness, readiness, metrics, build and dependency metadata, the OpenAPI
-// document and the explorer. They need no session and call no upstream method.
+// document and the explorer. They need no session and call no upstream method (/build and /deps
+// may start the upstream's runtime, a sidecar, to learn the library version).
 import { docsPage } from '../../engine/docs.js';
 import { HttpError } from '../../engine/http-error.js';
-import type { Plugin, PluginInput } from '../../engine/types.js';
+import type { Plugin, PluginInput, UpstreamAdapter, UpstreamLibrary } from '../../engine/types.js';
 
 const plugin = (handle: (input: PluginInput) => Promise<unknown> | unknown): Plugin => ({ uses: [], handle: async (input) => handle(input) });
 
 const DOCS = docsPage('socialgate');
+
+/** The upstream's own account of its library, so the first /deps after a start already has the version. */
+const libraryOf = (upstream: UpstreamAdapter): Promise<UpstreamLibrary> => upstream.describe?.() ?? Promise.resolve(upstream.library);
 
 export const systemPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'system.health': plugin(() => ({ status: 'ok' })),
@@ -20,8 +24,21 @@ export const systemPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     return { status: 'ready', checks };
   }),
   'system.metrics': plugin(({ services }) => services.app.metricsText()),
-  'system.build': plugin(({ services }) => ({ ...services.app.build, upstream_adapter: services.upstream.name, upstream_library: services.upstream.library.name, upstream_version: services.upstream.library.version })),
-  'system.deps': plugin(({ services }) => ({ ...services.app.deps, [services.upstream.library.name]: services.upstream.library.version })),
+  'system.build': plugin(async ({ services }) => {
+    const library = await libraryOf(services.upstream);
+    return {
+      ...services.app.build,
+      upstream_adapter: services.upstream.name,
+      upstream_library: library.name,
+      upstream_version: library.version,
+      upstream_emulated: library.emulated === true,
+    };
+  }),
+  'system.deps': plugin(async ({ services }) => {
+    const library = await libraryOf(services.upstream);
+    // An emulated library is not installed: naming it among the dependencies would claim it is.
+    return library.emulated ? { ...services.app.deps } : { ...services.app.deps, [library.name]: library.version };
+  }),
   'system.openapi': plugin(({ services }) => services.app.openapi()),
   'system.docs': plugin(() => DOCS),
 });

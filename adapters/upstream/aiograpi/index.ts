@@ -1,7 +1,7 @@
 // The production upstream: the real aiograpi library in Python sidecar processes, behind the same
 // port as the sandbox. Nothing above the port knows which one is in use.
 import { randomUUID } from 'node:crypto';
-import type { ClientOptions, ReadyCheck, UpstreamAdapter, UpstreamClient } from '../../../engine/types.js';
+import type { ClientOptions, ReadyCheck, UpstreamAdapter, UpstreamClient, UpstreamLibrary } from '../../../engine/types.js';
 import { SidecarClient } from './client.js';
 import { resolveOptions, type AiograpiOptions } from './options.js';
 import { SidecarPool } from './pool.js';
@@ -30,10 +30,16 @@ export function createAiograpi(options: AiograpiOptions = {}): AiograpiAdapter {
       const process = await pool.process(i);
       return (await process.request({ op: 'ping' }, { timeoutMs: resolved.timeoutMs, what: 'ping' })) as PingResult;
     }));
+  const library = (): UpstreamLibrary => ({ name: 'aiograpi', version: pool.info()?.version ?? 'unknown' });
   return {
     name: 'aiograpi',
     get library() {
-      return { name: 'aiograpi', version: pool.info()?.version ?? 'unknown' };
+      return library();
+    },
+    async describe(): Promise<UpstreamLibrary> {
+      // The version is what the installed package says, so a sidecar must have started to know it.
+      if (!pool.info()) await pool.process(0).catch(() => undefined); // unstartable: "unknown", and /ready says why
+      return library();
     },
     async open(clientOptions: AiograpiClientOptions): Promise<UpstreamClient> {
       return new SidecarClient(pool, pool.slotFor(sessionKey(clientOptions)), clientOptions, resolved.timeoutMs);
