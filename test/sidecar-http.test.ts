@@ -1,7 +1,7 @@
 // The aiograpi sidecar end to end through HTTP: the real manifest and plugins on the engine, the
 // stand-in library behind the sidecar. Results, error mapping (including the sidecar's own 504 and
 // 503), challenge resolution, downloads and uploads, a killed sidecar, readiness and versions.
-import { productParts } from '../bin/compose.js';
+import { composeApp, productParts } from '../bin/compose.js';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,4 +123,15 @@ t.test('/deps and /build report the library version on the first call, before an
   t.match(build, { status: 200, body: { upstream_adapter: 'aiograpi', upstream_library: 'aiograpi', upstream_version: '1.0.9', upstream_emulated: false } });
   const ready = await other.http.request('GET', '/ready');
   t.match(ready, { status: 200, body: { checks: { upstream: { ok: true, adapter: 'aiograpi', detail: /^aiograpi 1\.0\.9/ } } } });
+});
+
+t.test('the sandbox says it emulates aiograpi 1.0.9, and lists no aiograpi among the dependencies', async (t) => {
+  const http = await serve(await composeApp(testConfig()));
+  t.teardown(() => http.close());
+  const build = await http.request('GET', '/build');
+  t.match(build, { status: 200, body: { upstream_adapter: 'sandbox', upstream_library: 'aiograpi', upstream_version: '1.0.9', upstream_emulated: true } });
+  const deps = (await http.request('GET', '/deps')).body as Record<string, string>;
+  t.equal(deps.aiograpi, undefined, 'the emulated library is not installed');
+  t.equal(deps.sandbox, undefined, 'nor is there a "sandbox" package');
+  t.match(deps, { node: /^\d+\.\d+\.\d+/ });
 });

@@ -54,7 +54,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
   };
   return {
     name: 'sandbox',
-    library: { name: 'sandbox', version: '1.0.9' },
+    library: { name: 'aiograpi', version: '1.0.9', emulated: true },
     methods: new Set(METHODS.keys()),
     world,
     async open(clientOptions: ClientOptions): Promise<UpstreamClient> {
