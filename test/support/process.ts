@@ -1,8 +1,11 @@
 // Child processes the store tests start (database servers, service instances): a free loopback
 // port, a stop that escalates to SIGKILL, and a last-chance kill when the test process exits
-// without running its teardowns (a tap timeout), so no server outlives the test.
+// without running its teardowns (a tap timeout), so no server or temp folder outlives the test.
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -29,8 +32,10 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM
 }
 
 const orphans = new Set<ChildProcess>();
+const folders = new Set<string>();
 process.once('exit', () => {
   for (const child of orphans) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Kills `child` when this process exits; forgotten once the child exits by itself. */
@@ -38,6 +43,18 @@ export function killOnExit(child: ChildProcess): ChildProcess {
   orphans.add(child);
   child.once('exit', () => orphans.delete(child));
   return child;
+}
+
+/** A fresh temp folder, removed when this process exits if `removeFolder` has not removed it before. */
+export function tempFolder(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  folders.add(dir);
+  return dir;
+}
+
+export function removeFolder(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  folders.delete(dir);
 }
 
 /** Keeps the last `limit` characters a stream wrote: enough to explain a failed start. */

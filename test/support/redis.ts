@@ -2,12 +2,9 @@
 // missing), on a free loopback port, with no persistence and its files in a temp folder. When it
 // cannot be installed the test fails with the reason; it never passes silently.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, killOnExit, stopChild, tail, waitFor } from './process.js';
+import { freePort, killOnExit, removeFolder, stopChild, tail, tempFolder, waitFor } from './process.js';
 
 export interface Redis {
   readonly url: string;
@@ -26,13 +23,13 @@ export function ensureRedisServer(): void {
 export async function startRedis(): Promise<Redis> {
   ensureRedisServer();
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'socialgate-redis-'));
+  const dir = tempFolder('socialgate-redis-');
   const child = killOnExit(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'pipe'] }));
   const output = tail(child.stderr);
   try {
     await waitFor(`redis-server on port ${port}`, () => ping(port), child, output, 10_000);
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
+    removeFolder(dir);
     throw error;
   }
   return {
@@ -40,7 +37,7 @@ export async function startRedis(): Promise<Redis> {
     port,
     async stop() {
       await stopChild(child);
-      rmSync(dir, { recursive: true, force: true });
+      removeFolder(dir);
     },
   };
 }

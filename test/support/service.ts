@@ -3,11 +3,8 @@
 // given one SOCIALGATE_SESSION_KEY. Ready once GET /ready answers 200, which means the store is
 // reachable. The environment is cleaned of SOCIALGATE_* names: an unknown one stops the start.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, killOnExit, stopChild, tail, waitFor } from './process.js';
+import { freePort, killOnExit, removeFolder, stopChild, tail, tempFolder, waitFor } from './process.js';
 
 const CLI = fileURLToPath(new URL('../../bin/socialgate.js', import.meta.url));
 
@@ -50,7 +47,7 @@ export async function startServices(count: number, options: ServiceOptions): Pro
 async function service(options: ServiceOptions): Promise<Service> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'sg-instance-'));
+  const dataDir = tempFolder('sg-instance-');
   let child: ChildProcess | undefined;
   return {
     url,
@@ -66,7 +63,7 @@ async function service(options: ServiceOptions): Promise<Service> {
     stop: () => (child ? stopChild(child, 'SIGTERM', 10_000) : Promise.resolve(null)),
     async dispose() {
       if (child) await stopChild(child, 'SIGTERM', 2000);
-      rmSync(dataDir, { recursive: true, force: true });
+      removeFolder(dataDir);
     },
   };
 }
