@@ -1,0 +1,11 @@
+// Installs the database servers the store tests start (Debian's redis-server and PostgreSQL) before
+// any test file runs, so that a first run's apt-get does not count against a file's tap timeout.
+// Meant for tap's `before` setting; the tests install on their own too when run alone.
+import { ensureRedisServer } from './redis.js';
+import { installPostgres } from './postgres.js';
+
+const started = Date.now();
+ensureRedisServer();
+const postgres = installPostgres();
+if ('missing' in postgres) process.stderr.write(`store tests: ${postgres.missing}; test/store-postgres.test.ts will be skipped\n`);
+process.stdout.write(`# store test servers checked in ${Date.now() - started} ms\n`);
