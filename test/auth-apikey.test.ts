@@ -22,7 +22,10 @@ t.test('every non-system route requires the key', async (t) => {
   t.equal((await http.request('GET', '/account', { headers: { 'x-session-id': sid } })).status, 401, 'a session id is not enough');
 });
 
-t.test('system routes stay open', async (t) => {
-  t.equal((await http.request('GET', '/health')).status, 200);
-  t.equal((await http.request('GET', '/ready')).status, 200);
+t.test('system and documentation routes stay open (as the README says), nothing else', async (t) => {
+  for (const path of ['/health', '/ready', '/metrics', '/build', '/deps', '/openapi.json', '/docs', '/docs/assets/swagger-ui.css']) {
+    t.equal((await http.request('GET', path)).status, 200, `${path} open`);
+  }
+  t.equal((await http.request('GET', '/docsx')).status, 401, 'a path merely starting with /docs is not open');
+  t.equal((await http.request('GET', '/nowhere')).status, 401, 'unknown paths need the key too (no route listing without it)');
 });

@@ -161,3 +161,31 @@ t.test('a tampered record reads as missing: the request is a 401, never a 500', 
   t.teardown(() => http.close());
   t.match(await http.request('GET', '/account', { headers: { 'x-session-id': record.id } }), { status: 401, body: { exc_type: 'SessionNotFound' } });
 });
+
+t.test('expired records are swept from a SQLite file nobody reads them from', async (t) => {
+  const dir = tempDir();
+  const path = join(dir, 'sessions.sqlite');
+  const { createStore } = await import('../adapters/store/keyv.js');
+  const store = await createStore(`sqlite://${path}`, { ttl: (r) => (r.id === 'stale' ? 50 : undefined), sweepMs: 0 });
+  await store.set({ ...record, id: 'stale' });
+  await store.set({ ...record, id: 'fresh' });
+  const rows = async () => Number((await sqliteCount(path)));
+  t.equal(await rows(), 2, 'both written');
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  t.equal(await rows(), 2, 'keyv alone leaves the expired row in the file');
+  t.equal(await store.sweep(), 1, 'the sweep keeps the live record');
+  t.equal(await rows(), 1, 'and deletes the expired row');
+  t.equal((await store.get('fresh'))?.id, 'fresh');
+  await store.close();
+});
+
+/** Rows of the sessions table, read with the sqlite3 driver itself (not through keyv). */
+async function sqliteCount(path: string): Promise<number> {
+  const { default: sqlite3 } = await import('sqlite3');
+  const db = new sqlite3.Database(path);
+  try {
+    return await new Promise((resolve, reject) => db.get("SELECT COUNT(*) AS n FROM sessions WHERE key NOT LIKE '%marker%'", (error: Error | null, row: { n: number }) => (error ? reject(error) : resolve(row.n))));
+  } finally {
+    db.close();
+  }
+}

@@ -14,14 +14,23 @@ export interface StoreOptions {
   readonly codec?: SessionCodec;
   /** Milliseconds a record is kept after this write; undefined keeps it until deleted. */
   readonly ttl?: (record: SessionRecord) => number | undefined;
+  /**
+   * How often expired records are removed from stores that do not expire them themselves (SQLite,
+   * PostgreSQL, memory: keyv drops an expired record only when it is read, so idle sessions nobody
+   * asks for again would stay forever). Default hourly; 0 turns the sweep off. Redis expires its own.
+   */
+  readonly sweepMs?: number;
 }
 
-export async function createStore(url: string, options: StoreOptions | SessionCodec = {}): Promise<SessionStore> {
-  const { codec = jsonCodec, ttl = () => undefined } = 'encode' in options ? { codec: options } : options;
+const HOUR = 3_600_000;
+
+export async function createStore(url: string, options: StoreOptions | SessionCodec = {}): Promise<SessionStore & { sweep(): Promise<number> }> {
+  const { codec = jsonCodec, ttl = () => undefined, sweepMs = HOUR } = 'encode' in options ? { codec: options } : options;
   const keyv = new Keyv<string>({ store: await adapterFor(url), namespace: NAMESPACE });
   keyv.on('error', () => undefined); // surfaced through ready() and the failing call instead
   const store = new KeyvSessionStore(keyv, codec, ttl);
   await store.checkMarker();
+  if (sweepMs > 0 && !/^rediss?:/.test(url)) store.sweepEvery(sweepMs);
   return store;
 }
 
@@ -52,6 +61,8 @@ async function adapterFor(url: string): Promise<KeyvStoreAdapter | Map<string, u
 }
 
 class KeyvSessionStore implements SessionStore {
+  private readonly sweepers: NodeJS.Timeout[] = [];
+
   constructor(
     private readonly keyv: Keyv<string>,
     private readonly codec: SessionCodec,
@@ -96,7 +107,21 @@ class KeyvSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.sweepers) clearTimeout(timer);
     await this.keyv.disconnect();
+  }
+
+  /** Reads every record once: keyv's iterator deletes the expired ones it meets. Returns how many are left. */
+  async sweep(): Promise<number> {
+    let left = 0;
+    for await (const _ of this.list()) left++;
+    return left;
+  }
+
+  /** A first sweep soon after start (the service may have been down past many expiries), then periodically. */
+  sweepEvery(ms: number): void {
+    const run = () => void this.sweep().catch(() => undefined); // a failing store shows in ready(), not here
+    this.sweepers.push(setTimeout(run, Math.min(ms, 60_000)).unref(), setInterval(run, ms).unref());
   }
 
   /** Refuses a store whose records were written with another key: they would all read as missing. */
