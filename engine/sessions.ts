@@ -296,7 +296,9 @@ export function newSessionId(): string {
 }
 
 export function clientOptions(record: SessionRecord): ClientOptions {
-  return { settings: record.settings, proxy: record.proxy, locale: record.locale, timezone: record.timezone };
+  // The account pk names the session to the upstream: stable across reopenings and restarts, and no secret.
+  const sessionKey = record.account.pk || undefined;
+  return { settings: record.settings, proxy: record.proxy, locale: record.locale, timezone: record.timezone, sessionKey };
 }
 
 function builtFrom(record: SessionRecord): string {

@@ -5,7 +5,14 @@ import t from 'tap';
 import { UpstreamError, type UpstreamClient } from '../engine/types.js';
 import { PASSWORD, standInAdapter } from './helpers/sidecar.js';
 
-const settingsFor = (uuid: string) => ({ uuids: { uuid, phone_id: `${uuid}-phone` } });
+/** Accounts of the stand-in that any client can act as (login by session id) and that are not throttled. */
+const PKS = ['5000000001', '5000000002', '5000000003', '5000000101', '5000000102'];
+const slotOf = (client: UpstreamClient): number => (client as unknown as { slot: number }).slot;
+/** The pid of the sidecar process that serves the client (the stand-in's whoami hook). */
+const servedBy = async (client: UpstreamClient): Promise<number> => {
+  const error = await client.call('user_info', { user_id: 'whoami' }).catch((e: unknown) => e);
+  return Number(/pid (\d+)/.exec(String((error as Error).message))?.[1]);
+};
 const timed = async (run: () => Promise<unknown>): Promise<number> => {
   const start = performance.now();
   await run();
@@ -89,22 +96,45 @@ t.test('calls of one session run one at a time; different sessions run together'
   t.same(many.map((page) => (page as [unknown[], string])[0].length), Array(20).fill(1), 'twenty sessions at once, each its own answer');
 });
 
-t.test('several sidecars: a session always lands on the same one', async (t) => {
-  const adapter = standInAdapter(t, { processes: 2 });
-  t.equal((await adapter.ready()).ok, true);
+t.test('several sidecars: a session key always lands on the same one, after a restart too', async (t) => {
+  const adapter = standInAdapter(t, { processes: 3 });
+  await adapter.ready();
   const pids = adapter.pids() as number[];
-  t.equal(new Set(pids).size, 2, 'two processes after ready');
-  const observed = new Map<string, number>();
-  for (let i = 0; i < 12; i++) {
-    const uuid = `device-${i}`;
-    const client = await adapter.open({ settings: settingsFor(uuid) });
-    await client.call('login', { username: 'demo', password: PASSWORD });
-    const again = await adapter.open({ settings: await client.exportSettings() });
-    t.match(await again.call('account_info', {}), { pk: '5000000001' }, `${uuid}: the reopened client finds its sidecar`);
-    observed.set(uuid, (client as unknown as { slot: number }).slot);
-    t.equal((again as unknown as { slot: number }).slot, observed.get(uuid));
+  t.equal(new Set(pids).size, 3, 'three processes after ready');
+  const restarted = standInAdapter(t, { processes: 3 });
+  const homes = new Map<string, number>();
+  for (const pk of PKS) {
+    const fresh = await adapter.open({ settings: {} });
+    await fresh.call('login_by_sessionid', { sessionid: `${pk}%3AstandIn%3A1` });
+    const settings = await fresh.exportSettings();
+    const home = await servedBy(fresh);
+    homes.set(pk, pids.indexOf(home));
+    for (let i = 1; i <= 3; i++) {
+      const again = await adapter.open({ settings, sessionKey: pk });
+      t.equal(await servedBy(again), home, `${pk}: reopening ${i} lands where the login was served`);
+      t.match(await again.call('account_info', {}), { pk }, `${pk}: still logged in there`);
+      await again.close();
+    }
+    t.equal(slotOf(await restarted.open({ settings, sessionKey: pk })), homes.get(pk), `${pk}: the same slot on another instance`);
   }
-  t.same(new Set(observed.values()), new Set([0, 1]), 'sessions spread over both');
+  t.ok(new Set(homes.values()).size > 1, `sessions spread over the sidecars (slots ${[...homes.values()].join(', ')})`);
+});
+
+t.test('a fresh login moves to the sidecar of its account on the export that names it', async (t) => {
+  const adapter = standInAdapter(t, { processes: 3 });
+  await adapter.ready();
+  const pids = adapter.pids() as number[];
+  for (const pk of PKS) {
+    const keyed = await adapter.open({ settings: {}, sessionKey: pk });
+    const fresh = await adapter.open({ settings: {} });
+    await fresh.call('login_by_sessionid', { sessionid: `${pk}%3AstandIn%3A1` });
+    await fresh.exportSettings();
+    t.equal(slotOf(fresh), slotOf(keyed), `${pk}: on the account's slot`);
+    t.equal(await servedBy(fresh), pids[slotOf(keyed)], `${pk}: served there`);
+    t.match(await fresh.call('account_info', {}), { pk }, `${pk}: still logged in after the move`);
+  }
+  const other = await adapter.open({ settings: { authorization_data: { ds_user_id: PKS[0] } }, sessionKey: PKS[1] });
+  t.equal(slotOf(other), slotOf(await adapter.open({ settings: {}, sessionKey: PKS[1] })), 'the given key wins over the account in the settings');
 });
 
 t.test('close stops every sidecar; later calls are SidecarUnavailable', async (t) => {

@@ -10,6 +10,12 @@ export interface ClientOptions {
   readonly locale?: string;
   /** Timezone offset in seconds. */
   readonly timezone?: number;
+  /**
+   * A stable, non-secret name of the session the client serves (the account pk), so an adapter
+   * that spreads clients over processes keeps a session on one across reopenings. Never the
+   * session id: adapters may log it.
+   */
+  readonly sessionKey?: string;
 }
 
 /**

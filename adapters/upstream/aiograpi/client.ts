@@ -1,6 +1,10 @@
 // One session's client in a sidecar. Opening is lazy and repeated on whichever process currently
 // serves the slot, so a restarted sidecar gets its clients back without the session store.
-import { randomUUID } from 'node:crypto';
+//
+// The slot follows the session's key (ClientOptions.sessionKey, the account pk); a client opened
+// before its account is known (a fresh login) takes a random slot, then moves to its account's on
+// the first settings export that names the account: the one every later reopening lands on.
+import { randomInt, randomUUID } from 'node:crypto';
 import { UpstreamError, type CallOptions, type ClientOptions, type UpstreamClient } from '../../../engine/types.js';
 import type { SidecarPool } from './pool.js';
 import type { SidecarProcess } from './process.js';
@@ -12,14 +16,21 @@ export class SidecarClient implements UpstreamClient {
   private settings: Readonly<Record<string, unknown>>;
   private opened?: { readonly process: SidecarProcess; readonly ready: Promise<void> };
   private closed = false;
+  private pinned: number;
 
   constructor(
     private readonly pool: SidecarPool,
-    readonly slot: number,
     private readonly options: ClientOptions,
     private readonly timeoutMs: number,
   ) {
     this.settings = options.settings;
+    const key = options.sessionKey || accountOf(options.settings);
+    this.pinned = key ? pool.slotFor(key) : randomInt(pool.size);
+  }
+
+  /** The sidecar slot that serves this client. */
+  get slot(): number {
+    return this.pinned;
   }
 
   async call(method: string, kwargs: Readonly<Record<string, unknown>>, opts: CallOptions = {}): Promise<unknown> {
@@ -39,6 +50,7 @@ export class SidecarClient implements UpstreamClient {
     )) as Record<string, unknown>;
     // What the store persists is what a reopened client should start from.
     this.settings = settings;
+    this.followAccount();
     return settings;
   }
 
@@ -49,6 +61,16 @@ export class SidecarClient implements UpstreamClient {
     this.opened = undefined;
     if (!opened?.process.alive) return;
     await opened.process.request({ op: 'close', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'close' }).catch(() => undefined);
+  }
+
+  /** A keyless client moves to its account's slot once logged in; the old sidecar lets it go. */
+  private followAccount(): void {
+    const account = this.options.sessionKey ? undefined : accountOf(this.settings);
+    if (!account || this.pool.slotFor(account) === this.pinned) return;
+    this.pinned = this.pool.slotFor(account);
+    const left = this.opened;
+    this.opened = undefined; // the next call opens the client from the export on the new slot
+    if (left?.process.alive) void left.process.request({ op: 'close', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'close' }).catch(() => undefined);
   }
 
   private async onOpenClient<T>(what: string, run: (process: SidecarProcess) => Promise<T>): Promise<T> {
@@ -65,7 +87,7 @@ export class SidecarClient implements UpstreamClient {
   }
 
   private async ensureOpen(): Promise<SidecarProcess> {
-    const process = await this.pool.process(this.slot);
+    const process = await this.pool.process(this.pinned);
     if (this.opened?.process !== process) {
       const ready = process
         .request(
@@ -88,4 +110,12 @@ export class SidecarClient implements UpstreamClient {
     await this.opened.ready;
     return process;
   }
+}
+
+/** The account a settings export is logged in as (the same pk the engine passes as sessionKey). */
+function accountOf(settings: Readonly<Record<string, unknown>>): string | undefined {
+  const auth = (settings.authorization_data ?? {}) as Record<string, unknown>;
+  const cookies = (settings.cookies ?? {}) as Record<string, unknown>;
+  const pk = auth.ds_user_id ?? cookies.ds_user_id;
+  return typeof pk === 'string' || typeof pk === 'number' ? String(pk) || undefined : undefined;
 }

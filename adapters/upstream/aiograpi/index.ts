@@ -1,6 +1,5 @@
 // The production upstream: the real aiograpi library in Python sidecar processes, behind the same
 // port as the sandbox. Nothing above the port knows which one is in use.
-import { randomUUID } from 'node:crypto';
 import type { ClientOptions, ReadyCheck, UpstreamAdapter, UpstreamClient, UpstreamLibrary } from '../../../engine/types.js';
 import { SidecarClient } from './client.js';
 import { resolveOptions, type AiograpiOptions } from './options.js';
@@ -9,11 +8,6 @@ import type { MethodsDocument, PingResult } from './protocol.js';
 
 export { aiograpiOptionsFromEnv, type AiograpiOptions } from './options.js';
 export { SIDECAR_TIMEOUT, SIDECAR_UNAVAILABLE, type MethodRecord, type MethodsDocument } from './protocol.js';
-
-/** ClientOptions plus an optional session key; without one the settings' device uuid pins the sidecar. */
-export interface AiograpiClientOptions extends ClientOptions {
-  readonly sessionKey?: string;
-}
 
 export interface AiograpiAdapter extends UpstreamAdapter {
   /** The installed library's version and public Client methods (for the coverage audit). */
@@ -41,8 +35,8 @@ export function createAiograpi(options: AiograpiOptions = {}): AiograpiAdapter {
       if (!pool.info()) await pool.process(0).catch(() => undefined); // unstartable: "unknown", and /ready says why
       return library();
     },
-    async open(clientOptions: AiograpiClientOptions): Promise<UpstreamClient> {
-      return new SidecarClient(pool, pool.slotFor(sessionKey(clientOptions)), clientOptions, resolved.timeoutMs);
+    async open(clientOptions: ClientOptions): Promise<UpstreamClient> {
+      return new SidecarClient(pool, clientOptions, resolved.timeoutMs);
     },
     async ready(): Promise<ReadyCheck> {
       let pings: PingResult[];
@@ -62,13 +56,4 @@ export function createAiograpi(options: AiograpiOptions = {}): AiograpiAdapter {
     pids: () => pool.pids(),
     close: () => pool.close(),
   };
-}
-
-/** Stable for a session across reopenings: its device uuid (from the settings export) when known. */
-function sessionKey(options: AiograpiClientOptions): string {
-  if (options.sessionKey) return options.sessionKey;
-  const uuids = options.settings.uuids as Record<string, unknown> | undefined;
-  const auth = options.settings.authorization_data as Record<string, unknown> | undefined;
-  const key = uuids?.uuid ?? auth?.ds_user_id;
-  return typeof key === 'string' && key ? key : randomUUID();
 }
