@@ -1,5 +1,6 @@
 // Shortcodes and share URLs as the platform makes them: a media pk is a big integer written in a
-// base-64 alphabet (A-Z a-z 0-9 - _), so a share URL decodes back to its pk without a lookup.
+// base-64 alphabet (A-Z a-z 0-9 - _), so a post URL decodes back to its pk without a lookup; share
+// links carry their type and pk in base64.
 import { fail } from './errors.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -47,23 +48,72 @@ export function highlightPkFromUrl(url: string): string {
   return (match as RegExpExecArray)[1];
 }
 
-/** Share links (`/s/<code>`) carry base64 of "<type>:<pk>". */
+/**
+ * Share links (`/s/<code>`, `/share/<code>`) carry base64 of "<type>:<pk>". The platform pads
+ * some with U+001D control characters that the decoder drops; the sandbox uses the same trick to
+ * pick an encoding without "/" or "=", so its codes survive as one URL path segment.
+ */
 export function shareCode(type: string, pk: string): string {
-  return Buffer.from(`${type}:${pk}`).toString('base64url');
+  let fallback = '';
+  for (let pad = 0; pad < 12; pad++) {
+    const code = Buffer.from(`${type}${'\x1d'.repeat(pad)}:${pk}`).toString('base64');
+    if (/^[A-Za-z0-9]+$/.test(code)) return code;
+    if (!fallback && !code.includes('/')) fallback = code;
+  }
+  return fallback;
 }
 
+/** The last segment of the URL's path, as aiograpi's share_code_from_url takes it. */
 export function shareCodeFromUrl(url: string): string {
-  const match = /\/s\/([A-Za-z0-9_=-]+)/.exec(pathOf(url));
-  if (!match) fail('ShareDecodeError', `Unable to extract share code from URL: ${url}`);
-  return (match as RegExpExecArray)[1];
+  const parts = pathOf(url).split('/').filter(Boolean);
+  if (!parts.length) fail('IndexError', 'pop from empty list');
+  return parts[parts.length - 1];
 }
 
+/**
+ * aiograpi's share_info: Python's lenient base64 (characters outside the alphabet are skipped,
+ * padding must complete the last group), bytes that are not UTF-8 and U+001D dropped, then split
+ * on ':' into type and pk. A decode failure is ShareDecodeError; text without ':' fails on the
+ * missing pk with IndexError, as the library does.
+ */
 export function decodeShare(code: string): { pk: string; type: string } {
-  const text = Buffer.from(code, 'base64').toString('utf8');
-  const match = /^([a-z_]+):(\d+)$/.exec(text);
-  if (!match) fail('ShareDecodeError', `Unable to decode share code: ${code}`);
-  const [, type, pk] = match as RegExpExecArray;
-  return { pk, type };
+  if (/[^\x00-\x7f]/.test(code)) fail('ShareDecodeError', 'string argument should contain only ASCII characters');
+  const parts = utf8Lenient(pyB64Decode(code)).replace(/\x1d/g, '').split(':');
+  if (parts.length < 2) fail('IndexError', 'list index out of range');
+  return { pk: parts[1], type: parts[0] };
+}
+
+const B64 = new Map([...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].map((ch, i) => [ch, i]));
+
+/** binascii.a2b_base64 in its default (non-strict) mode. */
+function pyB64Decode(text: string): Buffer {
+  const out: number[] = [];
+  let quad = 0;
+  let left = 0;
+  let pads = 0;
+  for (const ch of text) {
+    if (ch === '=') {
+      if (quad >= 2 && quad + ++pads >= 4) return Buffer.from(out);
+      continue;
+    }
+    const v = B64.get(ch);
+    if (v === undefined) continue;
+    pads = 0;
+    if (quad === 1) out.push(((left << 2) | (v >> 4)) & 0xff);
+    else if (quad === 2) out.push(((left << 4) | (v >> 2)) & 0xff);
+    else if (quad === 3) out.push(((left << 6) | v) & 0xff);
+    left = quad === 0 ? v : quad === 1 ? v & 0x0f : quad === 2 ? v & 0x03 : 0;
+    quad = (quad + 1) % 4;
+  }
+  const chars = [...text].filter((ch) => B64.has(ch)).length;
+  if (quad === 1) fail('ShareDecodeError', `Invalid base64-encoded string: number of data characters (${chars}) cannot be 1 more than a multiple of 4`);
+  if (quad !== 0) fail('ShareDecodeError', 'Incorrect padding');
+  return Buffer.from(out);
+}
+
+/** bytes.decode(errors="ignore"): invalid UTF-8 sequences vanish. */
+function utf8Lenient(bytes: Buffer): string {
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/\uFFFD/g, '');
 }
 
 function pathOf(url: string): string {
@@ -79,6 +129,7 @@ export const urls = {
   reel: (code: string) => `${WEB}/reel/${code}/`,
   story: (username: string, pk: string) => `${WEB}/stories/${username}/${pk}/`,
   highlight: (pk: string) => `${WEB}/stories/highlights/${pk}/`,
-  share: (type: string, pk: string) => `${WEB}/s/${shareCode(type, pk)}`,
+  share: (type: string, pk: string) => `${WEB}/share/${shareCode(type, pk)}`,
+  shareLegacy: (type: string, pk: string, igsh: string) => `${WEB}/s/${shareCode(type, pk)}?igsh=${igsh}`,
   profile: (username: string) => `${WEB}/${username}/`,
 };

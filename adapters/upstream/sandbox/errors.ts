@@ -6,6 +6,7 @@ const BASES: Readonly<Record<string, readonly string[]>> = {
   TypeError: ['Exception'],
   AttributeError: ['Exception'],
   ValueError: ['Exception'],
+  IndexError: ['Exception'],
   LoginRequired: ['PrivateError'],
   BadPassword: ['PrivateError'],
   BadCredentials: ['PrivateError'],

@@ -1,5 +1,5 @@
 // Finding world objects by what callers pass (pks, "pk_owner" media ids, names), raising the
-// upstream's not-found errors for ids the world does not have; and cursor paging.
+// upstream's not-found errors for ids the world does not have.
 import { id } from './args.js';
 import { fail, notFound } from './errors.js';
 import type { Ctx } from './registry.js';
@@ -78,28 +78,4 @@ export function findTrack(ctx: Ctx, value: unknown): TrackRec {
 export function assertVisible(ctx: Ctx, user: UserRec): void {
   const me = ctx.me();
   if (user.isPrivate && user.pk !== me.pk && !user.followers.has(me.pk)) fail('PrivateAccount', 'This account is private', { message: 'Not authorized to view user', status: 'fail' });
-}
-
-/**
- * One page of an ordered list. The cursor is the offset of the next item, so walking a list with
- * the returned cursors yields each item once; '' means the list is done.
- */
-export function page<T>(items: readonly T[], cursor: unknown, size: number): [T[], string] {
-  const text = cursor === null || cursor === undefined ? '' : String(cursor);
-  if (text !== '' && !/^\d+$/.test(text)) fail('WrongCursorError', `Invalid cursor: ${text}`);
-  const start = text === '' ? 0 : Number(text);
-  const end = Math.min(items.length, start + Math.max(1, size));
-  return [items.slice(start, end), end < items.length ? String(end) : ''];
-}
-
-/** First `amount` items (0 or less: all), as the upstream's amount parameters mean. */
-export function take<T>(items: readonly T[], amount: number): T[] {
-  return amount > 0 ? items.slice(0, amount) : items.slice();
-}
-
-/** Items after the one with pk `after` (0 or '': from the start), up to `amount`. */
-export function after<T extends { pk: string }>(items: readonly T[], afterPk: unknown, amount: number): T[] {
-  const key = afterPk === null || afterPk === undefined ? '' : String(afterPk);
-  const start = key === '' || key === '0' ? 0 : items.findIndex((item) => item.pk === key) + 1;
-  return take(items.slice(start), amount);
 }

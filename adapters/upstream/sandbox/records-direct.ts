@@ -1,7 +1,7 @@
 // Response records for direct messaging, notes, music, collections and relationships.
 import { mediaUrls } from './files.js';
 import { iso, media, story, userShort, type Rec } from './records.js';
-import type { CollectionRec, MessageRec, NoteRec, ThreadRec, TrackRec, World } from './world/types.js';
+import type { CollectionRec, MediaNoteRec, MessageRec, NoteRec, ThreadRec, TrackRec, World } from './world/types.js';
 
 const FOLDER = { inbox: 0, pending: 1, spam: 2, hidden: 0 } as const;
 /** The platform's automatic collection of every saved post ("All posts"). */
@@ -71,6 +71,16 @@ export function note(world: World, n: NoteRec): Rec {
   return {
     id: n.id, text: n.text, user_id: n.user, user: userShort(user), audience: n.audience, created_at: iso(n.createdAt),
     expires_at: iso(n.createdAt + 86400), is_emoji_only: !/[A-Za-z0-9]/.test(n.text), has_translation: false, note_style: n.style,
+  };
+}
+
+/** A note on a post or reel, as media/create_note/v2 answers it and raw media carry it. */
+export function mediaNote(world: World, n: MediaNoteRec): Rec {
+  const user = world.users.get(n.user);
+  const owner = world.media.get(n.media)?.owner ?? '';
+  return {
+    id: n.id, media_id: `${n.media}_${owner}`, text: n.text, audience: n.audience, note_style: n.style, user_id: n.user,
+    user: user ? userShort(user) : { pk: n.user }, created_at: n.createdAt, expires_at: n.createdAt + 86400 * 3,
   };
 }
 

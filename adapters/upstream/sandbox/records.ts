@@ -2,7 +2,7 @@
 // from the stored world records: cheap, and safe for callers to mutate.
 import { codeFromPk } from './codes.js';
 import { mediaUrls } from './files.js';
-import type { CommentRec, HighlightRec, LocationRec, MediaRec, StoryRec, UserRec, World } from './world/types.js';
+import type { ChannelRec, CommentRec, HighlightRec, LocationRec, MediaRec, StoryRec, TrackRec, UserRec, World } from './world/types.js';
 
 export type Rec = Record<string, unknown>;
 export const iso = (sec: number): string => new Date(sec * 1000).toISOString();
@@ -16,15 +16,31 @@ export function userShort(user: UserRec): Rec {
   return { pk: user.pk, username: user.username, full_name: user.fullName, profile_pic_url: pic, profile_pic_url_hd: pic, is_private: user.isPrivate, stories: [] };
 }
 
-export function userFull(user: UserRec): Rec {
+/** Posts on the profile: archived ones are hidden from everyone but the owner's archive. */
+export function postCount(world: World, user: UserRec): number {
+  return user.media.filter((pk) => world.media.get(pk)?.archived === false).length;
+}
+
+/** A broadcast channel as User.broadcast_channel and direct_channels show it. */
+export function channel(world: World, c: ChannelRec, viewer: string | null): Rec {
+  const owner = world.users.get(c.owner);
+  return {
+    title: c.title, thread_igid: c.id, subtitle: c.subtitle, invite_link: `https://ig.me/j/${codeFromPk(c.id)}/`, is_member: viewer !== null && c.members.has(viewer),
+    group_image_uri: mediaUrls.image(`c${c.id}`), group_image_background_uri: mediaUrls.image(`c${c.id}b`), thread_subtype: 29,
+    number_of_members: c.members.size, creator_igid: c.owner, creator_username: owner?.username ?? '',
+  };
+}
+
+export function userFull(world: World, user: UserRec, viewer: string | null = null): Rec {
   const pic = picUrl(user);
   const business = user.isBusiness;
+  const channels = [...world.channels.values()].filter((c) => c.owner === user.pk);
   return {
     pk: user.pk, username: user.username, full_name: user.fullName, is_private: user.isPrivate, profile_pic_url: pic, profile_pic_url_hd: pic,
-    is_verified: user.isVerified, media_count: user.media.length, follower_count: user.followers.size, following_count: user.following.size,
+    is_verified: user.isVerified, media_count: postCount(world, user), follower_count: user.followers.size, following_count: user.following.size,
     biography: user.biography,
     bio_links: user.bioLinks.map((l) => ({ link_id: l.link_id, url: l.url, lynx_url: null, link_type: 'external', title: l.title, is_pinned: false, open_external_url_with_in_app_browser: true })),
-    external_url: user.externalUrl, account_type: business ? 2 : 1, is_business: business, broadcast_channel: [],
+    external_url: user.externalUrl, account_type: business ? 2 : 1, is_business: business, broadcast_channel: channels.map((c) => channel(world, c, viewer)),
     public_email: business ? user.email : null, contact_phone_number: business ? user.phone || null : null,
     public_phone_country_code: business ? '1' : null, public_phone_number: business ? user.phone || null : null,
     business_contact_method: business ? 'CALL' : null, business_category_name: user.category, category_name: user.category, category: user.category,
@@ -70,16 +86,25 @@ export function media(world: World, m: MediaRec, viewer: string | null): Rec {
     sponsor_tags: [], video_url: isVideo ? mediaUrls.video(m.pk) : null, view_count: isVideo ? m.plays * 2 : 0,
     video_duration: m.duration, title: m.title,
     resources: m.children.map((c) => ({ pk: c.pk, video_url: c.video ? mediaUrls.video(c.pk) : null, thumbnail_url: mediaUrls.image(c.pk), media_type: c.video ? 2 : 1 })),
-    clips_metadata: m.kind === 'clip' ? clipsMetadata(world, m) : null,
+    clips_metadata: m.kind === 'clip' ? clipsMetadata(world, m, viewer) : null,
   };
 }
 
-function clipsMetadata(world: World, m: MediaRec): Rec {
+function clipsMetadata(world: World, m: MediaRec, viewer: string | null): Rec {
   const track = m.track ? world.tracks.get(m.track) : undefined;
   return {
     clips_creation_entry_point: 'clips', audio_type: track ? 'licensed_music' : 'original_sounds', music_canonical_id: track?.canonicalId ?? '',
-    music_info: track ? { music_asset_info: { audio_cluster_id: track.clusterId, title: track.title, display_artist: track.artist } } : null,
+    music_info: track ? { music_asset_info: { audio_cluster_id: track.clusterId, title: track.title, display_artist: track.artist }, music_consumption_info: musicConsumption(track, viewer) } : null,
     is_shared_to_fb: false, show_achievements: false,
+  };
+}
+
+/** music_info.music_consumption_info: how the viewer relates to a track (saved or not). */
+export function musicConsumption(t: TrackRec, viewer: string | null): Rec {
+  return {
+    is_bookmarked: viewer !== null && t.bookmarkedBy.has(viewer), should_mute_audio: false, should_mute_audio_reason: '',
+    should_mute_audio_reason_type: null, allow_media_creation_with_music: true, is_trending_in_clips: false, trend_rank: null,
+    formatted_clips_media_count: null, display_media_id: null, overlap_duration_in_ms: 15000, audio_asset_start_time_in_ms: 0,
   };
 }
 
@@ -115,7 +140,9 @@ export function story(world: World, s: StoryRec): Rec {
 
 export function hashtag(world: World, name: string): Rec {
   const tag = world.hashtags.get(name)!;
-  return { id: tag.id, name: tag.name, media_count: tag.media.length, profile_pic_url: tag.media.length ? mediaUrls.image(tag.media[0]) : null };
+  // Counted as the hashtag's pages list them: archived posts are not shown.
+  const shown = tag.media.filter((pk) => world.media.get(pk)?.archived === false);
+  return { id: tag.id, name: tag.name, media_count: shown.length, profile_pic_url: shown.length ? mediaUrls.image(shown[0]) : null };
 }
 
 export function highlight(world: World, h: HighlightRec, withItems: boolean): Rec {

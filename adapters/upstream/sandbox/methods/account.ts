@@ -1,11 +1,12 @@
-// The logged-in account: profile edits, privacy, password and contact flows, feeds of its own,
-// notifications inbox and insights.
-import { bool, ids, int, str } from '../args.js';
+// The logged-in account: profile edits, privacy, password and contact flows, its archive and
+// insights.
+import { ids, int, str } from '../args.js';
 import { fail } from '../errors.js';
-import { findMedia, page } from '../lookup.js';
-import { account, userShort } from '../records.js';
+import { findMedia } from '../lookup.js';
+import { pageBy } from '../paging.js';
+import { account, commentCount, userShort } from '../records.js';
 import type { Ctx, MethodTable } from '../registry.js';
-import { mediaList, then, uploadFile, visible } from './common.js';
+import { mediaList, newestFirst, then, uploadFile, visible } from './common.js';
 
 const EDITABLE = { first_name: 'fullName', full_name: 'fullName', biography: 'biography', external_url: 'externalUrl', email: 'email', phone_number: 'phone', username: 'username', gender: 'gender' } as const;
 
@@ -30,18 +31,6 @@ function edit(ctx: Ctx, fields: Readonly<Record<string, unknown>>): Record<strin
     else me[target] = str(value);
   }
   return account(me);
-}
-
-function notifications(ctx: Ctx): Record<string, unknown>[] {
-  const me = ctx.me();
-  const out: Record<string, unknown>[] = [];
-  for (const pk of me.media.slice(0, 10)) {
-    const m = ctx.world.media.get(pk)!;
-    const liker = [...m.likers][0];
-    if (liker) out.push({ story_type: 60, type: 1, args: { text: `${ctx.world.users.get(liker)!.username} liked your post.`, profile_id: liker, media: [{ id: `${m.pk}_${m.owner}`, image: mediaList(ctx, [m.pk])[0]?.thumbnail_url }], timestamp: m.takenAt + 600 } });
-  }
-  for (const pk of [...me.followers].slice(-5)) out.push({ story_type: 101, type: 3, args: { text: `${ctx.world.users.get(pk)!.username} started following you.`, profile_id: pk, timestamp: ctx.world.epoch - 3600 } });
-  return out;
 }
 
 export const accountMethods: MethodTable = {
@@ -92,48 +81,38 @@ export const accountMethods: MethodTable = {
   },
   send_confirm_phone_number: { run: (_ctx, a) => ({ phone_number: str(a.phone_number, 'phone_number'), verification_code_sent: true, status: 'ok' }) },
   get_account_family_v1: { run: (ctx) => ({ current_account: userShort(ctx.me()), child_accounts: [], main_accounts: [], status: 'ok' }) },
-  news_inbox_v1: { run: (ctx, a) => ({ new_stories: bool(a.mark_as_seen) ? [] : notifications(ctx).slice(0, 3), old_stories: notifications(ctx), counts: { likes: 0, relationships: 0 }, status: 'ok' }) },
-  new_feed_exist: { run: () => false },
-  get_timeline_feed: {
-    run(ctx) {
-      const me = ctx.me();
-      const pks = [...me.following].filter((pk) => !me.mutedPosts.has(pk)).flatMap((pk) => ctx.world.users.get(pk)!.media.slice(0, 2));
-      pks.sort((x, y) => ctx.world.media.get(y)!.takenAt - ctx.world.media.get(x)!.takenAt);
-      return { feed_items: mediaList(ctx, visible(ctx, pks).slice(0, 12)).map((media_or_ad) => ({ media_or_ad })), more_available: false, next_max_id: null, status: 'ok' };
-    },
-  },
-  feed_user_stream_item: { run: (ctx, a) => ({ items: [{ media_or_ad: mediaList(ctx, [findMedia(ctx, a.item_id).pk])[0] }], status: 'ok' }) },
   archive_medias_paginated_v1: {
     run(ctx, a) {
       const me = ctx.me();
       const archived = me.media.filter((pk) => ctx.world.media.get(pk)?.archived);
-      const [items, next] = page(archived, a.end_cursor, int(a.amount) || 33);
+      const [items, next] = pageBy(archived, newestFirst(ctx), a.end_cursor, int(a.amount) || 33);
       return [mediaList(ctx, items), next];
     },
   },
   insights_account: {
     run(ctx) {
       const me = ctx.me();
-      const likes = me.media.reduce((sum, pk) => sum + (ctx.world.media.get(pk)?.likers.size ?? 0), 0);
-      return { data: { user: { business_manager: { account_summary_unit: { posts_count: me.media.length, followers_count: me.followers.size, accounts_reached: likes * 7, impressions: likes * 19, profile_visits: likes * 2 } } } }, status: 'ok' };
+      const posts = visible(ctx, me.media);
+      const likes = posts.reduce((sum, pk) => sum + (ctx.world.media.get(pk)?.likers.size ?? 0), 0);
+      return { data: { user: { business_manager: { account_summary_unit: { posts_count: posts.length, followers_count: me.followers.size, accounts_reached: likes * 7, impressions: likes * 19, profile_visits: likes * 2 } } } }, status: 'ok' };
     },
   },
   insights_media: {
     run(ctx, a) {
       const m = findMedia(ctx, a.media_pk);
       if (m.owner !== ctx.me().pk) fail('ClientForbiddenError', 'Insights are available for your own media only');
-      return { media_id: `${m.pk}_${m.owner}`, like_count: m.likers.size, comment_count: m.comments.length, save_count: Math.floor(m.likers.size / 4), reach_count: m.likers.size * 7, impression_count: m.likers.size * 11, share_count: Math.floor(m.likers.size / 6) };
+      return { media_id: `${m.pk}_${m.owner}`, like_count: m.likers.size, comment_count: commentCount(ctx.world, m), save_count: Math.floor(m.likers.size / 4), reach_count: m.likers.size * 7, impression_count: m.likers.size * 11, share_count: Math.floor(m.likers.size / 6) };
     },
   },
   insights_media_feed_all: {
     run(ctx, a) {
       const me = ctx.me();
       const type = str(a.post_type).toUpperCase();
-      const pks = me.media.filter((pk) => type === 'ALL' || (type === 'PHOTO' && ctx.world.media.get(pk)!.kind === 'photo') || (type === 'VIDEO' && ctx.world.media.get(pk)!.kind !== 'photo') || (type === 'CAROUSEL_V2' && ctx.world.media.get(pk)!.kind === 'album'));
+      const pks = visible(ctx, me.media).filter((pk) => type === 'ALL' || (type === 'PHOTO' && ctx.world.media.get(pk)!.kind === 'photo') || (type === 'VIDEO' && ctx.world.media.get(pk)!.kind !== 'photo') || (type === 'CAROUSEL_V2' && ctx.world.media.get(pk)!.kind === 'album'));
       const count = int(a.count);
       return (count > 0 ? pks.slice(0, count) : pks).map((pk) => {
         const m = ctx.world.media.get(pk)!;
-        return { node: { id: m.pk, instagram_media_id: `${m.pk}_${m.owner}`, inline_insights_node: { metrics: { reach_count: m.likers.size * 7, impression_count: m.likers.size * 11, like_count: m.likers.size, comment_count: m.comments.length } } } };
+        return { node: { id: m.pk, instagram_media_id: `${m.pk}_${m.owner}`, inline_insights_node: { metrics: { reach_count: m.likers.size * 7, impression_count: m.likers.size * 11, like_count: m.likers.size, comment_count: commentCount(ctx.world, m) } } } };
       });
     },
   },

@@ -2,7 +2,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { str } from '../args.js';
 import { fail } from '../errors.js';
+import { big, type SortKey } from '../paging.js';
 import { media } from '../records.js';
+import { mediaNote } from '../records-direct.js';
 import type { Ctx } from '../registry.js';
 import type { MediaRec } from '../world/types.js';
 
@@ -13,11 +15,28 @@ export const mediaList = (ctx: Ctx, pks: readonly string[]) =>
     return m ? [mediaOut(ctx, m)] : [];
   });
 
+/**
+ * A media as the platform's raw payloads (feeds, explore) carry it: beside the record's fields,
+ * the notes people left on it, which aiograpi's Media record does not keep.
+ */
+export function rawMedia(ctx: Ctx, m: MediaRec): Record<string, unknown> {
+  const notes = [...ctx.world.mediaNotes.values()].filter((n) => n.media === m.pk).sort((a, b) => b.createdAt - a.createdAt);
+  return { ...mediaOut(ctx, m), media_notes: { items: notes.map((n) => mediaNote(ctx.world, n)) } };
+}
+
+export const rawMediaList = (ctx: Ctx, pks: readonly string[]) => pks.flatMap((pk) => {
+  const m = ctx.world.media.get(pk);
+  return m ? [rawMedia(ctx, m)] : [];
+});
+
 /** Visible feed media: not archived (archived posts only show in the owner's archive). */
 export const visible = (ctx: Ctx, pks: readonly string[]) => pks.filter((pk) => {
   const m = ctx.world.media.get(pk);
   return m !== undefined && !m.archived;
 });
+
+/** Media lists run newest first; same-second posts by pk, the later-created first. */
+export const newestFirst = (ctx: Ctx) => (pk: string): SortKey => [-BigInt(ctx.world.media.get(pk)?.takenAt ?? 0), -big(pk)];
 
 /** Reads an upload's path the way the upstream does: a missing or empty file fails the upload. */
 export function uploadFile(value: unknown, excType: string, what = 'file'): string {

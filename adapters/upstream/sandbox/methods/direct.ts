@@ -1,9 +1,10 @@
 // Direct threads: inbox, pending and spam boxes, thread state (mute, hide, unread, title),
 // messages (read, seen, like, react, unsend) and search.
-import { bool, id, ids, int, optStr, str } from '../args.js';
+import { bool, id, ids, int, list, optStr, str } from '../args.js';
 import { fail } from '../errors.js';
-import { findMessage, findThread, findUser, page, take } from '../lookup.js';
-import { userShort } from '../records.js';
+import { findMessage, findThread, findUser } from '../lookup.js';
+import { big, pageBy, take, type SortKey } from '../paging.js';
+import { channel, userShort } from '../records.js';
 import { message, shortThread, thread } from '../records-direct.js';
 import type { Ctx, MethodDef, MethodTable } from '../registry.js';
 import { makeThread } from '../world/social.js';
@@ -16,22 +17,36 @@ function lastActivity(ctx: Ctx, t: ThreadRec): [number, number] {
   return last ? [last.ts, last.seq] : [t.createdAt, 0];
 }
 
-/** A folder's threads, the most recently active first (timestamps are whole seconds, so ties are common). */
-export function box(ctx: Ctx, folder: Folder, unreadOnly = false): ThreadRec[] {
+/** Most recently active first (timestamps are whole seconds, so ties are common: order of sending). */
+function activityOrder(ctx: Ctx): (t: ThreadRec) => SortKey {
+  return (t) => {
+    const [ts, seq] = lastActivity(ctx, t);
+    return [-BigInt(ts), -BigInt(seq), big(t.id)];
+  };
+}
+
+function inFolder(ctx: Ctx, folder: Folder, unreadOnly: boolean): ThreadRec[] {
   const me = ctx.me().pk;
-  const out: { t: ThreadRec; at: [number, number] }[] = [];
-  for (const t of ctx.world.threads.values()) {
+  return [...ctx.world.threads.values()].filter((t) => {
     const s = t.state.get(me);
-    if (s && s.folder === folder && (!unreadOnly || s.unread)) out.push({ t, at: lastActivity(ctx, t) });
-  }
-  out.sort((a, b) => b.at[0] - a.at[0] || b.at[1] - a.at[1] || (a.t.id < b.t.id ? -1 : 1));
-  return out.map((x) => x.t);
+    return s !== undefined && s.folder === folder && (!unreadOnly || s.unread);
+  });
+}
+
+/** A folder's threads, the most recently active first. */
+export function box(ctx: Ctx, folder: Folder, unreadOnly = false): ThreadRec[] {
+  return pageBy(inFolder(ctx, folder, unreadOnly), activityOrder(ctx), '', Number.MAX_SAFE_INTEGER)[0];
 }
 
 const threadsOut = (ctx: Ctx, list: ThreadRec[], limit = 20) => list.map((t) => thread(ctx.world, t, ctx.me().pk, limit));
 
+/**
+ * Keyed on last activity: a thread that gets a message mid-walk moves to the top, before the
+ * cursor, so the walk neither repeats it nor (for threads already passed) shows it twice; like the
+ * platform's oldest_cursor, a refresh of the first page brings it back.
+ */
 function chunk(ctx: Ctx, folder: Folder, cursor: unknown, limit: unknown, unread = false): [unknown[], string] {
-  const [items, next] = page(box(ctx, folder, unread), cursor, 20);
+  const [items, next] = pageBy(inFolder(ctx, folder, unread), activityOrder(ctx), cursor, 20);
   return [threadsOut(ctx, items, optLimit(limit)), next];
 }
 
@@ -134,7 +149,7 @@ export const directMethods: MethodTable = {
       return [...me.following].map((pk) => ctx.world.users.get(pk)!).filter((u) => u.username.includes(q) || u.fullName.toLowerCase().includes(q)).slice(0, 20).map(userShort);
     },
   },
-  direct_search_gen_ai_bots: { run: () => [] },
+  direct_search_gen_ai_bots: { run: (ctx, a) => take(ctx.world.aiBots, int(a.amount)).flatMap((pk) => (ctx.world.users.has(pk) ? [userShort(ctx.world.users.get(pk)!)] : [])) },
   direct_message_seen: {
     run(ctx, a) {
       const t = findThread(ctx, a.thread_id);
@@ -235,7 +250,15 @@ export const directMethods: MethodTable = {
       return { user_presence: presence, status: 'ok' };
     },
   },
-  direct_channels: { run: () => [] },
+  direct_channels: {
+    run(ctx, a) {
+      // The channels a user runs; thread_subtypes filters them (aiograpi asks for [29], broadcast channels).
+      const owner = a.user_id === null || a.user_id === undefined || a.user_id === '' ? ctx.me() : findUser(ctx, a.user_id);
+      const subtypes = a.thread_subtypes === null || a.thread_subtypes === undefined ? [29] : list(a.thread_subtypes).map((v) => int(v, 'thread_subtypes'));
+      const channels = [...ctx.world.channels.values()].filter((c) => c.owner === owner.pk && subtypes.includes(29));
+      return channels.map((c) => channel(ctx.world, c, ctx.me().pk));
+    },
+  },
   direct_has_interop_upgraded: { run: () => false },
   direct_set_e2ee_eligibility: { run: (_ctx, a) => Number.isInteger(int(a.e2ee_eligibility)) },
 };

@@ -1,14 +1,14 @@
-// Media: info, codes and URLs, likes, saves, archive, pins, edits, notes, and the reels feeds.
+// Media: info, codes and URLs, likes, saves, archive, pins, edits, and the reels feeds.
 import { bool, id, ids, int, optStr, record, records, str } from '../args.js';
-import { codeFromPk, codeFromUrl, decodeShare, pkFromCode, shareCodeFromUrl, WEB } from '../codes.js';
+import { codeFromPk, codeFromUrl, pkFromCode, WEB } from '../codes.js';
 import { fail } from '../errors.js';
 import { mediaUrls } from '../files.js';
-import { after, findMedia, findUser } from '../lookup.js';
+import { findMedia, findUser } from '../lookup.js';
+import { after } from '../paging.js';
 import { userShort } from '../records.js';
 import type { Ctx, MethodDef, MethodTable } from '../registry.js';
-import { nextId } from '../world/social.js';
 import type { MediaRec } from '../world/types.js';
-import { mediaList, mediaOut, pushFront, remove, then } from './common.js';
+import { mediaOut, pushFront, rawMedia, remove, then } from './common.js';
 
 function like(ctx: Ctx, m: MediaRec, on: boolean): boolean {
   const me = ctx.me();
@@ -61,10 +61,12 @@ function pin(on: boolean, revertable: boolean, field: 'pinned' | 'clipPinned'): 
   };
 }
 
-function feed(ctx: Ctx, filter: (m: MediaRec) => boolean, amount: unknown, last: unknown): unknown[] {
+function reelsAfter(ctx: Ctx, filter: (m: MediaRec) => boolean, amount: unknown, last: unknown): MediaRec[] {
   const items = [...ctx.world.media.values()].filter((m) => m.kind === 'clip' && !m.archived && filter(m)).sort((a, b) => b.takenAt - a.takenAt);
-  return after(items, last, int(amount) || 10).map((m) => mediaOut(ctx, m));
+  return after(items, last, int(amount) || 10);
 }
+
+const feed = (ctx: Ctx, filter: (m: MediaRec) => boolean, amount: unknown, last: unknown) => reelsAfter(ctx, filter, amount, last).map((m) => mediaOut(ctx, m));
 
 export const mediaMethods: MethodTable = {
   media_info: { run: (ctx, a) => mediaOut(ctx, findMedia(ctx, a.media_pk)) },
@@ -120,21 +122,12 @@ export const mediaMethods: MethodTable = {
   media_save: { run: (ctx, a) => save(ctx, findMedia(ctx, a.media_id), a.collection_pk, !bool(a.revert)) },
   media_unsave: { run: (ctx, a) => save(ctx, findMedia(ctx, a.media_id), a.collection_pk, false) },
   media_seen: { run: (ctx, a) => then(ids(a.media_ids).forEach((pk) => findMedia(ctx, pk)), true) },
-  media_template_v1: { run: (ctx, a) => then(findMedia(ctx, a.media_id), null) },
   media_check_offensive_comment: { run: (ctx, a) => then(findMedia(ctx, a.media_id), /\b(idiot|stupid|hate)\b/i.test(str(a.text, 'text'))) },
-  media_note_create: {
-    run(ctx, a) {
-      const m = findMedia(ctx, a.media_id);
-      const noteId = nextId(ctx.world);
-      return { media_note: { id: noteId, media_id: `${m.pk}_${m.owner}`, text: str(a.text), audience: int(a.audience), note_style: int(a.note_style), user_id: ctx.me().pk }, status: 'ok' };
-    },
-  },
-  media_note_delete: { run: (_ctx, a) => Boolean(id(a.note_id, 'note_id')) },
   clip_info_for_creation: { run: () => ({ clips_max_duration_ms: 90000, clips_min_duration_ms: 1000, is_trial_eligible: true, status: 'ok' }) },
   clip_share_to_fb_config: { run: () => ({ share_to_fb_enabled: false, fb_destinations: [], status: 'ok' }) },
   clip_trial_eligible: { run: () => true },
-  explore_page: { run: (ctx) => ({ sectional_items: [{ layout_type: 'one_by_two_left', layout_content: { medias: feed(ctx, () => true, 6, 0).map((media) => ({ media })) } }], more_available: false, next_max_id: '', status: 'ok' }) },
-  explore_page_media_info: { run: (ctx, a) => ({ items: [mediaOut(ctx, findMedia(ctx, a.media_pk))], status: 'ok' }) },
+  explore_page: { run: (ctx) => ({ sectional_items: [{ layout_type: 'one_by_two_left', layout_content: { medias: reelsAfter(ctx, () => true, 6, 0).map((m) => ({ media: rawMedia(ctx, m) })) } }], more_available: false, next_max_id: '', status: 'ok' }) },
+  explore_page_media_info: { run: (ctx, a) => ({ items: [rawMedia(ctx, findMedia(ctx, a.media_pk))], status: 'ok' }) },
   reels: { run: (ctx, a) => feed(ctx, () => true, a.amount, a.last_media_pk) },
   friends_reels: { run: (ctx, a) => feed(ctx, (m) => ctx.me().following.has(m.owner), a.amount, a.last_media_pk) },
   explore_reels: { run: (ctx, a) => feed(ctx, (m) => !ctx.me().following.has(m.owner) && m.owner !== ctx.me().pk, a.amount, a.last_media_pk) },
@@ -145,9 +138,6 @@ export const mediaMethods: MethodTable = {
       return feed(ctx, mine, a.amount, a.last_media_pk);
     },
   },
-  share_code_from_url: { open: true, local: true, run: (_ctx, a) => shareCodeFromUrl(str(a.url, 'url')) },
-  share_info: { run: (_ctx, a) => decodeShare(str(a.code, 'code')) },
-  share_info_by_url: { run: (_ctx, a) => decodeShare(shareCodeFromUrl(str(a.url, 'url'))) },
   liked_medias: {
     run(ctx, a) {
       const me = ctx.me();
@@ -171,5 +161,6 @@ export function deleteMedia(ctx: Ctx, m: MediaRec): void {
   for (const tag of m.hashtags) remove(w.hashtags.get(tag)?.media ?? [], m.pk);
   if (m.location) remove(w.locations.get(m.location)?.media ?? [], m.pk);
   for (const t of m.usertags) remove(w.users.get(t.user)?.tagged ?? [], m.pk);
+  for (const note of [...w.mediaNotes.values()]) if (note.media === m.pk) w.mediaNotes.delete(note.id);
 }
 

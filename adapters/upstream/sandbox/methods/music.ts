@@ -1,12 +1,14 @@
-// Music (search, browse, trends, bookmarks, tracks), notes and notification settings.
+// Music (search, browse, trends, bookmarks, tracks) and inbox notes.
 import { id, int, optStr, record, str } from '../args.js';
 import { fail } from '../errors.js';
 import { findNote, findTrack } from '../lookup.js';
+import { musicConsumption } from '../records.js';
 import { note, track } from '../records-direct.js';
+import { pageBy } from '../paging.js';
 import type { Ctx, MethodTable } from '../registry.js';
 import { nextId } from '../world/social.js';
 import type { NoteRec } from '../world/types.js';
-import { mediaList, visible } from './common.js';
+import { mediaList, newestFirst, visible } from './common.js';
 import { findTracks } from './search.js';
 
 const allTracks = (ctx: Ctx) => [...ctx.world.tracks.values()];
@@ -18,22 +20,15 @@ function tracksPayload(ctx: Ctx, query: string): Record<string, unknown> {
   return { items: findTracks(ctx, query.trim().toLowerCase()).slice(0, 20).map((t) => ({ track: track(t) })), page_info: { more_available: false, next_max_id: null }, status: 'ok' };
 }
 
-function trackPayload(ctx: Ctx, value: unknown): Record<string, unknown> {
+/** The audio page: the track, whether the viewer saved it, and the reels that use it, page by page. */
+function trackPayload(ctx: Ctx, value: unknown, maxId: unknown): Record<string, unknown> {
   const t = findTrack(ctx, value);
   const clips = visible(ctx, [...ctx.world.media.values()].filter((m) => m.track === t.id).map((m) => m.pk));
-  return { metadata: { music_info: { music_asset_info: track(t) } }, items: mediaList(ctx, clips).map((media) => ({ media })), paging_info: { max_id: '', more_available: false }, status: 'ok' };
-}
-
-const CONTENT_TYPES = ['likes', 'comments', 'comment_likes', 'like_and_comment_on_photo_user_tagged', 'new_follower', 'follow_request_accepted', 'direct', 'live_broadcast', 'reels', 'stories', 'posts'];
-const MUTE_VALUES = ['cancel', '15_minutes', '1_hour', '2_hour', '4_hour', '8_hour'];
-const VALUES = ['off', 'following_only', 'everyone'];
-
-function setNotification(ctx: Ctx, contentType: string, value: string): boolean {
-  const allowed = contentType === 'mute_all' ? MUTE_VALUES : VALUES;
-  if (contentType !== 'mute_all' && !CONTENT_TYPES.includes(contentType)) fail('UnsupportedError', `Unsupported content_type "${contentType}"; supported: ${CONTENT_TYPES.join(', ')}, mute_all`);
-  if (!allowed.includes(value)) fail('UnsupportedSettingValue', `Unsupported setting_value "${value}" for "${contentType}"; allowed: ${allowed.join(', ')}`);
-  ctx.me().notificationSettings.set(contentType, value);
-  return true;
+  const [page, next] = pageBy(clips, newestFirst(ctx), maxId, 12);
+  return {
+    metadata: { music_info: { music_asset_info: track(t), music_consumption_info: musicConsumption(t, ctx.me().pk) } },
+    items: mediaList(ctx, page).map((media) => ({ media })), paging_info: { max_id: next, more_available: next !== '' }, status: 'ok',
+  };
 }
 
 function notesFor(ctx: Ctx): NoteRec[] {
@@ -73,8 +68,8 @@ export const musicMethods: MethodTable = {
       return t ? track(t) : fail('TrackNotFound', `Track not found: ${key}`);
     },
   },
-  track_info_by_id: { run: (ctx, a) => trackPayload(ctx, a.track_id) },
-  track_stream_info_by_id: { run: (ctx, a) => trackPayload(ctx, a.track_id) },
+  track_info_by_id: { run: (ctx, a) => trackPayload(ctx, a.track_id, a.max_id) },
+  track_stream_info_by_id: { run: (ctx, a) => trackPayload(ctx, a.track_id, a.max_id) },
   get_notes: { run: (ctx) => notesFor(ctx).map((n) => note(ctx.world, n)) },
   get_note_by_user: { run: (ctx, a) => notePick(a.notes, str(a.username, 'username')) },
   get_note_text_by_user: { run: (ctx, a) => (notePick(a.notes, str(a.username, 'username')) as Record<string, unknown> | null)?.text ?? null },
@@ -99,14 +94,6 @@ export const musicMethods: MethodTable = {
       return true;
     },
   },
-  notification_settings: { run: (ctx, a) => setNotification(ctx, str(a.content_type, 'content_type'), str(a.setting_value, 'setting_value')) },
-  notification_mute_all: { run: (ctx, a) => setNotification(ctx, 'mute_all', str(a.setting_value, 'setting_value')) },
-  notification_disable: {
-    run(ctx) {
-      for (const type of CONTENT_TYPES) ctx.me().notificationSettings.set(type, 'off');
-      return true;
-    },
-  },
 };
 
 /** The upstream helpers pick from a notes list the caller already has. */
@@ -115,4 +102,3 @@ function notePick(notes: unknown, username: string): unknown {
   return list.find((n) => (n?.user as Record<string, unknown> | undefined)?.username === username) ?? null;
 }
 
-export const NOTIFICATION_CONTENT_TYPES = CONTENT_TYPES;

@@ -1,22 +1,25 @@
 // Hashtags, locations and collections, with their recent and top media.
 import { bool, id, int, num, str } from '../args.js';
 import { fail, notFound } from '../errors.js';
-import { after, findHashtag, findLocation, page } from '../lookup.js';
+import { findHashtag, findLocation } from '../lookup.js';
+import { after, big, pageBy, type SortKey } from '../paging.js';
 import { hashtag, location } from '../records.js';
 import { ALL_POSTS, collection } from '../records-direct.js';
 import type { Ctx, MethodTable } from '../registry.js';
 import type { CollectionRec, LocationRec, MediaRec } from '../world/types.js';
-import { mediaList, visible } from './common.js';
+import { mediaList, newestFirst, visible } from './common.js';
 
-/** tab_key 'top' ranks by likes; anything else ('recent', '') is newest first. */
-function tab(ctx: Ctx, pks: readonly string[], tabKey: string): string[] {
-  const shown = visible(ctx, pks);
-  if (tabKey !== 'top') return shown;
-  return shown.slice().sort((a, b) => ctx.world.media.get(b)!.likers.size - ctx.world.media.get(a)!.likers.size || (a < b ? -1 : 1));
+/**
+ * tab_key 'top' ranks by likes; anything else ('recent', '') is newest first. A top post whose
+ * likes change mid-walk moves in the ranking, as on the platform.
+ */
+function tabKey(ctx: Ctx, tab: string): (pk: string) => SortKey {
+  if (tab !== 'top') return newestFirst(ctx);
+  return (pk) => [-BigInt(ctx.world.media.get(pk)?.likers.size ?? 0), big(pk)];
 }
 
 function chunk(ctx: Ctx, pks: readonly string[], a: Readonly<Record<string, unknown>>, size: number): [unknown[], string] {
-  const [items, next] = page(tab(ctx, pks, str(a.tab_key)), a.max_id, int(a.max_amount) || size);
+  const [items, next] = pageBy(visible(ctx, pks), tabKey(ctx, str(a.tab_key)), a.max_id, int(a.max_amount) || size);
   return [mediaList(ctx, items), next];
 }
 

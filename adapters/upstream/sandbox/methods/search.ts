@@ -1,77 +1,120 @@
-// Search: users, hashtags, places, music and the mixed top-search payloads.
-import { str } from '../args.js';
-import { hashtag, location, userShort } from '../records.js';
+// Search: users, hashtags, places, music and the mixed top-search payloads. The paged ones take
+// the platform's cursors (page_token, next_max_id, reels_max_id) and answer the next one with
+// has_more; count bounds a page where the upstream takes it.
+import { int, optStr, str } from '../args.js';
+import { newestFirst, mediaList, visible } from './common.js';
+import { pageBy, take } from '../paging.js';
+import { hashtag, userShort } from '../records.js';
 import { track } from '../records-direct.js';
-import type { Ctx, MethodTable } from '../registry.js';
-import type { TrackRec, UserRec } from '../world/types.js';
-import { mediaList, visible } from './common.js';
+import type { Args, Ctx, MethodTable } from '../registry.js';
+import { blended, blendedKey, findTracks, matchPlaces, matchTags, matchUsers, query, rankKey, usersOf, type Match } from './search-rank.js';
 
-const q = (value: unknown) => str(value, 'query').trim().toLowerCase().replace(/^[@#]/, '');
+export { findTracks } from './search-rank.js';
 
-export function findUsers(ctx: Ctx, query: string, limit = 30): UserRec[] {
-  const out: UserRec[] = [];
-  for (const u of ctx.world.users.values()) {
-    if (u.username.includes(query) || u.fullName.toLowerCase().includes(query)) out.push(u);
-    if (out.length >= limit) break;
-  }
-  return out;
+const q = (value: unknown) => query(str(value, 'query'));
+/** The platform's page sizes: 30 accounts or top results (its count), 12 reels. */
+const PAGE = 30;
+const REELS_PAGE = 12;
+/** The unpaged top-search payloads show this many of each kind. */
+const TOP_EACH = 10;
+
+const rankToken = (given: unknown, text: string) => optStr(given) || `sandbox-${text}`;
+const size = (count: unknown) => (int(count, 'count') > 0 ? int(count, 'count') : PAGE);
+const everything = (ctx: Ctx, text: string): Match[] => [...matchUsers(ctx, text), ...matchTags(ctx, text), ...matchPlaces(ctx, text)];
+
+/** The web and flat top searches: the first few of each kind, no cursor. */
+function top(ctx: Ctx, text: string): Record<string, unknown> {
+  const firsts = [...matchUsers(ctx, text).slice(0, TOP_EACH), ...matchTags(ctx, text).slice(0, TOP_EACH), ...matchPlaces(ctx, text).slice(0, TOP_EACH)];
+  return { ...blended(ctx, firsts), has_more: everything(ctx, text).length > firsts.length, rank_token: `sandbox-${text}`, status: 'ok' };
 }
 
-export function findTags(ctx: Ctx, query: string): string[] {
-  return [...ctx.world.hashtags.keys()].filter((name) => name.includes(query)).slice(0, 30);
+/** Reels under the hashtags the query matches, newest first, page by page. */
+function reels(ctx: Ctx, text: string, cursor: unknown): [unknown[], string] {
+  const pks = matchTags(ctx, text).flatMap((m) => ctx.world.hashtags.get(m.id)!.media).filter((pk) => ctx.world.media.get(pk)?.kind === 'clip');
+  const [page, next] = pageBy(visible(ctx, [...new Set(pks)]), newestFirst(ctx), cursor, REELS_PAGE);
+  return [mediaList(ctx, page), next];
 }
 
-export function findTracks(ctx: Ctx, query: string): TrackRec[] {
-  return [...ctx.world.tracks.values()].filter((t) => !query || t.title.toLowerCase().includes(query) || t.artist.toLowerCase().includes(query));
-}
+const PER_SURFACE: Readonly<Partial<Record<string, (ctx: Ctx, text: string) => Match[]>>> = {
+  user_serp: matchUsers, hashtag_serp: matchTags, places_serp: matchPlaces, place_serp: matchPlaces,
+};
 
-function places(ctx: Ctx, query: string) {
-  return [...ctx.world.locations.values()].filter((l) => l.name.toLowerCase().includes(query) || l.city.toLowerCase().includes(query)).slice(0, 10);
-}
-
-function top(ctx: Ctx, query: string): Record<string, unknown> {
+/** One search surface's results page: a single kind for the user, hashtag and place surfaces, else blended with reels. */
+function searchItem(ctx: Ctx, a: Args): Record<string, unknown> {
+  const text = q(a.query);
+  const surface = str(a.search_surface, 'search_surface');
+  const single = PER_SURFACE[surface];
+  const cursor = optStr(a.next_max_id) ?? optStr(a.page_token) ?? optStr(a.paging_token);
+  const [entries, next] = pageBy(single ? single(ctx, text) : everything(ctx, text), single ? rankKey : blendedKey, cursor, size(a.count));
+  const [clips, reelsNext] = single ? [[], ''] : reels(ctx, text, a.reels_max_id);
   return {
-    users: findUsers(ctx, query, 10).map((u, position) => ({ position, user: userShort(u) })),
-    hashtags: findTags(ctx, query).slice(0, 10).map((name, position) => ({ position, hashtag: hashtag(ctx.world, name) })),
-    places: places(ctx, query).map((l, position) => ({ position, place: { location: location(l), title: l.name, subtitle: l.address } })),
-    has_more: false, rank_token: `sandbox-${query}`, status: 'ok',
+    ...blended(ctx, entries), reels: clips, has_more: next !== '', next_max_id: next || null, page_token: next || null,
+    page_index: (a.page_index === null || a.page_index === undefined ? 0 : int(a.page_index, 'page_index')) + 1,
+    has_more_reels: reelsNext !== '', reels_max_id: reelsNext || null, rank_token: rankToken(a.rank_token, text),
+    item_id: str(a.item_id, 'item_id'), search_surface: surface, status: 'ok',
   };
 }
 
-function reels(ctx: Ctx, query: string): unknown[] {
-  const pks = findTags(ctx, query).flatMap((name) => ctx.world.hashtags.get(name)!.media).filter((pk) => ctx.world.media.get(pk)?.kind === 'clip');
-  return mediaList(ctx, visible(ctx, [...new Set(pks)]).slice(0, 12));
+/** Keyword suggestions and accounts, blended by relevance, at most `count` rows. */
+function typeahead(ctx: Ctx, text: string, count: number): Record<string, unknown> {
+  const [rows] = pageBy([...matchUsers(ctx, text), ...matchTags(ctx, text)], blendedKey, '', count);
+  const list = rows.map((m) => (m.kind === 'user' ? { user: userShort(ctx.world.users.get(m.id)!) } : { keyword: { name: m.id, id: m.id } }));
+  return { list, has_more: rows.length < matchUsers(ctx, text).length + matchTags(ctx, text).length, status: 'ok' };
 }
 
 export const searchMethods: MethodTable = {
-  search_users: { run: (ctx, a) => findUsers(ctx, q(a.query)).map(userShort) },
-  search_hashtags: { run: (ctx, a) => findTags(ctx, q(a.query)).map((name) => hashtag(ctx.world, name)) },
-  web_search_topsearch_hashtags: { run: (ctx, a) => findTags(ctx, q(a.query)).map((name) => hashtag(ctx.world, name)) },
+  search_users: { run: (ctx, a) => usersOf(ctx, matchUsers(ctx, q(a.query)).slice(0, PAGE)).map(userShort) },
+  search_hashtags: { run: (ctx, a) => matchTags(ctx, q(a.query)).slice(0, PAGE).map((m) => hashtag(ctx.world, m.id)) },
+  web_search_topsearch_hashtags: { run: (ctx, a) => matchTags(ctx, q(a.query)).slice(0, TOP_EACH).map((m) => hashtag(ctx.world, m.id)) },
   search_music: { run: (ctx, a) => findTracks(ctx, q(a.query)).slice(0, 20).map(track) },
-  fbsearch_accounts_v2: { run: (ctx, a) => ({ users: findUsers(ctx, q(a.query)).map(userShort), has_more: false, page_token: null, status: 'ok' }) },
+  fbsearch_accounts_v2: {
+    run(ctx, a) {
+      const [page, next] = pageBy(matchUsers(ctx, q(a.query)), rankKey, a.page_token, PAGE);
+      return { users: usersOf(ctx, page).map(userShort), has_more: next !== '', page_token: next || null, status: 'ok' };
+    },
+  },
   fbsearch_topsearch_flat: {
     run(ctx, a) {
       const t = top(ctx, q(a.query));
       return [...(t.users as unknown[]), ...(t.hashtags as unknown[]), ...(t.places as unknown[])];
     },
   },
-  fbsearch_topsearch_v2: { run: (ctx, a) => ({ ...top(ctx, q(a.query)), reels: reels(ctx, q(a.query)), next_max_id: null, reels_max_id: null }) },
+  fbsearch_topsearch_v2: {
+    run(ctx, a) {
+      const text = q(a.query);
+      const [entries, next] = pageBy(everything(ctx, text), blendedKey, a.next_max_id, PAGE);
+      const [clips, reelsNext] = reels(ctx, text, a.reels_max_id);
+      return {
+        ...blended(ctx, entries), reels: clips, has_more: next !== '', next_max_id: next || null, has_more_reels: reelsNext !== '',
+        reels_max_id: reelsNext || null, rank_token: rankToken(a.rank_token, text), status: 'ok',
+      };
+    },
+  },
   web_search_topsearch: { run: (ctx, a) => top(ctx, q(a.query)) },
-  fbsearch_reels_v2: { run: (ctx, a) => ({ reels_serp_modules: [{ module_type: 'clips', clips: reels(ctx, q(a.query)).map((media) => ({ media })) }], has_more: false, reels_max_id: null, rank_token: `sandbox-${q(a.query)}`, status: 'ok' }) },
-  fbsearch_item: { run: (ctx, a) => ({ ...top(ctx, q(a.query)), item_id: str(a.item_id, 'item_id'), search_surface: str(a.search_surface, 'search_surface') }) },
-  fbsearch_keyword_typeahead: { run: (ctx, a) => typeahead(ctx, q(a.query)) },
-  fbsearch_typeahead_stream: { run: (ctx, a) => ({ ...typeahead(ctx, q(a.query)), stream_rows: findUsers(ctx, q(a.query), 10).map((u) => ({ user: userShort(u) })) }) },
-  fbsearch_typehead: { run: (ctx, a) => findUsers(ctx, q(a.query), 10).map((u) => ({ user: userShort(u) })) },
+  fbsearch_reels_v2: {
+    run(ctx, a) {
+      const text = q(a.query);
+      const [clips, next] = reels(ctx, text, a.reels_max_id);
+      return { reels_serp_modules: [{ module_type: 'clips', clips: clips.map((media) => ({ media })) }], has_more: next !== '', reels_max_id: next || null, rank_token: rankToken(a.rank_token, text), status: 'ok' };
+    },
+  },
+  fbsearch_item: { run: (ctx, a) => searchItem(ctx, a) },
+  fbsearch_keyword_typeahead: { run: (ctx, a) => typeahead(ctx, q(a.query), size(a.count)) },
+  fbsearch_typeahead_stream: {
+    run(ctx, a) {
+      const text = q(a.query);
+      const rows = take(usersOf(ctx, matchUsers(ctx, text)), size(a.count)).map((u) => ({ user: userShort(u) }));
+      return { ...typeahead(ctx, text, size(a.count)), stream_rows: rows };
+    },
+  },
+  fbsearch_typehead: { run: (ctx, a) => take(usersOf(ctx, matchUsers(ctx, q(a.query))), TOP_EACH).map((u) => ({ user: userShort(u) })) },
   fbsearch_recent: {
     run(ctx) {
       const me = ctx.me();
       const people = [...me.following].slice(0, 3).map((pk) => [0, userShort(ctx.world.users.get(pk)!)]);
-      const tags = [...me.hashtags].slice(0, 2).map((name) => [1, hashtag(ctx.world, name)]);
+      // Every followed hashtag, the most recently followed first.
+      const tags = [...me.hashtags].reverse().filter((name) => ctx.world.hashtags.has(name)).map((name) => [1, hashtag(ctx.world, name)]);
       return [...people, ...tags];
     },
   },
 };
-
-function typeahead(ctx: Ctx, query: string): Record<string, unknown> {
-  return { list: [...findTags(ctx, query).slice(0, 5).map((name) => ({ keyword: { name, id: name } })), ...findUsers(ctx, query, 5).map((u) => ({ user: userShort(u) }))], status: 'ok' };
-}

@@ -1,8 +1,9 @@
 // Stories (info, likes, viewers, archive) and highlights (create, edit, covers).
-import { bool, id, ids, int, optInt, record, str } from '../args.js';
+import { bool, ids, int, optInt, record, str } from '../args.js';
 import { highlightPkFromUrl, storyPkFromUrl } from '../codes.js';
 import { fail } from '../errors.js';
-import { assertVisible, findHighlight, findStory, findUser, page, take } from '../lookup.js';
+import { assertVisible, findHighlight, findStory, findUser } from '../lookup.js';
+import { pageBy, take } from '../paging.js';
 import { highlight, iso, story, userShort } from '../records.js';
 import type { Ctx, MethodDef, MethodTable } from '../registry.js';
 import { nextId } from '../world/social.js';
@@ -78,7 +79,8 @@ export const storyMethods: MethodTable = {
     run(ctx, a) {
       const s = findStory(ctx, a.story_pk);
       if (s.owner !== ctx.me().pk) fail('ClientForbiddenError', 'Only the owner sees who viewed a story');
-      const [pks, next] = page(s.viewers, a.max_id, int(a.max_amount) || 50);
+      // Viewers only ever join the end of the list, so the order of viewing is a stable key.
+      const [pks, next] = pageBy(s.viewers, (pk) => [BigInt(s.viewers.indexOf(pk))], a.max_id, int(a.max_amount) || 50);
       return [pks.map((pk) => ({ ...userShort(ctx.world.users.get(pk)!), has_liked: s.likers.has(pk), reply_text: '', is_spam_viewer: false })), next];
     },
   },
@@ -101,7 +103,7 @@ export const storyMethods: MethodTable = {
   archive_stories: { run: (ctx, a) => take(storyList(ctx, [...ctx.me().archivedStories]), int(a.amount)) },
   archive_story_days_paginated_v1: {
     run(ctx, a) {
-      const [days, next] = page(archiveDays(ctx, ctx.me()), a.end_cursor, int(a.amount) || 20);
+      const [days, next] = pageBy(archiveDays(ctx, ctx.me()), (d) => [-BigInt(d.day)], a.end_cursor, int(a.amount) || 20);
       return [days.map((d) => ({ id: d.id, timestamp: iso(d.day), media_count: d.stories.length, reel_type: 'archive_day_reel', latest_reel_media: Math.max(...d.stories.map((s) => s.takenAt)) })), next];
     },
   },

@@ -2,19 +2,22 @@
 // per-user notification flags, mutes and blocks.
 import { ids, int, str } from '../args.js';
 import { fail } from '../errors.js';
-import { assertVisible, findUser, findUsername, page } from '../lookup.js';
+import { assertVisible, findUser, findUsername } from '../lookup.js';
+import { pageBy } from '../paging.js';
 import { userFull, userShort } from '../records.js';
 import { relationship, relationshipShort } from '../records-direct.js';
 import { then } from './common.js';
 import type { Ctx, MethodDef, MethodTable } from '../registry.js';
-import { follow, unfollow } from '../world/users.js';
+import { follow, followedSince, requestedSince, requestFollow, unfollow } from '../world/users.js';
 import type { NotifyKind, UserRec } from '../world/types.js';
 
 const shorts = (ctx: Ctx, pks: Iterable<string>) => [...pks].flatMap((pk) => (ctx.world.users.has(pk) ? [userShort(ctx.world.users.get(pk)!)] : []));
 
+/** Followers and following page in the order the follows were made, keyed on when. */
 function followList(ctx: Ctx, user: UserRec, which: 'followers' | 'following', amount: number, cursor: unknown): [unknown[], string] {
   assertVisible(ctx, user);
-  const [pks, next] = page([...user[which]], cursor, amount > 0 ? amount : 100);
+  const since = (pk: string) => BigInt(which === 'followers' ? followedSince(ctx.world, pk, user.pk) : followedSince(ctx.world, user.pk, pk));
+  const [pks, next] = pageBy([...user[which]], (pk) => [since(pk)], cursor, amount > 0 ? amount : 100);
   return [shorts(ctx, pks), next];
 }
 
@@ -26,12 +29,30 @@ function searchIn(ctx: Ctx, pks: Iterable<string>, query: string): unknown[] {
   }));
 }
 
-/** Follow as the platform does: a private account gets a request instead. */
+/**
+ * Follow as the platform does: a private account gets a request instead. A block stands between
+ * the two accounts either way: the platform leaves the friendship as it is (it does not unblock on
+ * its own) and answers it, and aiograpi's user_follow returns its `following`, so false.
+ */
 function doFollow(ctx: Ctx, target: UserRec): boolean {
   const me = ctx.me();
   if (target.pk === me.pk) fail('InvalidTargetUser', 'You cannot follow yourself');
-  if (target.isPrivate && !target.followers.has(me.pk)) target.requests.add(me.pk);
+  if (me.blocked.has(target.pk) || target.blocked.has(me.pk)) return false;
+  if (target.isPrivate && !target.followers.has(me.pk)) requestFollow(ctx.world, me.pk, target.pk);
   else follow(ctx.world, me.pk, target.pk);
+  return true;
+}
+
+/** A block ends every tie between the two accounts: follows and requests both ways, close friends. */
+function block(ctx: Ctx, target: UserRec): boolean {
+  const me = ctx.me();
+  me.blocked.add(target.pk);
+  unfollow(ctx.world, me.pk, target.pk);
+  unfollow(ctx.world, target.pk, me.pk);
+  me.requests.delete(target.pk);
+  target.requests.delete(me.pk);
+  me.closeFriends.delete(target.pk);
+  target.closeFriends.delete(me.pk);
   return true;
 }
 
@@ -71,9 +92,9 @@ function toggle(set: (me: UserRec) => Set<string>, on: boolean, revertable: bool
 }
 
 export const userMethods: MethodTable = {
-  user_info: { run: (ctx, a) => userFull(findUser(ctx, a.user_id)) },
-  user_info_by_username: { run: (ctx, a) => userFull(findUsername(ctx, a.username)) },
-  user_info_by_username_v1: { run: (ctx, a) => userFull(findUsername(ctx, a.username)) },
+  user_info: { run: (ctx, a) => userFull(ctx.world, findUser(ctx, a.user_id), ctx.me().pk) },
+  user_info_by_username: { run: (ctx, a) => userFull(ctx.world, findUsername(ctx, a.username), ctx.me().pk) },
+  user_info_by_username_v1: { run: (ctx, a) => userFull(ctx.world, findUsername(ctx, a.username), ctx.me().pk) },
   user_about_v1: {
     run(ctx, a) {
       const u = findUser(ctx, a.user_id);
@@ -107,7 +128,8 @@ export const userMethods: MethodTable = {
   user_follow_requests_decline: { run: (ctx, a) => Object.fromEntries(ids(a.user_ids).map((pk) => [pk, answerRequest(ctx, pk, false)])) },
   user_follow_requests_chunk: {
     run(ctx, a) {
-      const [pks, next] = page([...ctx.me().requests], a.max_id, int(a.max_amount) > 0 ? int(a.max_amount) : 100);
+      const me = ctx.me();
+      const [pks, next] = pageBy([...me.requests], (pk) => [BigInt(requestedSince(ctx.world, pk, me.pk))], a.max_id, int(a.max_amount) > 0 ? int(a.max_amount) : 100);
       return [shorts(ctx, pks), next];
     },
   },
@@ -127,16 +149,7 @@ export const userMethods: MethodTable = {
   unmute_posts_from_follow: toggle((me) => me.mutedPosts, false, false),
   mute_stories_from_follow: toggle((me) => me.mutedStories, true, true),
   unmute_stories_from_follow: toggle((me) => me.mutedStories, false, false),
-  user_block: {
-    run(ctx, a) {
-      const me = ctx.me();
-      const target = findUser(ctx, a.user_id);
-      me.blocked.add(target.pk);
-      unfollow(ctx.world, me.pk, target.pk);
-      unfollow(ctx.world, target.pk, me.pk);
-      return true;
-    },
-  },
+  user_block: { run: (ctx, a) => block(ctx, findUser(ctx, a.user_id)) },
   user_unblock: toggle((me) => me.blocked, false, false),
 };
 

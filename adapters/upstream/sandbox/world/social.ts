@@ -1,6 +1,7 @@
 // Stories, highlights, collections, notes and direct threads around the fixed accounts.
 import type { Rng } from '../prng.js';
 import type { Folder, MessageRec, MessageType, StoryRec, ThreadRec, World } from './types.js';
+import { urls } from '../codes.js';
 import { fitBefore } from './time.js';
 import { FIXED } from './users.js';
 import { MESSAGES, PHRASES } from './words.js';
@@ -98,12 +99,23 @@ function fillThread(world: World, rng: Rng, thread: ThreadRec, count: number, on
     at += rng.int(30, 86400 / 4);
     const user = onlySender ?? rng.pick(thread.users);
     const share = rng.chance(0.12);
-    addMessage(world, thread, { user, ts: at, type: share ? 'media_share' : 'text', text: share ? '' : rng.pick(MESSAGES), ref: share ? rng.pick(media) : null }, `${rng.digits(19)}`);
+    const body = share ? shareBody(rng.pick(media), i) : { type: 'text' as const, text: rng.pick(MESSAGES), ref: null };
+    addMessage(world, thread, { user, ts: at, ...body }, `${rng.digits(19)}`);
   }
   const messages = thread.messages.map((id) => world.messages.get(id)!);
   fitBefore(messages, (m) => m.ts, (m, ts) => { m.ts = ts; }, thread.createdAt, world.epoch);
   const last = messages[messages.length - 1];
   if (last && last.user !== FIXED.demo) thread.state.get(FIXED.demo)!.unread = rng.chance(0.4);
+}
+
+/**
+ * A shared post: mostly the app's media share, but every third one pasted as a share link, in the
+ * two forms the app copies (`/share/<code>` and `/s/<code>?igsh=`), so a client finds share links
+ * to decode in its inbox. Decided by position, so the random sequence is unchanged.
+ */
+function shareBody(ref: string, i: number): { type: MessageType; text: string; ref: string | null } {
+  if (i % 3 !== 2) return { type: 'media_share', text: '', ref };
+  return { type: 'link', text: i % 2 ? urls.share('media', ref) : urls.shareLegacy('media', ref, `sandbox${i}`), ref: null };
 }
 
 export function addMessage(world: World, thread: ThreadRec, init: { user: string; ts: number; type: MessageType; text: string; ref: string | null; video?: boolean }, id?: string): MessageRec {

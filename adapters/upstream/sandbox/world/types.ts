@@ -48,6 +48,8 @@ export interface UserRec {
   collections: string[];
   hashtags: Set<string>;
   notificationSettings: Map<string, string>;
+  /** Epoch seconds until which notification_mute_all pauses new activity (0: not paused). */
+  notificationsMutedUntil: number;
   totpEnabled: boolean;
   totpSeed: string | null;
   password: string;
@@ -187,6 +189,41 @@ export interface NoteRec {
   seenBy: Set<string>;
 }
 
+/** A note left on a post or reel (separate from inbox notes). */
+export interface MediaNoteRec {
+  id: string;
+  media: string;
+  user: string;
+  text: string;
+  audience: number;
+  style: number;
+  createdAt: number;
+}
+
+/** A broadcast channel (one-to-many direct thread, thread subtype 29) a creator runs. */
+export interface ChannelRec {
+  id: string;
+  owner: string;
+  title: string;
+  subtitle: string;
+  members: Set<string>;
+  createdAt: number;
+}
+
+/** A standalone fundraiser shown on a profile. */
+export interface FundraiserRec {
+  id: string;
+  owner: string;
+  title: string;
+  description: string;
+  beneficiary: string;
+  goalCents: number;
+  raisedCents: number;
+  supporters: string[];
+  startAt: number;
+  endAt: number;
+}
+
 export interface TrackRec {
   id: string;
   title: string;
@@ -206,6 +243,9 @@ export interface LiveRec {
   title: string;
   state: LiveState;
   createdAt: number;
+  startedAt: number | null;
+  endedAt: number | null;
+  /** The audience's comments, written out as the broadcast's time passes (see methods/live.ts). */
   comments: { pk: string; user: string; text: string; at: number }[];
   viewers: string[];
 }
@@ -226,10 +266,18 @@ export interface World {
   readonly threads: Map<string, ThreadRec>;
   readonly messages: Map<string, MessageRec>;
   readonly notes: Map<string, NoteRec>;
+  readonly mediaNotes: Map<string, MediaNoteRec>;
+  readonly channels: Map<string, ChannelRec>;
+  /** Standalone fundraisers by owner pk. */
+  readonly fundraisers: Map<string, FundraiserRec>;
+  /** The platform's AI chat characters (direct_search_gen_ai_bots), by pk. */
+  readonly aiBots: string[];
   readonly tracks: Map<string, TrackRec>;
   readonly lives: Map<string, LiveRec>;
   /** Accounts whose challenge is still unresolved. */
   readonly challenged: Set<string>;
-  /** Next id of each kind for objects created at run time. */
-  readonly counters: { id: bigint; message: number };
+  /** When each follow and follow request was made ("f<from>><to>", "r<from>><to>"), for paging. */
+  readonly since: Map<string, number>;
+  /** Next id of each kind for objects created at run time; `edge` numbers follows and requests. */
+  readonly counters: { id: bigint; message: number; edge: number };
 }

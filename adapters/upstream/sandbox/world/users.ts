@@ -23,7 +23,7 @@ export function blankUser(pk: string, username: string, fullName: string): UserR
     joined: 0, picVersion: 1,
     followers: new Set(), following: new Set(), requests: new Set(), media: [], tagged: [], stories: [], archivedStories: [], highlights: [], pinned: [], pinnedClips: [],
     closeFriends: new Set(), blocked: new Set(), mutedPosts: new Set(), mutedStories: new Set(), notify: new Map(), liked: [], saved: [], collections: [],
-    hashtags: new Set(), notificationSettings: new Map(), totpEnabled: false, totpSeed: null, password: '',
+    hashtags: new Set(), notificationSettings: new Map(), notificationsMutedUntil: 0, totpEnabled: false, totpSeed: null, password: '',
   };
 }
 
@@ -89,7 +89,7 @@ export function generateGraph(world: World, rng: Rng): void {
   for (const pk of rng.sample(others, 150)) follow(world, pk, demo);
   for (const pk of rng.sample(others, 130)) follow(world, demo, pk);
   const strangers = others.filter((pk) => !world.users.get(demo)!.followers.has(pk));
-  for (const pk of rng.sample(strangers, 25)) world.users.get(demo)!.requests.add(pk);
+  for (const pk of rng.sample(strangers, 25)) requestFollow(world, pk, demo);
   for (const name of ['demo_2fa', 'demo_challenge', 'demo_throttled'] as const) {
     for (const pk of rng.sample(others, 20)) follow(world, pk, FIXED[name]);
     for (const pk of rng.sample(others, 20)) follow(world, FIXED[name], pk);
@@ -98,16 +98,34 @@ export function generateGraph(world: World, rng: Rng): void {
   for (const pk of rng.sample([...me.following], 8)) me.closeFriends.add(pk);
 }
 
+// Each follow and follow request keeps when it was made, as a world-wide sequence: the lists of
+// followers, following and requests page in that order, keyed on it (see paging.ts).
+const followEdge = (from: string, to: string) => `f${from}>${to}`;
+const requestEdge = (from: string, to: string) => `r${from}>${to}`;
+
 export function follow(world: World, from: string, to: string): void {
   if (from === to) return;
-  world.users.get(from)!.following.add(to);
+  const source = world.users.get(from)!;
+  if (!source.following.has(to)) world.since.set(followEdge(from, to), ++world.counters.edge);
+  source.following.add(to);
   world.users.get(to)!.followers.add(from);
 }
 
 export function unfollow(world: World, from: string, to: string): void {
   world.users.get(from)?.following.delete(to);
   world.users.get(to)?.followers.delete(from);
+  world.since.delete(followEdge(from, to));
 }
+
+/** `from` asks to follow the private account `to`. */
+export function requestFollow(world: World, from: string, to: string): void {
+  const target = world.users.get(to)!;
+  if (!target.requests.has(from)) world.since.set(requestEdge(from, to), ++world.counters.edge);
+  target.requests.add(from);
+}
+
+export const followedSince = (world: World, from: string, to: string): number => world.since.get(followEdge(from, to)) ?? 0;
+export const requestedSince = (world: World, from: string, to: string): number => world.since.get(requestEdge(from, to)) ?? 0;
 
 const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 const pad = (n: number) => String(n).padStart(2, '0');
