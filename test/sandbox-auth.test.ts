@@ -121,5 +121,5 @@ t.test('settings from the environment', async (t) => {
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_THROTTLE_RATE: '1.5' }), /SANDBOX_THROTTLE_RATE/);
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_LATENCY_MS: '-1' }), /SANDBOX_LATENCY_MS/);
   t.same(await sandbox.ready(), { ok: true });
-  t.same(sandbox.library, { name: 'sandbox', version: '1.0.9' });
+  t.same(sandbox.library, { name: 'aiograpi', version: '1.0.9', emulated: true }, 'the library it emulates (commit 1429e0d)');
 });
