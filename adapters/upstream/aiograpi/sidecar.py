@@ -10,7 +10,8 @@ One request per line, one answer per line, matched by id; logs go to stderr.
   {"id": 6, "op": "close", "client": "h1"}
   {"id": 7, "op": "cancel", "target": 4}                   → no answer; the target's answer is dropped
 Failures answer {"id": n, "ok": false, "error": {"type", "bases", "message", "last_json"?}}.
-Calls run concurrently; the calls of one client run one at a time.
+Calls run concurrently; the calls of one client run one at a time. Whatever reaches stderr is
+redacted first (sidecar_redact): the values below are fed to the redactor as they pass.
 """
 import asyncio
 import builtins
@@ -23,6 +24,7 @@ import sys
 
 from sidecar_codec import convert_kwargs, encode_error, to_json
 from sidecar_introspect import describe, public_methods
+from sidecar_redact import install as install_redaction, kwargs_secrets, proxy_secrets, settings_secrets
 
 LINE_LIMIT = 256 * 1024 * 1024
 log = logging.getLogger("socialgate.sidecar")
@@ -82,8 +84,9 @@ class Entry:
 
 
 class Sidecar:
-    def __init__(self, out, client_class, challenge_required, version, import_error):
+    def __init__(self, out, secrets, client_class, challenge_required, version, import_error):
         self.out = out
+        self.secrets = secrets
         self.Client = client_class
         self.ChallengeRequired = challenge_required
         self.version = version
@@ -154,6 +157,13 @@ class Sidecar:
         client.challenge_code_handler = challenge_code_handler
         client.change_password_handler = change_password_handler
 
+    def remember(self, handle, client):
+        """The client's current cookies and device ids join the redactor (a login sets new ones)."""
+        try:
+            self.secrets.hold(handle, settings_secrets(client.get_settings()), rolling=True)
+        except Exception:
+            log.warning("could not read a client's settings for redaction", exc_info=True)
+
     def method(self, client, name):
         if not isinstance(name, str) or name not in self.methods:
             raise AttributeError(f"'Client' object has no attribute {name!r}")
@@ -200,12 +210,15 @@ async def op_introspect(sidecar, message):
 
 async def op_open(sidecar, message):
     sidecar.require_library()
+    # Before the library sees them: it may log its settings and proxy while it builds the client.
+    sidecar.secrets.hold(message.get("client"), settings_secrets(message.get("settings")) + proxy_secrets(message.get("proxy")))
     client = sidecar.Client(settings=message.get("settings") or {}, proxy=message.get("proxy") or None)
     if message.get("locale"):
         client.set_locale(message["locale"])
     if message.get("timezone") is not None:
         client.set_timezone_offset(int(message["timezone"]))
     sidecar.install_handlers(client)
+    sidecar.remember(message.get("client"), client)
     previous = sidecar.clients.get(message.get("client"))
     sidecar.clients[message.get("client")] = Entry(client)
     if previous:
@@ -217,6 +230,7 @@ async def op_call(sidecar, message):
     entry = sidecar.entry(message)
     fn = sidecar.method(entry.client, message.get("method"))
     code = message.get("challenge_code")
+    sidecar.secrets.hold(message.get("client"), kwargs_secrets(message.get("kwargs")))
     async with entry.lock:
         kwargs = convert_kwargs(fn, message.get("kwargs") or {})
         if code is not None:
@@ -231,6 +245,7 @@ async def op_call(sidecar, message):
         finally:
             if code is not None:
                 sidecar.install_handlers(entry.client)
+            sidecar.remember(message.get("client"), entry.client)
         return to_json(result)
 
 
@@ -246,17 +261,18 @@ async def op_close(sidecar, message):
     if entry:
         async with entry.lock:
             await release(entry.client)
+    sidecar.secrets.forget(message.get("client"))
     return entry is not None
 
 
 OPS = {"ping": op_ping, "introspect": op_introspect, "open": op_open, "call": op_call, "export": op_export, "close": op_close}
 
 
-async def serve(proto_in, out):
+async def serve(proto_in, out, secrets):
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), proto_in)
-    sidecar = Sidecar(out, *load_library())
+    sidecar = Sidecar(out, secrets, *load_library())
     if sidecar.import_error:
         log.error("aiograpi is not importable: %s", sidecar.import_error)
     while True:
@@ -276,9 +292,8 @@ async def serve(proto_in, out):
 
 def main():
     proto_in, out = claim_stdio()
-    level = os.environ.get("SOCIALGATE_SIDECAR_LOG_LEVEL", "WARNING").upper()
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING), format="%(levelname)s %(name)s: %(message)s")
-    asyncio.run(serve(proto_in, out))
+    secrets = install_redaction(os.environ.get("SOCIALGATE_SIDECAR_LOG_LEVEL", "WARNING"))
+    asyncio.run(serve(proto_in, out, secrets))
 
 
 if __name__ == "__main__":
