@@ -31,8 +31,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
   const readInput = inputReader(route);
   const invoke = compileInvoker(route);
   const { sessions } = deps.services;
-  return async (ctx) => {
-    const state = new RequestState(ctx.state.requestId as string, ctx.res);
+  return settling(async (ctx, state) => {
     // A header or query session is checked before a large body is read; the legacy form field
     // and cookie after it, form first (the documented order).
     const given = route.session === 'none' ? undefined : headerOrQuerySession(ctx);
@@ -48,6 +47,18 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
     const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, invoke, abortOnDisconnect(ctx))) : await invoke(state.bag, client);
     const writing = respond(ctx, route, shaped(route, value, state, deps), state);
     if (writing) await writing;
+  });
+}
+
+/** The request's state settles however its handler ends (answered, thrown or cut off): the temp files wait for it. */
+function settling(handle: (ctx: Parameters<Middleware>[0], state: RequestState) => Promise<void>): Middleware {
+  return async (ctx) => {
+    const state = new RequestState(ctx.state.requestId as string, ctx.res);
+    try {
+      await handle(ctx, state);
+    } finally {
+      state.settle();
+    }
   };
 }
 

@@ -6,12 +6,16 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import type { InputBag, SessionRecord, UploadedFile } from '../types.js';
 
+type Cleanup = () => Promise<void> | void;
+
 export class RequestState {
   readonly bag: InputBag = {};
   files: UploadedFile[] = [];
   session?: SessionRecord;
-  private readonly cleanups: (() => Promise<void> | void)[] = [];
+  private readonly cleanups: Cleanup[] = [];
   private workdirPromise?: Promise<string>;
+  /** Set once the cleanups have run: anything deferred later runs at once. */
+  private cleaned = false;
 
   constructor(readonly requestId: string, private readonly response?: ServerResponse) {}
 
@@ -24,20 +28,41 @@ export class RequestState {
     return this.workdirPromise;
   }
 
-  /** Cleanup runs once the response is finished or aborted; most requests never register any. */
-  defer(cleanup: () => Promise<void> | void): void {
-    if (this.cleanups.length === 0) this.response?.once('close', () => void this.cleanup());
-    this.cleanups.push(cleanup);
+  /**
+   * Register cleanup for after the response. A task deferred after the cleanups ran (a step that
+   * finished after its client left) runs at once, so nothing it names outlives the request.
+   */
+  defer(cleanup: Cleanup): void {
+    if (this.cleaned) void runQuietly(cleanup);
+    else this.cleanups.push(cleanup);
+  }
+
+  /**
+   * Called once the handler has settled, however it ended. Cleanup then waits for the response to
+   * close (a file may still be streaming) unless it already has: a client that hung up early has
+   * closed it before any cleanup was registered, and its 'close' event will not come again.
+   */
+  settle(): void {
+    if (this.cleanups.length === 0) {
+      this.cleaned = true; // most requests: nothing to wait for, no listener
+      return;
+    }
+    const response = this.response;
+    if (!response || response.destroyed) void this.cleanup();
+    else response.once('close', () => void this.cleanup());
   }
 
   /** Runs every cleanup, newest first; a failing cleanup never hides the others. */
   async cleanup(): Promise<void> {
-    for (const task of this.cleanups.splice(0).reverse()) {
-      try {
-        await task();
-      } catch {
-        // a temp file that is already gone is fine
-      }
-    }
+    this.cleaned = true;
+    for (const task of this.cleanups.splice(0).reverse()) await runQuietly(task);
+  }
+}
+
+async function runQuietly(task: Cleanup): Promise<void> {
+  try {
+    await task();
+  } catch {
+    // a temp file that is already gone is fine
   }
 }

@@ -1,0 +1,144 @@
+// What a request leaves behind: every temp file and folder is removed whether the client hangs up
+// after a whole upload, before a download is written, or half-way through a multipart body. Raw
+// sockets (node:net) so the test decides exactly when the connection closes; every connection is
+// to 127.0.0.1.
+import { EventEmitter, once } from 'node:events';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+
+// multer and the request workdirs use os.tmpdir(): a private one lets the test see every temp file.
+const TMP = mkdtempSync(path.join(os.tmpdir(), 'sg-lifecycle-tmp-'));
+process.env.TMPDIR = TMP;
+
+const { product } = await import('./helpers/full-app.js');
+const { sandboxFileBytes, FIXED } = await import('../adapters/upstream/sandbox/index.js');
+const { RequestState } = await import('../engine/pipeline/request.js');
+
+const JPEG = sandboxFileBytes('jpeg', 'lifecycle');
+const sg = await product({ extra: { FETCH_ALLOW: '127.0.0.1', FETCH_TIMEOUT_MS: '20000' } });
+const session = await sg.login();
+
+t.teardown(async () => {
+  await sg.client.close();
+  await rm(TMP, { recursive: true, force: true });
+});
+
+/** Multipart body and its content type, encoded by the platform's own FormData. */
+async function multipart(fields: Record<string, string>, files: [string, Buffer, string][]): Promise<{ body: Buffer; type: string }> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  for (const [field, bytes, name] of files) form.append(field, new Blob([bytes]), name);
+  const encoded = new Response(form);
+  return { body: Buffer.from(await encoded.arrayBuffer()), type: encoded.headers.get('content-type') ?? '' };
+}
+
+function rawRequest(method: string, target: string, headers: Record<string, string | number> = {}, body = Buffer.alloc(0)): Buffer {
+  const lines = [`${method} ${target} HTTP/1.1`, 'Host: 127.0.0.1', `X-Session-Id: ${session}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]);
+}
+
+async function connect(port: number): Promise<net.Socket> {
+  const socket = net.connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  return socket;
+}
+
+function send(socket: net.Socket, bytes: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => socket.write(bytes, (err) => (err ? reject(err) : resolve())));
+}
+
+/**
+ * Send `bytes` (or only the first `upTo` of them), wait for `ready`, then drop the connection with
+ * a reset, as a killed client or a lost network does: the service hears of it at once, before it
+ * has written anything (a plain close reaches it sooner or later, so the old leak was a race).
+ */
+async function sendAndHangUp(bytes: Buffer, upTo = bytes.length, ready: () => boolean | Promise<boolean> = () => true): Promise<void> {
+  const socket = await connect(Number(new URL(sg.client.url).port));
+  await send(socket, bytes.subarray(0, upTo));
+  if (!(await until(ready))) throw new Error('the service never got that far');
+  socket.resetAndDestroy();
+}
+
+/** How many requests the service has finished for a route (its access metrics). */
+async function handled(route: string): Promise<number> {
+  const metric = await sg.app.metrics.registry.getSingleMetric('socialgate_http_requests_total')?.get();
+  return (metric?.values ?? []).filter((v) => v.labels.route === route).reduce((sum, v) => sum + v.value, 0);
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) if (await check()) return true;
+  return check();
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the service has put in its temp folder since `before` was taken. */
+function newEntries(before: readonly string[]): string[] {
+  return readdirSync(TMP).filter((name) => !before.includes(name));
+}
+
+/** Wait for the service to finish one more request on `route`, then for its temp files to go. */
+async function leftoversAfter(route: string, handledBefore: number, before: readonly string[]): Promise<string[]> {
+  if (!(await until(async () => (await handled(route)) > handledBefore))) throw new Error(`the service never finished ${route}`);
+  await until(() => newEntries(before).length === 0);
+  return newEntries(before);
+}
+
+t.test('cleanup runs once the handler has settled and the response has closed, in either order', async (t) => {
+  const response = (destroyed: boolean) => Object.assign(new EventEmitter(), { destroyed }) as unknown as ServerResponse & { destroyed: boolean };
+  const ran: string[] = [];
+  const open = response(false);
+  const streaming = new RequestState('streaming', open);
+  streaming.defer(() => void ran.push('streaming'));
+  streaming.settle();
+  await sleep(5);
+  t.same(ran, [], 'not while the response may still be sending a file');
+  open.destroyed = true;
+  open.emit('close');
+  await sleep(5);
+  t.same(ran, ['streaming']);
+
+  const hungUp = new RequestState('hung up', response(true)); // closed before any cleanup existed
+  hungUp.defer(() => void ran.push('hung up'));
+  hungUp.settle();
+  await sleep(5);
+  t.same(ran, ['streaming', 'hung up'], 'a response closed before the first defer still gets its cleanup');
+  hungUp.defer(() => void ran.push('late'));
+  await sleep(5);
+  t.same(ran, ['streaming', 'hung up', 'late'], 'a cleanup registered after cleanup ran runs at once');
+
+  const quiet = response(false);
+  new RequestState('quiet', quiet).settle();
+  t.equal(quiet.listenerCount('close'), 0, 'a request with nothing to clean adds no listener');
+});
+
+t.test('a whole upload whose client hung up at once leaves no temp file', async (t) => {
+  const [count, before] = [await handled('POST /photo/upload'), readdirSync(TMP)];
+  const { body, type } = await multipart({ caption: 'hung up' }, [['file', JPEG, 'a.jpg']]);
+  await sendAndHangUp(rawRequest('POST', '/photo/upload', { 'Content-Type': type, 'Content-Length': body.length }, body));
+  t.same(await leftoversAfter('POST /photo/upload', count, before), [], 'neither multer\'s file nor its renamed copy is left');
+});
+
+t.test('a download whose client hung up at once leaves no work folder', async (t) => {
+  const posts = await sg.client.request('GET', '/user/posts', { query: { user_id: FIXED.demo }, headers: { 'x-session-id': session } });
+  const photo = (posts.body as { items: { pk: string; media_type: number }[] }).items.find((m) => m.media_type === 1);
+  if (!photo) throw new Error(`no photo among the demo account's posts: ${posts.text.slice(0, 200)}`);
+  const [count, before] = [await handled('GET /photo/download'), readdirSync(TMP)];
+  await sendAndHangUp(rawRequest('GET', `/photo/download?media_pk=${photo.pk}`));
+  t.same(await leftoversAfter('GET /photo/download', count, before), [], 'no socialgate-XXXX folder is left');
+});
+
+t.test('an upload aborted half-way leaves none of multer\'s partial files', async (t) => {
+  const [count, before] = [await handled('POST /album/upload'), readdirSync(TMP)];
+  const big = Buffer.concat([JPEG, Buffer.alloc(256 * 1024, 1)]);
+  const { body, type } = await multipart({ caption: 'cut' }, [['files', JPEG, 'a.jpg'], ['files', big, 'b.jpg']]);
+  const request = rawRequest('POST', '/album/upload', { 'Content-Type': type, 'Content-Length': body.length }, body);
+  // The first file is whole and the second half sent: both are on disk when the socket closes.
+  await sendAndHangUp(request, request.length - 128 * 1024, () => newEntries(before).length === 2);
+  t.same(await leftoversAfter('POST /album/upload', count, before), []);
+});
