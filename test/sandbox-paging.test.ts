@@ -40,6 +40,9 @@ function timestamps(w: ReturnType<typeof createSandbox>['world']): [string, numb
     ...[...w.notes.values()].map((n): [string, number] => [`note ${n.id}`, n.createdAt]),
     ...[...w.threads.values()].map((th): [string, number] => [`thread ${th.id}`, th.createdAt]),
     ...[...w.messages.values()].map((m): [string, number] => [`message ${m.id}`, m.ts]),
+    ...[...w.mediaNotes.values()].map((n): [string, number] => [`media note ${n.id}`, n.createdAt]),
+    ...[...w.channels.values()].map((c): [string, number] => [`channel ${c.id}`, c.createdAt]),
+    ...[...w.fundraisers.values()].map((f): [string, number] => [`fundraiser ${f.id} start`, f.startAt]),
   ];
 }
 
