@@ -174,3 +174,10 @@ t.test('a caller signal aborts the fetch', async (t) => {
   t.match(await pending.catch((e: unknown) => e), { problem: 'network' });
   t.same(await leftovers(), []);
 });
+
+t.test('a signal aborted before the fetch began stops it before any request', async (t) => {
+  const err = await fetchToFile(`${base}/file`, { dir, settings: LOOPBACK, signal: AbortSignal.abort() }).catch((e: unknown) => e);
+  t.match(err, { problem: 'network', message: /stopped: the request was cancelled/ });
+  t.same(hits, [], 'the server saw nothing');
+  t.same(await leftovers(), []);
+});

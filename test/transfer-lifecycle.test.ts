@@ -1,12 +1,12 @@
-// What a request leaves behind: every temp file and folder is removed whether the client hangs up
-// after a whole upload, before a download is written, or half-way through a multipart body. Raw
-// sockets (node:net) so the test decides exactly when the connection closes; every connection is
-// to 127.0.0.1.
+// What a request leaves behind and when it stops: every temp file and folder is removed whether the
+// client hangs up after a whole upload, before a download is written, or half-way through a
+// multipart body; a by/url fetch stops when its client is gone. Raw sockets (node:net) so the test
+// decides exactly when the connection closes; every connection is to 127.0.0.1.
 import { EventEmitter, once } from 'node:events';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
-import net from 'node:net';
+import http, { type ServerResponse } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -141,4 +141,25 @@ t.test('an upload aborted half-way leaves none of multer\'s partial files', asyn
   // The first file is whole and the second half sent: both are on disk when the socket closes.
   await sendAndHangUp(request, request.length - 128 * 1024, () => newEntries(before).length === 2);
   t.same(await leftoversAfter('POST /album/upload', count, before), []);
+});
+
+t.test('a by/url fetch stops when its client hangs up', async (t) => {
+  let fetching = false;
+  let stoppedAt = 0;
+  // Sends a few bytes and then nothing: well inside the 20 s read timeout, the fetch would wait on.
+  const slow = http.createServer((req, res) => {
+    req.socket.once('close', () => { stoppedAt = Date.now(); });
+    res.writeHead(200, { 'content-type': 'image/jpeg' }).write(JPEG.subarray(0, 64));
+    fetching = true;
+  });
+  slow.listen(0, '127.0.0.1');
+  await once(slow, 'listening');
+  t.teardown(() => { slow.closeAllConnections(); slow.close(); });
+  const [count, before] = [await handled('POST /photo/upload/by/url'), readdirSync(TMP)];
+  const form = Buffer.from(new URLSearchParams({ url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow.jpg`, caption: 'slow' }).toString());
+  await sendAndHangUp(rawRequest('POST', '/photo/upload/by/url', { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': form.length }, form), undefined, () => fetching);
+  const hungUpAt = Date.now();
+  t.ok(await until(() => stoppedAt > 0), 'the local server saw its connection closed');
+  t.ok(stoppedAt - hungUpAt < 2000, `within ${stoppedAt - hungUpAt} ms of the hang-up, not at the read timeout`);
+  t.same(await leftoversAfter('POST /photo/upload/by/url', count, before), [], 'the partial download and its folder are gone');
 });

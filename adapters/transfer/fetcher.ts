@@ -87,6 +87,8 @@ class Hop {
     const lookup = guardedLookup(options.settings.allow, options.resolve ?? systemResolver, (err) => { this.refusal = err; });
     this.agents = { http: new http.Agent({ lookup }), https: new https.Agent({ lookup }) };
     const abort = (): void => this.controller.abort();
+    // A signal aborted before the fetch began fires no 'abort' event for a listener added now.
+    if (options.signal?.aborted) abort();
     options.signal?.addEventListener('abort', abort);
     this.detach = () => options.signal?.removeEventListener('abort', abort);
   }
@@ -125,6 +127,7 @@ class Hop {
     if (this.refusal !== undefined) return this.refusal;
     if (this.timeout === 'connect') return new TransferError('timeout', `no response from ${url.host} within ${this.options.settings.connectTimeoutMs} ms`);
     if (this.timeout === 'read') return new TransferError('timeout', `${url.host} sent nothing for ${this.options.settings.readTimeoutMs} ms`);
+    if (this.options.signal?.aborted) return new TransferError('network', `the fetch from ${url.host} was stopped: the request was cancelled`);
     const code = (err as NodeJS.ErrnoException | undefined)?.code;
     return new TransferError('network', `${url.host} could not be reached${code ? ` (${code})` : ''}`);
   }

@@ -98,9 +98,12 @@ function shaped(route: RouteSpec, value: unknown, state: RequestState, deps: Rou
 /** Aborted when the client goes away before the response is written (long fetches stop early). */
 function abortOnDisconnect(ctx: Parameters<Middleware>[0]): AbortSignal {
   const controller = new AbortController();
-  ctx.res.once('close', () => {
+  const gone = (): void => {
     if (!ctx.res.writableFinished) controller.abort(new Error('client disconnected'));
-  });
+  };
+  // A client that left while the body was read has already closed the response: no 'close' follows.
+  if (ctx.res.destroyed) gone();
+  else ctx.res.once('close', gone);
   return controller.signal;
 }
 

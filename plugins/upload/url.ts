@@ -24,7 +24,7 @@ async function fetchAll(input: PluginInput, param: ParamSpec, urls: readonly str
   const kind = kindOf(param);
   const checked: CheckedFile[] = [];
   for (const url of urls) {
-    const fetched = await fetchToFile(url, { dir, settings: settings.fetch, maxBytes: maxBytesFor(kind, settings) }).catch((err: unknown) => {
+    const fetched = await fetchToFile(url, { dir, settings: settings.fetch, maxBytes: maxBytesFor(kind, settings), signal: input.signal }).catch((err: unknown) => {
       throw refusal(param.name, err);
     });
     removeLater(input)(fetched.path);
