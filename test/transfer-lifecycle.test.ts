@@ -1,14 +1,16 @@
 // What a request leaves behind and when it stops: every temp file and folder is removed whether the
 // client hangs up after a whole upload, before a download is written, or half-way through a
-// multipart body; a by/url fetch stops when its client is gone. Raw sockets (node:net) so the test
-// decides exactly when the connection closes; every connection is to 127.0.0.1.
+// multipart body; a by/url fetch stops when its client is gone; a file over its field's cap is cut
+// off while it streams in and answered at once. Raw sockets (node:net) so the test decides exactly
+// when the connection closes and what is left unsent; every connection is to 127.0.0.1.
 import { EventEmitter, once } from 'node:events';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import http, { type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import Koa from 'koa';
 import t from 'tap';
 
 // multer and the request workdirs use os.tmpdir(): a private one lets the test see every temp file.
@@ -17,7 +19,11 @@ process.env.TMPDIR = TMP;
 
 const { product } = await import('./helpers/full-app.js');
 const { sandboxFileBytes, FIXED } = await import('../adapters/upstream/sandbox/index.js');
+const { bodyParserFor } = await import('../engine/pipeline/body.js');
 const { RequestState } = await import('../engine/pipeline/request.js');
+const { HttpError } = await import('../engine/http-error.js');
+const { streamCapFor } = await import('../plugins/upload/index.js');
+const { transferSettingsFor } = await import('../adapters/transfer/index.js');
 
 const JPEG = sandboxFileBytes('jpeg', 'lifecycle');
 const sg = await product({ extra: { FETCH_ALLOW: '127.0.0.1', FETCH_TIMEOUT_MS: '20000' } });
@@ -162,4 +168,81 @@ t.test('a by/url fetch stops when its client hangs up', async (t) => {
   t.ok(await until(() => stoppedAt > 0), 'the local server saw its connection closed');
   t.ok(stoppedAt - hungUpAt < 2000, `within ${stoppedAt - hungUpAt} ms of the hang-up, not at the read timeout`);
   t.same(await leftoversAfter('POST /photo/upload/by/url', count, before), [], 'the partial download and its folder are gone');
+});
+
+// The body parser with the upload plugins' per-kind caps (BodyLimits.fileCap, as the composition
+// root is to inject them), served alone: images are capped at 50 KB, videos only by the 1 MB
+// global limit.
+const IMAGE_CAP = 50 * 1024;
+async function capsServer(routeKey: string): Promise<{ port: number; close: () => void }> {
+  const route = sg.app.manifest.routes.find((r) => r.key === routeKey)!;
+  const fileCap = streamCapFor(transferSettingsFor({ UPLOAD_MAX_IMAGE_MB: String(IMAGE_CAP / 1024 / 1024) }));
+  const parse = bodyParserFor(route, { fileBytes: 1024 * 1024, formBytes: 64 * 1024, fileCap })!;
+  const koa = new Koa();
+  koa.use(async (ctx) => {
+    const state = new RequestState('caps', ctx.res);
+    try {
+      await parse(ctx, state);
+      ctx.body = { files: state.files.map((f) => ({ field: f.field, size: f.size })) };
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      ctx.status = error.status;
+      ctx.set({ ...error.headers });
+      ctx.body = { detail: error.message, errors: error.errors };
+    } finally {
+      state.settle();
+    }
+  });
+  const server = http.createServer(koa.callback()).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { port: (server.address() as AddressInfo).port, close: () => { server.closeAllConnections(); server.close(); } };
+}
+
+/** Everything the server sends until it closes the connection, or until `ms` pass. */
+async function readUntilClosed(socket: net.Socket, ms: number): Promise<{ text: string; closed: boolean }> {
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  socket.on('error', () => undefined);
+  const closed = await Promise.race([once(socket, 'close').then(() => true), sleep(ms).then(() => false)]);
+  return { text: Buffer.concat(chunks).toString(), closed };
+}
+
+t.test('a file over its field\'s cap is cut off while it streams in, and answered before the body ends', async (t) => {
+  const server = await capsServer('POST /video/upload');
+  t.teardown(server.close);
+  const before = readdirSync(TMP);
+  let largest = 0;
+  const sampler = setInterval(() => {
+    for (const name of newEntries(before)) largest = Math.max(largest, statSync(path.join(TMP, name), { throwIfNoEntry: false })?.size ?? 0);
+  }, 2);
+  t.teardown(() => clearInterval(sampler));
+  const thumbnail = Buffer.concat([JPEG, Buffer.alloc(600 * 1024, 2)]);
+  const { body, type } = await multipart({}, [['file', Buffer.alloc(20 * 1024, 3), 'v.mp4'], ['thumbnail', thumbnail, 't.jpg']]);
+  const socket = await connect(server.port);
+  const started = Date.now();
+  // All but the last kilobyte: the client has not finished when the answer must already come.
+  await send(socket, rawRequest('POST', '/video/upload', { 'Content-Type': type, 'Content-Length': body.length }, body.subarray(0, body.length - 1024)));
+  const reply = await readUntilClosed(socket, 3000);
+  clearInterval(sampler);
+  t.match(reply.text, /^HTTP\/1\.1 413 /, `answered in ${Date.now() - started} ms with the body unfinished`);
+  t.match(reply.text, /\r\nConnection: close\r\n/i, 'and the connection is closed, so the rest is not read');
+  t.ok(reply.closed, 'the server closed it');
+  const answer = JSON.parse(reply.text.slice(reply.text.indexOf('\r\n\r\n') + 4)) as { errors: { param: string; problem: string }[] };
+  t.match(answer.errors, [{ param: 'thumbnail', problem: /over the 50 KB limit for image files \(UPLOAD_MAX_IMAGE_MB\)/ }]);
+  t.ok(largest <= IMAGE_CAP + 16 * 1024, `at most ${largest} bytes of a ${thumbnail.length}-byte file reached the disk`);
+  t.ok(await until(() => newEntries(before).length === 0), 'the capped file and the video before it are gone');
+});
+
+t.test('caps are per field: a video passes where an image of its size is cut off; the global limit still holds', async (t) => {
+  const server = await capsServer('POST /video/upload');
+  t.teardown(server.close);
+  const before = readdirSync(TMP);
+  const post = async (field: string, bytes: Buffer) => {
+    const { body, type } = await multipart({}, [[field, bytes, 'x.bin']]);
+    const reply = await fetch(`http://127.0.0.1:${server.port}/video/upload`, { method: 'POST', headers: { 'content-type': type }, body });
+    return { status: reply.status, body: (await reply.json()) as Record<string, unknown> };
+  };
+  t.match(await post('file', Buffer.alloc(600 * 1024)), { status: 200, body: { files: [{ field: 'file', size: 600 * 1024 }] } });
+  t.match(await post('file', Buffer.alloc(1100 * 1024)), { status: 413, body: { errors: [{ param: 'file', problem: /over the 1 MB upload limit \(UPLOAD_MAX_MB\)/ }] } });
+  t.ok(await until(() => newEntries(before).length === 0), 'no temp file left');
 });

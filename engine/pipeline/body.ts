@@ -1,21 +1,42 @@
 // Body parsing, chosen per route at boot: GET reads nothing; other methods read urlencoded forms
-// and multipart (files streamed to disk by multer, never held in memory).
+// and multipart (files streamed to disk by multer, never held in memory, each cut off at its
+// field's cap while it streams in).
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import multer from '@koa/multer';
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { HttpError } from '../http-error.js';
-import type { RouteSpec, UploadedFile } from '../types.js';
+import type { ParamSpec, RouteSpec, UploadedFile } from '../types.js';
 import type { RequestState } from './request.js';
 
+/** The most one file field may hold, and the words that say so in its 413. */
+export interface FileCap {
+  readonly bytes: number;
+  /** e.g. "over the 32 MB limit for image files (UPLOAD_MAX_IMAGE_MB)". */
+  readonly problem: string;
+}
+
 export interface BodyLimits {
-  /** Largest accepted upload, in bytes (per file). */
+  /** Largest accepted upload, in bytes (per file), whatever its field. */
   readonly fileBytes: number;
   /** Largest urlencoded form, in bytes. */
   readonly formBytes: number;
+  /** A lower cap for one file parameter (injected: the upload plugins' per-kind limits). */
+  readonly fileCap?: (param: ParamSpec) => FileCap | undefined;
 }
 
-type Parse = (ctx: Parameters<Middleware>[0], state: RequestState) => Promise<void>;
+type Context = Parameters<Middleware>[0];
+type Parse = (ctx: Context, state: RequestState) => Promise<void>;
+type Caps = ReadonlyMap<string, FileCap>;
+
+const MB = 1024 * 1024;
 
 export function bodyParserFor(route: RouteSpec, limits: BodyLimits): Parse | undefined {
   if (route.method === 'GET') return undefined;
@@ -27,18 +48,36 @@ export function bodyParserFor(route: RouteSpec, limits: BodyLimits): Parse | und
   };
 }
 
+/** Each file field's cap: its own (per kind) when lower than the global one. */
+export function fieldCaps(fileParams: readonly ParamSpec[], limits: BodyLimits): Caps {
+  const global: FileCap = { bytes: limits.fileBytes, problem: `over the ${megabytes(limits.fileBytes)} upload limit (UPLOAD_MAX_MB)` };
+  return new Map(fileParams.map((param) => {
+    const own = limits.fileCap?.(param);
+    return [param.name, own && own.bytes < global.bytes ? own : global];
+  }));
+}
+
 function multipartFor(route: RouteSpec, limits: BodyLimits): Parse {
   const fileParams = route.params.filter((p) => p.type === 'file');
-  const upload = multer({ dest: tmpdir(), limits: { fileSize: limits.fileBytes, fieldSize: limits.formBytes } });
-  const fields = fileParams.map((p) => ({ name: p.name, maxCount: p.repeated ? 20 : 1 }));
+  const caps = fieldCaps(fileParams, limits);
+  // The storage engine is shared by the route's requests; each request hears of its own overflow.
+  const overflows = new WeakMap<IncomingMessage, (error: CapExceeded) => void>();
+  // multer's own per-file limit is one number for the route: the largest of its fields' caps.
+  const largest = [...caps.values()].reduce((max, cap) => (cap.bytes > max.bytes ? cap : max), { bytes: 0, problem: '' });
+  // multer hands the storage only the route's own fields (others are LIMIT_UNEXPECTED_FILE).
+  const storage = cappedStorage((field) => caps.get(field) ?? largest, (req, error) => overflows.get(req)?.(error));
+  const upload = multer({ storage: storage as unknown as multer.StorageEngine, limits: { fileSize: caps.size ? largest.bytes : limits.fileBytes, fieldSize: limits.formBytes } });
   // fields([]) is multer's text-only form: any file part is an unexpected field.
-  const middleware = upload.fields(fields);
+  const middleware = upload.fields(fileParams.map((p) => ({ name: p.name, maxCount: p.repeated ? 20 : 1 })));
   return async (ctx, state) => {
+    const overflow = new Promise<never>((_, reject) => overflows.set(ctx.req, reject));
     try {
-      await middleware(ctx as never, async () => undefined);
+      // multer answers an error only once the whole body has arrived; an overflow is answered now.
+      await Promise.race([middleware(ctx as never, async () => undefined), overflow]);
     } catch (error) {
-      throw multipartError(error as { code?: string; field?: string; message: string });
+      throw error instanceof CapExceeded ? tooLarge(error.field, error.cap, EARLY) : multipartError(error as MulterFailure, caps);
     } finally {
+      overflows.delete(ctx.req);
       // Collected even when multer fails part-way, so no temp file outlives the request.
       state.files = collectFiles(ctx);
       state.defer(() => removeFiles(state.files));
@@ -46,20 +85,84 @@ function multipartFor(route: RouteSpec, limits: BodyLimits): Parse {
   };
 }
 
-function collectFiles(ctx: Parameters<Middleware>[0]): UploadedFile[] {
+class CapExceeded extends Error {
+  constructor(readonly field: string, readonly cap: FileCap) {
+    super(`${field}: ${cap.problem}`);
+  }
+}
+
+/** multer's storage contract as multer 2 calls it (its published types predate `file.stream`). */
+interface Storage {
+  _handleFile(req: IncomingMessage, file: { fieldname: string; stream: Readable }, done: (error: Error | null, info?: { destination: string; filename: string; path: string; size: number }) => void): void;
+  _removeFile(req: IncomingMessage, file: { path: string }, done: (error: Error | null) => void): void;
+}
+
+/**
+ * multer storage writing each file under its field's cap. A file over its cap, or cut short by
+ * an aborted request, is removed here before multer hears of it: multer forgets a failed file.
+ */
+function cappedStorage(capOf: (field: string) => FileCap, overflowed: (req: IncomingMessage, error: CapExceeded) => void): Storage {
+  return {
+    _handleFile(req, file, done) {
+      const filename = randomBytes(16).toString('hex');
+      const path = join(tmpdir(), filename);
+      const counter = new ByteCap(file.fieldname, capOf(file.fieldname));
+      pipeline(file.stream, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 })).then(
+        () => done(null, { destination: tmpdir(), filename, path, size: counter.bytes }),
+        async (error: Error) => {
+          await rm(path, { force: true });
+          if (error instanceof CapExceeded) overflowed(req, error);
+          done(error);
+        },
+      );
+    },
+    _removeFile(_req, file, done) {
+      rm(file.path, { force: true }).then(() => done(null), done);
+    },
+  };
+}
+
+/** Counts a file's bytes through and fails on the first chunk past the cap, which is never written. */
+class ByteCap extends Transform {
+  bytes = 0;
+  constructor(private readonly field: string, private readonly cap: FileCap) {
+    super();
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.cap.bytes) done(new CapExceeded(this.field, this.cap));
+    else done(null, chunk);
+  }
+}
+
+function collectFiles(ctx: Context): UploadedFile[] {
   const groups = (ctx as unknown as { files?: Record<string, multer.File[]> }).files ?? {};
   return Object.values(groups).flat().map((f) => ({ field: f.fieldname, path: f.path, originalName: f.originalname, mimeType: f.mimetype, size: f.size }));
 }
 
 async function removeFiles(files: readonly UploadedFile[]): Promise<void> {
-  const { rm } = await import('node:fs/promises');
   await Promise.all(files.map((f) => rm(f.path, { force: true })));
 }
 
-function multipartError(error: { code?: string; field?: string; message: string }): HttpError {
+// An overflow is answered while the rest of the body is still on its way: closing the connection
+// after the 413 stops it (kept alive, Node would read and discard every remaining byte).
+const EARLY = { Connection: 'close' };
+
+type MulterFailure = { code?: string; field?: string; message: string };
+
+function multipartError(error: MulterFailure, caps: Caps): HttpError {
   const field = error.field ?? 'file';
-  if (error.code === 'LIMIT_FILE_SIZE') return new HttpError(413, `File field ${field} is larger than the upload limit`, { excType: 'PayloadTooLarge', errors: [{ param: field, problem: 'file too large' }] });
+  const cap = caps.get(field);
+  if (error.code === 'LIMIT_FILE_SIZE' && cap) return tooLarge(field, cap);
   if (error.code === 'LIMIT_UNEXPECTED_FILE') return new HttpError(422, `Unexpected file field ${field}`, { excType: 'ValidationError', errors: [{ param: field, problem: 'not a file field of this route' }] });
   if (error.code?.startsWith('LIMIT_')) return new HttpError(413, `Multipart limit exceeded: ${error.message}`, { excType: 'PayloadTooLarge' });
   return new HttpError(400, `Malformed multipart body: ${error.message}`, { excType: 'BadRequest' });
+}
+
+function tooLarge(field: string, cap: FileCap, headers?: Readonly<Record<string, string>>): HttpError {
+  return new HttpError(413, `File ${field} is too large: ${cap.problem}`, { excType: 'PayloadTooLarge', errors: [{ param: field, problem: cap.problem }], headers });
+}
+
+function megabytes(bytes: number): string {
+  return bytes >= MB ? `${Math.round((bytes / MB) * 10) / 10} MB` : `${Math.round((bytes / 1024) * 10) / 10} KB`;
 }

@@ -9,3 +9,4 @@ export const uploadPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
 });
 
 export { CENTRED, centreDecorations } from './decorations.js';
+export { streamCapFor } from './limits.js';

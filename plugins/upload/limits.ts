@@ -19,6 +19,18 @@ export function maxBytesFor(kind: ContentKind, settings: TransferSettings): numb
   return kind === 'image_or_video' ? Math.max(limits.image, limits.video) : limits[kind];
 }
 
+/**
+ * The cap the engine applies while a file field streams in (injected as BodyLimits.fileCap): the
+ * largest file its kind may be, so an oversize file is cut off there, not written in full first.
+ */
+export function streamCapFor(settings: TransferSettings): (param: ParamSpec) => { readonly bytes: number; readonly problem: string } {
+  return (param) => {
+    const kind = kindOf(param);
+    const actual = kind === 'image_or_video' ? undefined : kind;
+    return { bytes: maxBytesFor(kind, settings), problem: overLimit(actual, kind, settings) };
+  };
+}
+
 export interface CheckedFile {
   /** The file's path, renamed to carry the extension of its content. */
   readonly path: string;
@@ -40,11 +52,21 @@ export async function checkFile(field: string, file: { path: string; size: numbe
   return { path, sniffed: verdict.sniffed };
 }
 
-function checkSize(field: string, size: number, actual: 'image' | 'video' | 'audio' | 'any' | undefined, kind: ContentKind, settings: TransferSettings): void {
-  const limit = actual === undefined ? maxBytesFor(kind, settings) : settings.uploadMaxBytes[actual];
-  if (size <= limit) return;
+type SizedKind = 'image' | 'video' | 'audio' | 'any' | undefined;
+
+function checkSize(field: string, size: number, actual: SizedKind, kind: ContentKind, settings: TransferSettings): void {
+  if (size <= limitOf(actual, kind, settings)) return;
+  const problem = `${formatBytes(size)} is ${overLimit(actual, kind, settings)}`;
+  throw new HttpError(413, `File ${field} is too large: ${problem}`, { excType: 'PayloadTooLarge', errors: [{ param: field, problem }] });
+}
+
+/** `actual` is the kind the content turned out to be; undefined before it is known. */
+function limitOf(actual: SizedKind, kind: ContentKind, settings: TransferSettings): number {
+  return actual === undefined ? maxBytesFor(kind, settings) : settings.uploadMaxBytes[actual];
+}
+
+function overLimit(actual: SizedKind, kind: ContentKind, settings: TransferSettings): string {
   const setting = actual === undefined ? `${LIMIT_SETTING.image} / ${LIMIT_SETTING.video}` : LIMIT_SETTING[actual];
   const what = actual === undefined || actual === 'any' ? 'this field' : `${actual} files`;
-  const problem = `${formatBytes(size)} is over the ${formatBytes(limit)} limit for ${what} (${setting})`;
-  throw new HttpError(413, `File ${field} is too large: ${problem}`, { excType: 'PayloadTooLarge', errors: [{ param: field, problem }] });
+  return `over the ${formatBytes(limitOf(actual, kind, settings))} limit for ${what} (${setting})`;
 }
