@@ -9,6 +9,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { fetchToFile, transferSettingsFromEnv, TransferError, type FetchSettings, type Resolver } from '../adapters/transfer/index.js';
+import { product } from './helpers/full-app.js';
 
 const BODY = Buffer.alloc(256 * 1024, 7);
 let hits: string[] = [];
@@ -180,4 +181,23 @@ t.test('a signal aborted before the fetch began stops it before any request', as
   t.match(err, { problem: 'network', message: /stopped: the request was cancelled/ });
   t.same(hits, [], 'the server saw nothing');
   t.same(await leftovers(), []);
+});
+
+t.test('over HTTP, a by/url upload with no allow-list refuses loopback with a 422 that says why', async (t) => {
+  const sg = await product(); // the defaults: nothing allow-listed
+  t.teardown(() => sg.client.close());
+  const headers = { 'x-session-id': await sg.login() };
+  const toLoopback = encodeURIComponent(`http://[::1]:${port}/file`);
+  const cases: [string, RegExp][] = [
+    [`${base}/file`, /127\.0\.0\.1 is a loopback address/],
+    [`http://[::1]:${port}/file`, /::1 is a loopback address/],
+    [`${base}/redirect?to=${toLoopback}`, /127\.0\.0\.1 is a loopback address/],
+    [`http://localhost:${port}/redirect?to=${toLoopback}`, /localhost resolves to .*loopback/],
+  ];
+  for (const [url, why] of cases) {
+    const reply = await sg.client.request('POST', '/photo/upload/by/url', { form: { url, caption: 'x' }, headers });
+    t.match(reply, { status: 422, body: { exc_type: 'UrlNotFetched', reason: 'address', errors: [{ param: 'url', problem: why }] } }, url);
+    t.match((reply.body as { detail?: string }).detail, /^The URL in url was not fetched: /, url);
+  }
+  t.same(hits, [], 'the local server, redirect and all, was never reached');
 });
