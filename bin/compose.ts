@@ -18,6 +18,7 @@ import { resolvers } from '../engine/resolvers.js';
 import { TRANSFER_DEFAULTS, transferSettingsFor } from '../adapters/transfer/settings.js';
 import { createSandbox, sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
 import { plugins } from '../plugins/index.js';
+import { streamCapFor } from '../plugins/upload/index.js';
 
 export interface ComposeOverrides {
   readonly upstream?: UpstreamAdapter;
@@ -42,14 +43,16 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   checkExtraKeys(config.extra, EXTRA_KEYS);
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);
-  const upstream = overrides.upstream ?? (await createUpstream(config));
+  const upstream = overrides.upstream ?? (await createUpstream(config, log));
   const store = overrides.store ?? (await openStore(config));
   return createApp({ config, upstream, store, log, ...productParts(config), build: buildInfo(), deps: depsInfo() });
 }
 
 /** The product's plugins, extra resolvers and file helpers: what createApp and the loader need. */
 export function productParts(config: Config) {
-  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor };
+  // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
+  const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
+  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits };
 }
 
 /** For tools that load the manifest without serving (openapi, routes, audit). */
@@ -64,10 +67,11 @@ function productResolvers(config: Config) {
   return { download_url: downloadGuard({ hosts, trusted, allow: transferSettingsFor(config.extra).fetch.allow }) };
 }
 
-export async function createUpstream(config: Config): Promise<UpstreamAdapter> {
+/** `log` receives the sidecar's stderr (redacted there) and its start and death notices. */
+export async function createUpstream(config: Config, log?: Logger): Promise<UpstreamAdapter> {
   if (config.upstream === 'aiograpi') {
     const { createAiograpi, aiograpiOptionsFromEnv } = await import('../adapters/upstream/aiograpi/index.js');
-    return createAiograpi(aiograpiOptionsFromEnv(config.extra));
+    return createAiograpi({ ...aiograpiOptionsFromEnv(config.extra), log });
   }
   return createSandbox({ ...sandboxOptionsFromEnv(config.extra), seed: config.seed });
 }

@@ -7,5 +7,11 @@ if (!existsSync(entry)) {
   process.stderr.write('socialgate: not built yet; run `npm ci` (or `npm run build`) first\n');
   process.exit(1);
 }
+// A reader that stops early (`socialgate openapi | head`) closes the pipe: that is the reader's
+// choice, not a failure, so end quietly instead of printing an EPIPE stack trace.
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -112,6 +112,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
   const limits: BodyLimits = {
     fileBytes: options.limits?.fileBytes ?? options.config.uploadMaxMb * 1024 * 1024,
     formBytes: options.limits?.formBytes ?? 2 * 1024 * 1024,
+    fileCap: options.limits?.fileCap,
   };
   const routers = new Map<string, Router>();
   for (const route of manifest.routes) {
@@ -181,12 +182,22 @@ function requestContext(manifest: Manifest, metrics: Metrics, log: Logger): Koa.
 
 function writeError(ctx: Koa.Context, error: unknown, manifest: Manifest, requestId: string, log: Logger): void {
   const mapped = mapError(error, manifest.errors);
-  if (mapped.status === 500) log.error('unhandled error', { request_id: requestId, error: error instanceof Error ? error.stack : String(error) });
+  if (mapped.status === 500) log.error('unhandled error', { request_id: requestId, error: stackWithoutMessage(error) });
   ctx.status = mapped.status;
   if (mapped.retryAfter !== undefined) ctx.set('Retry-After', String(mapped.retryAfter));
   if (mapped.headers) ctx.set(mapped.headers);
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ ...mapped.body, request_id: requestId });
+}
+
+/**
+ * What an unexpected error logs: its class and where it was thrown. Never the message: messages
+ * repeat what they were given (a password, a cookie, a session id), and the logs must hold none.
+ */
+export function stackWithoutMessage(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+  return [error.name, ...frames].join('\n');
 }
 
 /** When an API key is configured, every non-system route requires it (Bearer or X-API-Key). */

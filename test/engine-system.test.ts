@@ -15,7 +15,7 @@ t.test('system routes answer without a session', async (t) => {
   t.equal(ready.status, 200);
   t.match(ready.body, { status: 'ready', checks: { store: { ok: true }, upstream: { ok: true, adapter: 'sandbox' } } });
   const build = (await client.request('GET', '/build')).body as Record<string, string>;
-  t.match(build, { name: 'socialgate', version: '6.0.0', upstream_library: 'sandbox', upstream_version: '1.0.9', node: process.version });
+  t.match(build, { name: 'socialgate', version: '6.0.0', upstream_adapter: 'sandbox', upstream_library: 'aiograpi', upstream_version: '1.0.9', upstream_emulated: true, node: process.version });
   t.type(build.git_sha, 'string');
   t.type(build.build_time, 'string');
   const deps = (await client.request('GET', '/deps')).body as Record<string, string>;

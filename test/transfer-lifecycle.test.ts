@@ -246,3 +246,21 @@ t.test('caps are per field: a video passes where an image of its size is cut off
   t.match(await post('file', Buffer.alloc(1100 * 1024)), { status: 413, body: { errors: [{ param: 'file', problem: /over the 1 MB upload limit \(UPLOAD_MAX_MB\)/ }] } });
   t.ok(await until(() => newEntries(before).length === 0), 'no temp file left');
 });
+
+t.test('the product cuts an oversize photo off while it streams in (per-kind caps wired at composition)', async (t) => {
+  const capped = await product({ uploadMaxMb: 64, extra: { UPLOAD_MAX_IMAGE_MB: String(IMAGE_CAP / 1024 / 1024) } });
+  t.teardown(() => capped.client.close());
+  const sid = await capped.login();
+  const before = readdirSync(TMP);
+  const photo = Buffer.concat([JPEG, Buffer.alloc(2 * 1024 * 1024, 2)]);
+  const { body, type } = await multipart({ caption: 'too big' }, [['file', photo, 'p.jpg']]);
+  const socket = await connect(Number(new URL(capped.client.url).port));
+  const head = ['POST /photo/upload HTTP/1.1', 'Host: 127.0.0.1', `X-Session-Id: ${sid}`, `Content-Type: ${type}`, `Content-Length: ${body.length}`];
+  // Half the body: a cap applied only after the whole file is on disk could never answer this.
+  await send(socket, Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body.subarray(0, body.length / 2)]));
+  const reply = await readUntilClosed(socket, 3000);
+  t.match(reply.text, /^HTTP\/1\.1 413 /, 'a 413 with half the body unsent');
+  t.match(reply.text, /over the 50 KB limit for image files \(UPLOAD_MAX_IMAGE_MB\)/, 'naming the kind limit');
+  t.match(reply.text, /"param":"file"/, 'and the field');
+  t.ok(await until(() => newEntries(before).length === 0), 'nothing left in the temp folder');
+});
