@@ -246,6 +246,10 @@ const special: Record<string, (plan: Plan, c: Ctx) => Promise<void> | void> = {
     const seed = await c.call('GET', '/auth/totp/seed');
     p.input.verification_code = await c.call('GET', '/auth/totp/code', { seed });
   },
+  'DELETE /media/note': async (p, c) => {
+    const created = (await c.call('POST', '/media/note', { media_id: postId, text: 'To be deleted' })) as { media_note: { id: string } };
+    p.input.note_id = created.media_note.id;
+  },
   'POST /photo/upload/with/music': async (p, c) => { p.input.track = await musicTrack(c); },
   'POST /clip/upload/with/music': async (p, c) => { p.input.track = await musicTrack(c); },
   'POST /album/upload/with/music': async (p, c) => { p.input.track = await musicTrack(c); },
