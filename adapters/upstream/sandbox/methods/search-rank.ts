@@ -23,35 +23,26 @@ function group(name: string, q: string): bigint {
   return name.startsWith(q) ? 1n : 2n;
 }
 
-export function matchUsers(ctx: Ctx, q: string): Match[] {
+/** One kind's matches: each item's id, the texts a query may match, and the name ranked against it. */
+function matchAll<T>(kind: Kind, items: Iterable<T>, q: string, of: (item: T) => { id: string; texts: readonly string[]; name: string }): Match[] {
   const out: Match[] = [];
   let at = 0n;
-  for (const u of ctx.world.users.values()) {
+  for (const item of items) {
     at++;
-    if (u.username.includes(q) || u.fullName.toLowerCase().includes(q)) out.push({ kind: 'user', id: u.pk, rank: [group(u.username, q), at] });
+    const { id, texts, name } = of(item);
+    if (texts.some((text) => text.includes(q))) out.push({ kind, id, rank: [group(name, q), at] });
   }
-  return out.sort((a, b) => byRank(a, b));
+  return out.sort(byRank);
 }
 
-export function matchTags(ctx: Ctx, q: string): Match[] {
-  const out: Match[] = [];
-  let at = 0n;
-  for (const name of ctx.world.hashtags.keys()) {
-    at++;
-    if (name.includes(q)) out.push({ kind: 'hashtag', id: name, rank: [group(name, q), at] });
-  }
-  return out.sort((a, b) => byRank(a, b));
-}
+export const matchUsers = (ctx: Ctx, q: string): Match[] =>
+  matchAll('user', ctx.world.users.values(), q, (u) => ({ id: u.pk, texts: [u.username, u.fullName.toLowerCase()], name: u.username }));
 
-export function matchPlaces(ctx: Ctx, q: string): Match[] {
-  const out: Match[] = [];
-  let at = 0n;
-  for (const l of ctx.world.locations.values()) {
-    at++;
-    if (l.name.toLowerCase().includes(q) || l.city.toLowerCase().includes(q)) out.push({ kind: 'place', id: l.pk, rank: [group(l.name.toLowerCase(), q), at] });
-  }
-  return out.sort((a, b) => byRank(a, b));
-}
+export const matchTags = (ctx: Ctx, q: string): Match[] =>
+  matchAll('hashtag', ctx.world.hashtags.keys(), q, (name) => ({ id: name, texts: [name], name }));
+
+export const matchPlaces = (ctx: Ctx, q: string): Match[] =>
+  matchAll('place', ctx.world.locations.values(), q, (l) => ({ id: l.pk, texts: [l.name.toLowerCase(), l.city.toLowerCase()], name: l.name.toLowerCase() }));
 
 function byRank(a: Match, b: Match): number {
   if (a.rank[0] !== b.rank[0]) return a.rank[0] < b.rank[0] ? -1 : 1;
