@@ -14,6 +14,7 @@ import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { fakeUpstream } from './helpers/fake-upstream.js';
 import { serve } from './helpers/http.js';
 import { probeUpstream } from './support/probe-upstream.js';
+import { errorWith } from './helpers/assert.js';
 
 const PASSWORD = 'demo-password';
 const pleaseWait = (retryAfter?: number) => new UpstreamError('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { bases: ['PrivateError'], retryAfter });
@@ -93,10 +94,10 @@ t.test('the governor pauses until the back-off has passed, then the session is a
   h.upstream.handlers.account_info = () => {
     throw pleaseWait();
   };
-  await t.rejects(h.client.call('account_info', {}), { excType: 'PleaseWaitFewMinutes', retryAfter: 60 });
+  await t.rejects(h.client.call('account_info', {}), errorWith({ excType: 'PleaseWaitFewMinutes', retryAfter: 60 }));
   t.match(await h.inner.get(h.record.id), { state: 'throttled', throttledUntil: h.clock.now + 60_000 }, 'saved: other instances see it');
   h.clock.now += 59_000;
-  await t.rejects(h.client.call('account_info', {}), { status: 429, retryAfter: 1 });
+  await t.rejects(h.client.call('account_info', {}), errorWith({ status: 429, retryAfter: 1 }));
   t.equal(h.upstream.calls.filter((c) => c.method === 'account_info').length, 1);
   h.clock.now += 1_000;
   h.upstream.handlers.account_info = () => ({ pk: '42' });
@@ -110,7 +111,7 @@ t.test('a challenge marks the session pending; a later success makes it active',
   h.upstream.handlers.user_info = () => {
     throw new UpstreamError('ChallengeRequired', 'challenge_required', { bases: ['ChallengeError'], lastJson: { message: 'challenge_required' } });
   };
-  await t.rejects(h.client.call('user_info', {}), { excType: 'ChallengeRequired' });
+  await t.rejects(h.client.call('user_info', {}), errorWith({ excType: 'ChallengeRequired' }));
   t.equal((await h.inner.get(h.record.id))!.state, 'challenge');
   t.ok(await h.client.call('account_info', {}), 'calls still go through (the owner may solve it in the app)');
   await h.settle();
@@ -151,7 +152,7 @@ t.test('another instance: a revocation is seen after the TTL; a changed proxy re
   t.match(h.upstream.opened[1], { proxy: 'socks5://127.0.0.1:1080' });
   await h.inner.delete(h.record.id);
   h.clock.now += 1000;
-  await t.rejects(h.client.call('account_info', {}), { status: 401, excType: 'SessionNotFound' });
+  await t.rejects(h.client.call('account_info', {}), errorWith({ status: 401, excType: 'SessionNotFound' }));
   t.equal(await h.sessions.find(h.record.id), undefined);
 });
 

@@ -5,6 +5,7 @@ import { authenticator } from 'otplib';
 import { createSandbox, sandboxOptionsFromEnv, TOTP_SEED } from '../adapters/upstream/sandbox/index.js';
 import { loginAs } from './helpers/sandbox.js';
 import { UpstreamError } from '../engine/types.js';
+import { errorWith } from './helpers/assert.js';
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const sandbox = createSandbox({ seed: 3, now: () => NOW });
@@ -12,7 +13,7 @@ const fresh = () => sandbox.open({ settings: {} });
 
 t.test('a fresh client is logged out; client-local helpers still work', async (t) => {
   const client = await fresh();
-  await t.rejects(client.call('user_info', { user_id: '5000000001' }), { excType: 'LoginRequired' });
+  await t.rejects(client.call('user_info', { user_id: '5000000001' }), errorWith({ excType: 'LoginRequired' }));
   t.equal(await client.call('set_locale', { locale: 'pt_PT' }), null);
   t.equal(await client.call('set_timezone_offset', { seconds: 3600 }), null);
   t.equal(await client.call('set_proxy', { dsn: 'http://127.0.0.1:9' }), null);
@@ -35,18 +36,18 @@ t.test('demo logs in; the export restores the account on a new adapter with the 
   t.equal(((await again.call('account_info', {})) as { username: string }).username, 'demo', 'restored after a restart');
   t.equal(await again.call('relogin', {}), true);
   const otherWorld = createSandbox({ seed: 4, now: () => NOW });
-  await t.rejects((await otherWorld.open({ settings })).call('account_info', {}), { excType: 'LoginRequired' }, 'a sessionid of another world does not verify');
+  await t.rejects((await otherWorld.open({ settings })).call('account_info', {}), errorWith({ excType: 'LoginRequired' }), 'a sessionid of another world does not verify');
   const bySession = await fresh();
   t.equal(await bySession.call('login_by_sessionid', { sessionid: auth.sessionid }), true);
   t.equal(((await bySession.call('account_info', {})) as { pk: string }).pk, '5000000001');
-  await t.rejects((await fresh()).call('login_by_sessionid', { sessionid: '5000000001%3Aforged%3A28' }), { excType: 'LoginRequired' });
+  await t.rejects((await fresh()).call('login_by_sessionid', { sessionid: '5000000001%3Aforged%3A28' }), errorWith({ excType: 'LoginRequired' }));
   const loaded = await fresh();
   t.equal(await loaded.call('set_settings', { settings }), true);
   t.equal(((await loaded.call('account_info', {})) as { pk: string }).pk, '5000000001', 'set_settings loads an export');
 });
 
 t.test('wrong password and unknown username', async (t) => {
-  await t.rejects((await fresh()).call('login', { username: 'demo', password: 'nope' }), { excType: 'BadPassword' });
+  await t.rejects((await fresh()).call('login', { username: 'demo', password: 'nope' }), errorWith({ excType: 'BadPassword' }));
   const err = await (await fresh()).call('login', { username: 'nobody_here', password: 'x' }).catch((e: unknown) => e);
   t.ok(err instanceof UpstreamError);
   t.match((err as UpstreamError).message, /username you entered doesn't appear to belong to an account/);
@@ -57,7 +58,7 @@ t.test('demo_2fa needs the current TOTP code of the documented seed', async (t) 
   const err = (await client.call('login', { username: 'demo_2fa', password: 'demo-password' }).catch((e: unknown) => e)) as UpstreamError;
   t.equal(err.excType, 'TwoFactorRequired');
   t.match(err.lastJson, { two_factor_required: true, two_factor_info: { username: 'demo_2fa' } });
-  await t.rejects(client.call('login', { username: 'demo_2fa', password: 'demo-password', verification_code: '000000' }), { excType: 'TwoFactorRequired' });
+  await t.rejects(client.call('login', { username: 'demo_2fa', password: 'demo-password', verification_code: '000000' }), errorWith({ excType: 'TwoFactorRequired' }));
   const code = authenticator.clone({ epoch: NOW }).generate(TOTP_SEED);
   t.equal(await client.call('totp_generate_code', { seed: TOTP_SEED }), code, 'totp_generate_code agrees with the clock');
   t.equal(await client.call('login', { username: 'demo_2fa', password: 'demo-password', verification_code: code }), true);
@@ -70,8 +71,8 @@ t.test('demo_challenge: ChallengeRequired with a payload until resolved with 123
   const err = (await client.call('login', { username: 'demo_challenge', password: 'demo-password' }).catch((e: unknown) => e)) as UpstreamError;
   t.equal(err.excType, 'ChallengeRequired');
   t.match(err.lastJson, { message: 'challenge_required', challenge: { api_path: /\/challenge\/5000000003\// } });
-  await t.rejects(client.call('challenge_resolve', { last_json: err.lastJson }), { excType: 'ChallengeRequired' }, 'no code');
-  await t.rejects(client.call('challenge_resolve', { last_json: err.lastJson }, { challengeCode: '999999' }), { excType: 'ChallengeRequired' }, 'wrong code');
+  await t.rejects(client.call('challenge_resolve', { last_json: err.lastJson }), errorWith({ excType: 'ChallengeRequired' }), 'no code');
+  await t.rejects(client.call('challenge_resolve', { last_json: err.lastJson }, { challengeCode: '999999' }), errorWith({ excType: 'ChallengeRequired' }), 'wrong code');
   t.equal(await client.call('challenge_resolve', { last_json: err.lastJson }, { challengeCode: '123456' }), true);
   t.equal(await client.call('login', { username: 'demo_challenge', password: 'demo-password' }), true);
 });
@@ -79,7 +80,7 @@ t.test('demo_challenge: ChallengeRequired with a payload until resolved with 123
 t.test('demo_throttled logs in, then every platform call raises PleaseWaitFewMinutes', async (t) => {
   const client = await loginAs(sandbox, 'demo_throttled');
   for (const [method, kwargs] of [['account_info', {}], ['user_info', { user_id: '5000000001' }], ['media_like', { media_id: '1' }], ['relogin', {}]] as const) {
-    await t.rejects(client.call(method, kwargs), { excType: 'PleaseWaitFewMinutes' }, method);
+    await t.rejects(client.call(method, kwargs), errorWith({ excType: 'PleaseWaitFewMinutes' }), method);
   }
   const settings = (await client.call('get_settings', {})) as { authorization_data: { ds_user_id: string } };
   t.equal(settings.authorization_data.ds_user_id, '5000000004', 'the settings export still works');
@@ -89,7 +90,7 @@ t.test('two-factor enable and disable for an account', async (t) => {
   const client = await loginAs(sandbox);
   const seed = (await client.call('totp_generate_seed', {})) as string;
   t.match(seed, /^[A-Z2-7]+$/);
-  await t.rejects(client.call('totp_enable', { verification_code: '000000' }), { excType: 'ClientBadRequestError' });
+  await t.rejects(client.call('totp_enable', { verification_code: '000000' }), errorWith({ excType: 'ClientBadRequestError' }));
   const codes = (await client.call('totp_enable', { verification_code: authenticator.clone({ epoch: NOW }).generate(seed) })) as string[];
   t.ok(Array.isArray(codes) && codes.length > 0, 'backup codes');
   t.equal(await client.call('totp_disable', {}), true);
@@ -98,10 +99,10 @@ t.test('two-factor enable and disable for an account', async (t) => {
 t.test('fault injection: latency, throttling and connection errors by rate', async (t) => {
   const always = createSandbox({ seed: 3, throttleRate: 1 });
   const client = await always.open({ settings: {} });
-  await t.rejects(client.call('login', { username: 'demo', password: 'demo-password' }), { excType: 'PleaseWaitFewMinutes' });
+  await t.rejects(client.call('login', { username: 'demo', password: 'demo-password' }), errorWith({ excType: 'PleaseWaitFewMinutes' }));
   t.equal(await client.call('get_settings', {}).then(() => 'local'), 'local', 'client-local helpers are not faulted');
   const broken = createSandbox({ seed: 3, errorRate: 1 });
-  await t.rejects((await broken.open({ settings: {} })).call('login', { username: 'demo', password: 'demo-password' }), { excType: 'ClientConnectionError' });
+  await t.rejects((await broken.open({ settings: {} })).call('login', { username: 'demo', password: 'demo-password' }), errorWith({ excType: 'ClientConnectionError' }));
   const half = createSandbox({ seed: 3, errorRate: 0.5 });
   const c = await half.open({ settings: {} });
   let failures = 0;

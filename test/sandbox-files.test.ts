@@ -5,6 +5,7 @@ import t from 'tap';
 import { fileTypeFromBuffer } from 'file-type';
 import { codeFromPk, createSandbox, pkFromCode, sandboxFileBytes } from '../adapters/upstream/sandbox/index.js';
 import { loginAs, sampleFiles } from './helpers/sandbox.js';
+import { errorWith } from './helpers/assert.js';
 
 const sandbox = createSandbox({ seed: 31 });
 const w = sandbox.world;
@@ -34,7 +35,7 @@ t.test('shortcodes convert both ways, as the platform does', async (t) => {
   t.same(await call('share_info', { code }), { pk: hl, type: 'highlight' });
   t.same(await call('share_info_by_url', { url: share }), { pk: hl, type: 'highlight' });
   // As aiograpi: characters outside base64 are skipped, so '!!!' decodes to nothing and the missing pk fails.
-  await t.rejects(call('share_info', { code: '!!!' }), { excType: 'IndexError' });
+  await t.rejects(call('share_info', { code: '!!!' }), errorWith({ excType: 'IndexError' }));
   await t.rejects(call('share_info', { code: 'bWVkaWE6MTIzNA' }), { excType: 'ShareDecodeError', message: 'Incorrect padding' });
 });
 
@@ -55,11 +56,11 @@ t.test('ids the world does not have raise the upstream\'s not-found errors', asy
     ['comment_like', { comment_pk: '1' }, 'CommentNotFound'],
     ['media_info', { media_pk: 'abc' }, 'InvalidMediaId'],
   ];
-  for (const [method, kwargs, excType] of cases) await t.rejects(call(method, kwargs), { excType }, `${method} → ${excType}`);
+  for (const [method, kwargs, excType] of cases) await t.rejects(call(method, kwargs), errorWith({ excType }), `${method} → ${excType}`);
   const thread = [...w.threads.values()].find((th) => th.state.get(DEMO)?.folder === 'inbox')!;
-  await t.rejects(call('direct_message', { thread_id: thread.id, message_id: '1' }), { excType: 'DirectMessageNotFound' });
+  await t.rejects(call('direct_message', { thread_id: thread.id, message_id: '1' }), errorWith({ excType: 'DirectMessageNotFound' }));
   const secret = [...w.users.values()].find((u) => u.isPrivate && !u.followers.has(DEMO))!;
-  await t.rejects(call('user_medias_paginated_v1', { user_id: secret.pk }), { excType: 'PrivateAccount' });
+  await t.rejects(call('user_medias_paginated_v1', { user_id: secret.pk }), errorWith({ excType: 'PrivateAccount' }));
 });
 
 const MAGIC = { jpeg: [0xff, 0xd8, 0xff], mp3: [0xff, 0xfb] } as const;
@@ -104,10 +105,10 @@ t.test('downloads write the served bytes into the given folder only', async (t) 
   const audio = await call('track_download_by_url', { url: track.progressive_download_url, folder });
   t.same([...readFileSync(audio).subarray(0, 2)], MAGIC.mp3);
   t.same((await call('album_download_by_urls', { urls: [info.thumbnail_url, info.video_url], folder })).length, 2);
-  await t.rejects(call('photo_download_by_url', { url: 'https://example.com/a.jpg', folder }), { excType: 'ClientNotFoundError' }, 'no network fetches');
-  await t.rejects(call('photo_download_by_url', { url: 'https://media.sandbox.invalid/i/123.jpg', folder }), { excType: 'ClientNotFoundError' }, 'unknown world URL');
-  await t.rejects(call('photo_download', { media_pk: kind('photo'), folder: '' }), { excType: 'ValueError' });
-  await t.rejects(call('photo_download', { media_pk: kind('video'), folder }), { excType: 'ClientBadRequestError' }, 'a video is not a photo');
+  await t.rejects(call('photo_download_by_url', { url: 'https://example.com/a.jpg', folder }), errorWith({ excType: 'ClientNotFoundError' }), 'no network fetches');
+  await t.rejects(call('photo_download_by_url', { url: 'https://media.sandbox.invalid/i/123.jpg', folder }), errorWith({ excType: 'ClientNotFoundError' }), 'unknown world URL');
+  await t.rejects(call('photo_download', { media_pk: kind('photo'), folder: '' }), errorWith({ excType: 'ValueError' }));
+  await t.rejects(call('photo_download', { media_pk: kind('video'), folder }), errorWith({ excType: 'ClientBadRequestError' }), 'a video is not a photo');
   t.ok(readdirSync(folder).length >= 8);
   t.notOk(existsSync(join(files.dir, 'escape.jpg')));
 });

@@ -4,6 +4,7 @@
 import t from 'tap';
 import { UpstreamError, type UpstreamClient } from '../engine/types.js';
 import { PASSWORD, standInAdapter } from './helpers/sidecar.js';
+import { errorWith } from './helpers/assert.js';
 
 /** Accounts of the stand-in that any client can act as (login by session id) and that are not throttled. */
 const PKS = ['5000000001', '5000000002', '5000000003', '5000000101', '5000000102'];
@@ -144,5 +145,5 @@ t.test('close stops every sidecar; later calls are SidecarUnavailable', async (t
   const client = await adapter.open({ settings: {} });
   await adapter.close();
   t.same(pids.map(isAlive), [false, false]);
-  await t.rejects(client.call('user_info', { user_id: '5000000001' }), { excType: 'SidecarUnavailable' });
+  await t.rejects(client.call('user_info', { user_id: '5000000001' }), errorWith({ excType: 'SidecarUnavailable' }));
 });
