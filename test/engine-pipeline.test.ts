@@ -1,11 +1,11 @@
 // The request pipeline on the fixture manifest: sessions, parameters, coercion, validation,
 // resolution, calls, shapes and the error body, through real HTTP.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { UpstreamError } from '../engine/types.js';
 import { engineApp } from './helpers/engine-app.js';
 import { serve, type Client } from './helpers/http.js';
 
-async function setup(t: Tap.Test, handlers = {}) {
+async function setup(t: Test, handlers = {}) {
   const { app, upstream } = await engineApp(handlers);
   const client = await serve(app);
   t.teardown(() => client.close());
@@ -15,8 +15,6 @@ async function setup(t: Tap.Test, handlers = {}) {
   const get = (path: string, query?: Record<string, unknown>) => client.request('GET', path, { query, headers: { 'X-Session-ID': sid } });
   return { client, upstream, sid, get, app };
 }
-type Tap = { Test: typeof t };
-declare namespace Tap { type Test = typeof t }
 
 t.test('login returns an opaque id that is not the platform cookie', async (t) => {
   const { sid } = await setup(t);

@@ -1,10 +1,11 @@
 // Keyed cursors: a list that changes between pages (an item removed, one added) still walks with
 // no item twice and no item that is still there skipped. A positional cursor fails each case.
 import { rmSync } from 'node:fs';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { loginAs, sampleFiles } from './helpers/sandbox.js';
 import type { UpstreamClient } from '../engine/types.js';
+import { errorWith } from './helpers/assert.js';
 
 type Item = { pk?: string; id?: string };
 type Page = [Item[], string];
@@ -28,12 +29,11 @@ async function walk(pageOf: (cursor: string) => Promise<Page>, changes: Record<n
 }
 
 /** What the walk must show: each item once, and every item present both before and after the change. */
-function checkWalk(t: Tap, seen: string[], before: string[], after: string[], label: string): void {
+function checkWalk(t: Test, seen: string[], before: string[], after: string[], label: string): void {
   t.equal(new Set(seen).size, seen.length, `${label}: no item twice`);
   const kept = before.filter((k) => after.includes(k));
   t.same(kept.filter((k) => !seen.includes(k)), [], `${label}: no item still there is skipped (${kept.length} kept)`);
 }
-type Tap = typeof t;
 
 const fresh = async () => {
   const sandbox = createSandbox({ seed: 4, now: () => Date.UTC(2025, 5, 1, 12) });
@@ -143,7 +143,7 @@ t.test('cursors are opaque and checked', async (t) => {
   const [, next] = (await c.call('user_followers_v1_chunk', { user_id: DEMO, max_amount: 10 })) as Page;
   t.notMatch(next, /^\d+$/, 'not a bare position');
   for (const bad of ['10', 'garbage', `${next}x`]) {
-    await t.rejects(c.call('user_followers_v1_chunk', { user_id: DEMO, max_amount: 10, max_id: bad }), { excType: 'WrongCursorError' }, `"${bad}" is refused`);
+    await t.rejects(c.call('user_followers_v1_chunk', { user_id: DEMO, max_amount: 10, max_id: bad }), errorWith({ excType: 'WrongCursorError' }), `"${bad}" is refused`);
   }
 });
 

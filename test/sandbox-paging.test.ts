@@ -1,9 +1,10 @@
 // Determinism of the world and paging: every cursor list walks whole without duplicates or gaps,
 // and amount bounds each page.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { loginAs } from './helpers/sandbox.js';
 import type { UpstreamClient } from '../engine/types.js';
+import { errorWith } from './helpers/assert.js';
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const sandbox = createSandbox({ seed: 11, now: () => NOW });
@@ -75,10 +76,9 @@ t.test('the world is large enough for paging to matter', async (t) => {
   t.same([...kinds].sort(), ['album', 'clip', 'igtv', 'photo', 'video']);
 });
 
-type Tap = typeof t;
 type Page = (cursor: string) => Promise<[{ pk?: string; id?: string }[], string]>;
 
-async function walk(t: Tap, pageOf: Page, amount: number, expected: number, label: string): Promise<void> {
+async function walk(t: Test, pageOf: Page, amount: number, expected: number, label: string): Promise<void> {
   const seen: string[] = [];
   let cursor = '';
   let pages = 0;
@@ -147,5 +147,5 @@ t.test('amount bounds the plain lists', async (t) => {
   const reels1 = (await c.call('reels', { amount: 5 })) as { pk: string }[];
   const reels2 = (await c.call('reels', { amount: 5, last_media_pk: reels1[4].pk })) as { pk: string }[];
   t.equal(reels2.filter((x) => reels1.some((y) => y.pk === x.pk)).length, 0, 'reels continue after last_media_pk');
-  await t.rejects(c.call('user_followers_v1_chunk', { user_id: DEMO, max_id: 'garbage' }), { excType: 'WrongCursorError' });
+  await t.rejects(c.call('user_followers_v1_chunk', { user_id: DEMO, max_id: 'garbage' }), errorWith({ excType: 'WrongCursorError' }));
 });

@@ -5,7 +5,7 @@ import { composeApp, productParts } from '../bin/compose.js';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createApp } from '../engine/app.js';
 import { testConfig } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
@@ -13,8 +13,6 @@ import { createStore } from '../adapters/store/keyv.js';
 import { plugins } from '../plugins/index.js';
 import { serve } from './helpers/http.js';
 import { CHALLENGE_CODE, PASSWORD, standInAdapter } from './helpers/sidecar.js';
-
-type Test = Parameters<Parameters<typeof t.test>[1]>[0];
 
 async function setup(t: Test, timeoutMs = 5000) {
   const upstream = standInAdapter(t, { timeoutMs });
