@@ -7,7 +7,7 @@ import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
 import { UpstreamError } from '../engine/types.js';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
-import { serve } from './helpers/http.js';
+import { serve, stringBody, type Reply } from './helpers/http.js';
 import { probeUpstream } from './support/probe-upstream.js';
 
 type R = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
@@ -20,7 +20,7 @@ t.teardown(() => http.close());
 
 const as = (sid: string) => ({ 'x-session-id': sid });
 const login = (form: R) => http.request('POST', '/auth/login', { form });
-const account = (sid: string) => http.request('GET', '/account', { headers: as(sid) });
+const account = async (sid: string) => (await http.request('GET', '/account', { headers: as(sid) })) as Reply & { body: R };
 const exported = async (sid: string) => (await http.request('GET', '/auth/settings', { headers: as(sid) })).body as R;
 const totp = authenticator.clone({ window: 1 });
 
@@ -44,7 +44,7 @@ t.test('POST /auth/login failures: wrong password, unknown username, missing fie
   t.match(await login({ username: 'demo', password: 'wrong' }), { status: 401, body: { exc_type: 'BadPassword' } });
   const unknown = await login({ username: 'nobody_at_all', password: 'x' });
   t.equal(unknown.status, 401);
-  t.match(unknown.body.hint, /username/i);
+  t.match((unknown.body as R).hint, /username/i);
   t.match(await login({ username: 'demo' }), { status: 422, body: { errors: [{ param: 'password' }] } });
   t.match(await login({ username: 'demo', password: PASSWORD, timezone: 'east' }), { status: 422 });
 });
@@ -66,7 +66,7 @@ t.test('two-factor: 401 TwoFactorRequired, the same call with verification_code 
   t.match(await login({ username: 'demo_2fa', password: PASSWORD, verification_code: '000000' }), { status: 401, body: { exc_type: 'TwoFactorRequired' } });
   const ok = await login({ username: 'demo_2fa', password: PASSWORD, verification_code: authenticator.generate(TOTP_SEED) });
   t.equal(ok.status, 200, ok.text);
-  t.equal((await account(ok.body)).body.username, 'demo_2fa');
+  t.equal((await account(stringBody(ok))).body.username, 'demo_2fa');
 });
 
 t.test('challenge: 403 with last_json; resolve takes the code for that one call; the login continues on the same client', async (t) => {
@@ -74,7 +74,7 @@ t.test('challenge: 403 with last_json; resolve takes the code for that one call;
   t.match(first, { status: 403, body: { exc_type: 'ChallengeRequired', last_json: { challenge: { api_path: /challenge/ } } } });
   const clientOfLogin = probe.calls.filter((c) => c.method === 'login').at(-1)!.client;
   const resolve = (form: R) => http.request('POST', '/auth/challenge/resolve', { form });
-  const lastJson = JSON.stringify(first.body.last_json);
+  const lastJson = JSON.stringify((first.body as R).last_json);
   t.match(await resolve({ last_json: lastJson, security_code: '000000' }), { status: 403, body: { exc_type: 'ChallengeRequired' } });
   t.match(await resolve({ last_json: lastJson }), { status: 403 }, 'no code: the platform still wants one (nothing waits for input)');
   t.match(await resolve({ security_code: '123456' }), { status: 422 }, 'last_json is required');
@@ -103,8 +103,8 @@ t.test('POST /auth/login/by/sessionid: a new service id from the platform cookie
   const reply = await http.request('POST', '/auth/login/by/sessionid', { form: { sessionid: cookie, locale: 'de_DE' } });
   t.equal(reply.status, 200, reply.text);
   t.not(reply.body, cookie);
-  t.equal((await account(reply.body)).body.username, 'demo');
-  t.equal((await exported(reply.body)).locale, 'de_DE');
+  t.equal((await account(stringBody(reply))).body.username, 'demo');
+  t.equal((await exported(stringBody(reply))).locale, 'de_DE');
   const forged = await http.request('POST', '/auth/login/by/sessionid', { form: { sessionid: '5000000001%3Aforged%3A28' } });
   t.match(forged, { status: 401, body: { exc_type: 'LoginRequired' } });
 });
@@ -115,20 +115,20 @@ t.test('PATCH /auth/settings: export → import round trip, id rotation, proxy c
   const imported = await http.request('PATCH', '/auth/settings', { form: { settings: JSON.stringify(settings) } });
   t.equal(imported.status, 200, imported.text);
   t.not(imported.body, sid);
-  t.equal((await account(imported.body)).body.username, 'demo', 'the imported export acts for the account');
-  t.same((await exported(imported.body)).authorization_data, settings.authorization_data, 'round trip keeps the login');
+  t.equal((await account(stringBody(imported))).body.username, 'demo', 'the imported export acts for the account');
+  t.same((await exported(stringBody(imported))).authorization_data, settings.authorization_data, 'round trip keeps the login');
   t.equal((await account(sid)).status, 200, 'an import without a session leaves other sessions alone');
 
   const withProxy = await http.request('PATCH', '/auth/settings', { form: { proxy: 'socks5://127.0.0.1:1080', timezone: '-3600' }, headers: as(sid) });
   t.equal(withProxy.status, 200, withProxy.text);
   t.match(await account(sid), { status: 401, body: { exc_type: 'SessionNotFound' } }, 'the old id is revoked');
-  t.match((await app.services.store.get(withProxy.body))!, { proxy: 'socks5://127.0.0.1:1080', timezone: -3600 });
-  const cleared = await http.request('PATCH', '/auth/settings', { form: { proxy: '' }, headers: as(withProxy.body) });
+  t.match((await app.services.store.get(stringBody(withProxy)))!, { proxy: 'socks5://127.0.0.1:1080', timezone: -3600 });
+  const cleared = await http.request('PATCH', '/auth/settings', { form: { proxy: '' }, headers: as(stringBody(withProxy)) });
   t.equal(cleared.status, 200, cleared.text);
-  const record = (await app.services.store.get(cleared.body))!;
+  const record = (await app.services.store.get(stringBody(cleared)))!;
   t.equal(record.proxy, undefined, 'an empty proxy clears it');
   t.equal(record.timezone, -3600, 'what was not sent is kept');
-  t.equal((await account(cleared.body)).status, 200);
+  t.equal((await account(stringBody(cleared))).status, 200);
   t.match(probe.opened.at(-1), { proxy: undefined, timezone: -3600 });
 });
 
@@ -164,10 +164,10 @@ t.test('GET /auth/settings, TOTP seed, code, enable and disable', async (t) => {
   t.match(seed, { status: 200, body: /^[A-Z2-7]{16,}$/ });
   const code = await http.request('GET', '/auth/totp/code', { query: { seed: seed.body } });
   t.equal(code.status, 200, 'no session needed');
-  t.ok(totp.check(code.body, seed.body), 'the RFC 6238 code otplib computes');
+  t.ok(totp.check(stringBody(code), stringBody(seed)), 'the RFC 6238 code otplib computes');
   t.match(await http.request('GET', '/auth/totp/code', { query: { seed: 'not a seed!' } }), { status: 422 });
   t.match(await http.request('POST', '/auth/totp', { form: { verification_code: '000000' }, headers: as(sid) }), { status: 422, body: { exc_type: 'ClientBadRequestError' } }, 'a wrong code is refused');
-  const on = await http.request('POST', '/auth/totp', { form: { verification_code: authenticator.generate(seed.body) }, headers: as(sid) });
+  const on = await http.request('POST', '/auth/totp', { form: { verification_code: authenticator.generate(stringBody(seed)) }, headers: as(sid) });
   t.equal(on.status, 200, on.text);
   t.ok(Array.isArray(on.body) && on.body.length > 0, 'backup codes');
   t.match(await login({ username: 'demo', password: PASSWORD }), { status: 401, body: { exc_type: 'TwoFactorRequired' } }, 'two-factor is on');
@@ -179,7 +179,7 @@ t.test('GET /auth/settings, TOTP seed, code, enable and disable', async (t) => {
 t.test('demo_throttled: login works, calls answer 429 with Retry-After', async (t) => {
   const reply = await login({ username: 'demo_throttled', password: PASSWORD });
   t.equal(reply.status, 200);
-  const seed = await http.request('GET', '/auth/totp/seed', { headers: as(reply.body) });
+  const seed = await http.request('GET', '/auth/totp/seed', { headers: as(stringBody(reply)) });
   t.equal(seed.status, 429);
   t.ok(Number(seed.headers.get('retry-after')) > 0);
 });

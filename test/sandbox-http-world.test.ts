@@ -29,7 +29,7 @@ t.test('media notes: the world has some; POST /media/note adds one, DELETE remov
   t.notOk((await notesOn(reels[1])).some((n) => n.id === made.id), 'deleted: gone');
   const again = await request('DELETE', '/media/note', { note_id: made.id });
   t.equal(again.status, 404, 'an id the world no longer has: 404');
-  t.equal(again.body.exc_type, 'NoteNotFound');
+  t.equal((again.body as R).exc_type, 'NoteNotFound');
   t.equal((await request('DELETE', '/media/note', { note_id: seeded[0].id })).status, 200, 'the owner of the media may delete a note on it');
 });
 

@@ -10,6 +10,12 @@ export interface Reply {
   text: string;
 }
 
+/** A reply body that must be a string (a session id, a seed, a code): throws, naming the reply, when it is not. */
+export function stringBody(reply: Reply): string {
+  if (typeof reply.body !== 'string') throw new TypeError(`expected a string body, got ${typeof reply.body}: ${reply.status} ${reply.text.slice(0, 200)}`);
+  return reply.body;
+}
+
 export interface Client {
   readonly url: string;
   request(method: string, path: string, options?: { query?: Record<string, unknown>; form?: Record<string, unknown>; headers?: Record<string, string>; body?: BodyInit }): Promise<Reply>;
