@@ -12,7 +12,7 @@ const sid = await login();
 const WRONG: Partial<Record<ParamSpec['type'], string>> = { integer: 'not-a-number', number: 'NaN-ish', boolean: 'maybe', json: '{not json', url: 'not a url', id: ' ' };
 
 function send(route: RouteSpec, values: Record<string, unknown>, session = true) {
-  const headers = session ? { 'X-Session-ID': sid } : {};
+  const headers: Record<string, string> = session ? { 'X-Session-ID': sid } : {};
   const fields = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   return route.method === 'GET' || route.method === 'DELETE'
     ? client.request(route.method, route.path, { query: fields, headers })

@@ -21,7 +21,7 @@ t.test('a session keeps its sidecar from login through every reopening', async (
     get library() {
       return sidecars.library;
     },
-    describe: () => sidecars.describe(),
+    describe: () => sidecars.describe!(),
     open: (options) => {
       keys.push(options.sessionKey);
       return sidecars.open(options);

@@ -25,8 +25,9 @@ const { createSandbox, sandboxFileBytes, PASSWORD, FIXED } = await import('../ad
 const { plugins } = await import('../plugins/index.js');
 type UpstreamAdapter = import('../engine/types.js').UpstreamAdapter;
 
-const JPEG = sandboxFileBytes('jpeg', 'e2e-upload');
-const MP4 = sandboxFileBytes('mp4', 'e2e-upload');
+// sandboxFileBytes hands out a fresh copy (Buffer.from), so its bytes sit on a plain ArrayBuffer, as Blob wants.
+const JPEG = sandboxFileBytes('jpeg', 'e2e-upload') as Buffer<ArrayBuffer>;
+const MP4 = sandboxFileBytes('mp4', 'e2e-upload') as Buffer<ArrayBuffer>;
 const M4A = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypM4A '), Buffer.from([0, 0, 2, 0]), Buffer.from('M4A isom'), Buffer.alloc(600, 4)]);
 const TEXT = Buffer.from('plain text, not media\n');
 
@@ -84,7 +85,7 @@ async function call(method: string, route: string, options: { query?: Record<str
   return { status: response.status, headers: response.headers, body, bytes };
 }
 
-function form(fields: Record<string, string | string[]>, files: [string, Buffer, string][] = []): FormData {
+function form(fields: Record<string, string | string[]>, files: [string, Buffer<ArrayBuffer>, string][] = []): FormData {
   const data = new FormData();
   for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) data.append(k, one);
   for (const [field, bytes, name] of files) data.append(field, new Blob([bytes]), name);
@@ -190,9 +191,9 @@ t.test('stories and decorations', async (t) => {
   t.equal(video.status, 200, video.bytes.toString().slice(0, 300));
   t.equal(video.body.media_type, 2);
   const centred = { x: 0.5, y: 0.5, width: 0.5, height: 0.2, rotation: 0 };
-  const photoCall = crossed.findLast((c) => c.method === 'photo_upload_to_story');
+  const photoCall = crossed.filter((c) => c.method === 'photo_upload_to_story').at(-1);
   t.match(photoCall?.kwargs, { mentions: [{ user: { pk: FIXED.demo_2fa }, ...centred }] }, 'the mention reached the upstream centred');
-  const videoCall = crossed.findLast((c) => c.method === 'video_upload_to_story');
+  const videoCall = crossed.filter((c) => c.method === 'video_upload_to_story').at(-1);
   t.match(videoCall?.kwargs, { hashtags: [{ hashtag: { name: 'sunset' }, ...centred }], path: /\.mp4$/ }, 'the hashtag too, and the video kept its kind');
   const stories = await pksAt('/user/stories');
   t.ok(stories.includes(String(photo.body.pk)) && stories.includes(String(video.body.pk)), 'both stories are in the user\'s stories');
@@ -218,7 +219,7 @@ t.test('profile picture and highlight cover', async (t) => {
 });
 
 t.test('direct uploads land in the thread', async (t) => {
-  const cases: [string, [string, Buffer, string][], Record<string, string>][] = [
+  const cases: [string, [string, Buffer<ArrayBuffer>, string][], Record<string, string>][] = [
     ['/direct/photo', [['file', JPEG, 'p.jpg']], {}],
     ['/direct/video', [['file', MP4, 'v.mp4']], {}],
     ['/direct/voice', [['file', M4A, 'v.m4a']], {}],

@@ -25,7 +25,8 @@ const { HttpError } = await import('../engine/http-error.js');
 const { streamCapFor } = await import('../plugins/upload/index.js');
 const { transferSettingsFor } = await import('../adapters/transfer/index.js');
 
-const JPEG = sandboxFileBytes('jpeg', 'lifecycle');
+// sandboxFileBytes hands out a fresh copy (Buffer.from), so its bytes sit on a plain ArrayBuffer, as Blob wants.
+const JPEG = sandboxFileBytes('jpeg', 'lifecycle') as Buffer<ArrayBuffer>;
 const sg = await product({ extra: { FETCH_ALLOW: '127.0.0.1', FETCH_TIMEOUT_MS: '20000' } });
 const session = await sg.login();
 
@@ -35,7 +36,7 @@ t.teardown(async () => {
 });
 
 /** Multipart body and its content type, encoded by the platform's own FormData. */
-async function multipart(fields: Record<string, string>, files: [string, Buffer, string][]): Promise<{ body: Buffer; type: string }> {
+async function multipart(fields: Record<string, string>, files: [string, Buffer<ArrayBuffer>, string][]): Promise<{ body: Buffer<ArrayBuffer>; type: string }> {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   for (const [field, bytes, name] of files) form.append(field, new Blob([bytes]), name);
@@ -237,7 +238,7 @@ t.test('caps are per field: a video passes where an image of its size is cut off
   const server = await capsServer('POST /video/upload');
   t.teardown(server.close);
   const before = readdirSync(TMP);
-  const post = async (field: string, bytes: Buffer) => {
+  const post = async (field: string, bytes: Buffer<ArrayBuffer>) => {
     const { body, type } = await multipart({}, [[field, bytes, 'x.bin']]);
     const reply = await fetch(`http://127.0.0.1:${server.port}/video/upload`, { method: 'POST', headers: { 'content-type': type }, body });
     return { status: reply.status, body: (await reply.json()) as Record<string, unknown> };
