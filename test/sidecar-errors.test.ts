@@ -88,7 +88,7 @@ t.test('a library that does not import: ready says why, calls are SidecarUnavail
   t.teardown(() => adapter.close());
   t.same(await adapter.ready(), { ok: false, detail: "aiograpi is not importable: ModuleNotFoundError: No module named 'httpx'" });
   t.equal(adapter.library.version, 'unknown');
-  t.same(await adapter.describe!(), { name: 'aiograpi', version: 'unknown' }, 'describe answers without a version, it does not fail');
+  t.same(await adapter.describe(), { name: 'aiograpi', version: 'unknown' }, 'describe answers without a version, it does not fail');
   const client = await adapter.open({ settings: {} });
   const error = await rejection(client.call('user_info', { user_id: '1' }));
   t.match(error, { excType: 'SidecarUnavailable', message: "aiograpi is not importable: ModuleNotFoundError: No module named 'httpx'" });
@@ -100,7 +100,7 @@ t.test('an interpreter that does not exist: ready says so, calls are SidecarUnav
   const ready = await adapter.ready();
   t.equal(ready.ok, false);
   t.match(ready.detail, /^aiograpi sidecar is not running: .*\/nonexistent\/python3.*ENOENT/);
-  t.same(await adapter.describe!(), { name: 'aiograpi', version: 'unknown' }, 'describe answers even with no sidecar to ask');
+  t.same(await adapter.describe(), { name: 'aiograpi', version: 'unknown' }, 'describe answers even with no sidecar to ask');
   const client = await adapter.open({ settings: {} });
   const error = await rejection(client.call('user_info', { user_id: '1' }));
   t.equal(error.excType, 'SidecarUnavailable');

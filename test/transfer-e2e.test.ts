@@ -25,9 +25,8 @@ const { createSandbox, sandboxFileBytes, PASSWORD, FIXED } = await import('../ad
 const { plugins } = await import('../plugins/index.js');
 type UpstreamAdapter = import('../engine/types.js').UpstreamAdapter;
 
-// sandboxFileBytes hands out a fresh copy (Buffer.from), so its bytes sit on a plain ArrayBuffer, as Blob wants.
-const JPEG = sandboxFileBytes('jpeg', 'e2e-upload') as Buffer<ArrayBuffer>;
-const MP4 = sandboxFileBytes('mp4', 'e2e-upload') as Buffer<ArrayBuffer>;
+const JPEG = sandboxFileBytes('jpeg', 'e2e-upload');
+const MP4 = sandboxFileBytes('mp4', 'e2e-upload');
 const M4A = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypM4A '), Buffer.from([0, 0, 2, 0]), Buffer.from('M4A isom'), Buffer.alloc(600, 4)]);
 const TEXT = Buffer.from('plain text, not media\n');
 

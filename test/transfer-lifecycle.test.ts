@@ -25,8 +25,7 @@ const { HttpError } = await import('../engine/http-error.js');
 const { streamCapFor } = await import('../plugins/upload/index.js');
 const { transferSettingsFor } = await import('../adapters/transfer/index.js');
 
-// sandboxFileBytes hands out a fresh copy (Buffer.from), so its bytes sit on a plain ArrayBuffer, as Blob wants.
-const JPEG = sandboxFileBytes('jpeg', 'lifecycle') as Buffer<ArrayBuffer>;
+const JPEG = sandboxFileBytes('jpeg', 'lifecycle');
 const sg = await product({ extra: { FETCH_ALLOW: '127.0.0.1', FETCH_TIMEOUT_MS: '20000' } });
 const session = await sg.login();
 

@@ -10,6 +10,8 @@ export { aiograpiOptionsFromEnv, type AiograpiOptions } from './options.js';
 export { SIDECAR_TIMEOUT, SIDECAR_UNAVAILABLE, type MethodRecord, type MethodsDocument } from './protocol.js';
 
 export interface AiograpiAdapter extends UpstreamAdapter {
+  /** Always there: the library's version is asked of a sidecar (started if none runs). */
+  describe(): Promise<UpstreamLibrary>;
   /** The installed library's version and public Client methods (for the coverage audit). */
   introspect(): Promise<MethodsDocument>;
   /** Process ids of the running sidecars, by slot (diagnostics and tests). */

@@ -10,8 +10,11 @@ export const EXTENSION: Readonly<Record<FileKind, string>> = { jpeg: 'jpg', mp4:
 
 const cache = new Map<string, Buffer>();
 
-/** The bytes the sandbox serves for a file of `kind` belonging to `key` (a pk or any label). */
-export function sandboxFileBytes(kind: FileKind, key = 'sandbox'): Buffer {
+/**
+ * The bytes the sandbox serves for a file of `kind` belonging to `key` (a pk or any label): a copy
+ * (callers may change it) on its own ArrayBuffer, as Blob and fetch bodies want.
+ */
+export function sandboxFileBytes(kind: FileKind, key = 'sandbox'): Buffer<ArrayBuffer> {
   const cacheKey = `${kind}:${key}`;
   let bytes = cache.get(cacheKey);
   if (!bytes) {
