@@ -7,13 +7,12 @@ import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { installPostgres, startPostgres, type Postgres } from './support/postgres.js';
 import { startServices, type Service } from './support/service.js';
+import { login, sharedSessionsScenario } from './support/shared-store.js';
 
 const started = Date.now();
 const TTL_MS = 200;
 const TABLE = 'socialgate_sessions';
 const as = (sid: string) => ({ 'x-session-id': sid });
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const login = (on: Service, form: Record<string, string> = {}) => on.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password', ...form } });
 
 const programs = installPostgres();
 if ('missing' in programs) {
@@ -33,22 +32,7 @@ if ('missing' in programs) {
 
 function sharedSessions(pg: Postgres, a: Service, b: Service): void {
   t.test('two service processes share sessions; a restarted one loses none; revocations cross', async (t) => {
-    const made = await login(a, { locale: 'pt_PT' });
-    t.equal(made.status, 200, made.status === 200 ? 'logged in on A' : made.text);
-    const sid = made.body as string;
-    t.match(await b.request('GET', '/account', { headers: as(sid) }), { status: 200, body: { username: 'demo' } }, 'made on A, works on B');
-    t.equal(((await b.request('GET', '/auth/settings', { headers: as(sid) })).body as { locale: string }).locale, 'pt_PT', 'with its locale');
-
-    const second = (await login(b)).body as string;
-    t.equal(await b.stop(), 0, 'B stops cleanly on SIGTERM');
-    await b.start();
-    t.equal((await b.request('GET', '/account', { headers: as(second) })).status, 200, 'B restarted: its session is still there');
-    t.equal((await a.request('GET', '/account', { headers: as(second) })).status, 200, 'and A sees it');
-
-    t.equal((await b.request('GET', '/account', { headers: as(sid) })).status, 200);
-    await a.request('PATCH', '/auth/settings', { form: { locale: 'de_DE' }, headers: as(sid) }); // rotates: sid is revoked on A
-    await wait(TTL_MS + 50);
-    t.match(await b.request('GET', '/account', { headers: as(sid) }), { status: 401, body: { exc_type: 'SessionNotFound' } }, "A's revocation reaches B after the TTL");
+    await sharedSessionsScenario(t, a, b, TTL_MS);
 
     const rows = await pg.sql(`SELECT count(*) FROM ${TABLE} WHERE key LIKE 'socialgate-sessions:s:%'`);
     t.equal(rows.trim(), '2', 'two live sessions in the table');

@@ -17,6 +17,7 @@ import { serve, type Client } from './helpers/http.js';
 import { probeUpstream } from './support/probe-upstream.js';
 import { startRedis } from './support/redis.js';
 import { startServices } from './support/service.js';
+import { sharedSessionsScenario } from './support/shared-store.js';
 
 const started = Date.now();
 const redis = await startRedis();
@@ -37,23 +38,7 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 t.test('two service processes share sessions; a restarted one loses none; revocations cross', async (t) => {
   const [a, b] = await startServices(2, { store: redis.url, key: key.toString('hex'), sessionCacheTtlMs: TTL_MS });
   t.teardown(() => Promise.all([a.dispose(), b.dispose()]));
-  const login = await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password', locale: 'pt_PT' } });
-  t.equal(login.status, 200, login.status === 200 ? 'logged in on A' : login.text);
-  const sid = login.body as string;
-  t.match(await b.request('GET', '/account', { headers: as(sid) }), { status: 200, body: { username: 'demo' } }, 'made on A, works on B');
-  t.equal(((await b.request('GET', '/auth/settings', { headers: as(sid) })).body as { locale: string }).locale, 'pt_PT', 'with its locale');
-
-  const second = (await b.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
-  t.equal(await b.stop(), 0, 'B stops cleanly on SIGTERM');
-  await b.start();
-  t.equal((await b.request('GET', '/account', { headers: as(second) })).status, 200, 'B restarted: its session is still there');
-  t.equal((await a.request('GET', '/account', { headers: as(second) })).status, 200, 'and A sees it');
-
-  t.equal((await b.request('GET', '/account', { headers: as(sid) })).status, 200);
-  await a.request('PATCH', '/auth/settings', { form: { locale: 'de_DE' }, headers: as(sid) }); // rotates: sid is revoked on A
-  await wait(TTL_MS + 50);
-  t.match(await b.request('GET', '/account', { headers: as(sid) }), { status: 401, body: { exc_type: 'SessionNotFound' } }, "A's revocation reaches B after the TTL");
-
+  await sharedSessionsScenario(t, a, b, TTL_MS);
   t.equal(await listedOnRedis(), 2 + 1, 'two live sessions plus the key marker');
 });
 
