@@ -11,14 +11,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { createApp } from '../engine/app.js';
 import { testConfig } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import type { UpstreamAdapter } from '../engine/types.js';
 import { createStore } from '../adapters/store/keyv.js';
 import { createSandbox, sandboxFileBytes } from '../adapters/upstream/sandbox/index.js';
-import { plugins } from '../plugins/index.js';
 
 const MB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_TRANSFER_MB ?? 200) * MB;

@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap';
 import { UpstreamError } from '../engine/types.js';
 import { engineApp } from './helpers/engine-app.js';
-import { serve, type Client } from './helpers/http.js';
+import { serve } from './helpers/http.js';
 
 async function setup(t: Test, handlers = {}) {
   const { app, upstream } = await engineApp(handlers);

@@ -10,7 +10,6 @@ import { createApp } from '../engine/app.js';
 import { testConfig } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { createStore } from '../adapters/store/keyv.js';
-import { plugins } from '../plugins/index.js';
 import { serve } from './helpers/http.js';
 import { CHALLENGE_CODE, PASSWORD, standInAdapter } from './helpers/sidecar.js';
 

@@ -11,7 +11,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { parse } from 'yaml';
 
 // multer and the request workdirs use os.tmpdir(): a private one lets the test see every temp file.
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'sg-e2e-tmp-'));
@@ -22,7 +21,6 @@ const { testConfig } = await import('../engine/config.js');
 const { createLogger } = await import('../engine/log.js');
 const { createStore } = await import('../adapters/store/keyv.js');
 const { createSandbox, sandboxFileBytes, PASSWORD, FIXED } = await import('../adapters/upstream/sandbox/index.js');
-const { plugins } = await import('../plugins/index.js');
 type UpstreamAdapter = import('../engine/types.js').UpstreamAdapter;
 
 const JPEG = sandboxFileBytes('jpeg', 'e2e-upload');

@@ -1,4 +1,3 @@
-import type { UpstreamError } from './route.js';
 
 // ── Upstream port ───────────────────────────────────────────────────────────────────────────
 

@@ -1,7 +1,6 @@
 // The engine's contracts: the normalised route record that the manifest becomes, and the ports
 // (upstream, session store, plugins, registries) that adapters and plugins implement.
 // Everything downstream of the loader reads these types, never raw YAML.
-import type { Resolver, Shaper } from './registries.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type ParamSource = 'query' | 'form' | 'file';
