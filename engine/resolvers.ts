@@ -34,7 +34,7 @@ const usernameToPk: Resolver = {
  */
 const usernameFromId: Resolver = {
   uses: [],
-  async resolve(input: InputBag, spec: ResolveSpec) {
+  resolve(input: InputBag, spec: ResolveSpec) {
     for (const name of spec.from) {
       const value = input[name];
       if (typeof value !== 'string') continue;

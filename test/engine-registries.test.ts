@@ -102,6 +102,6 @@ for (const [by, input, expected, calls] of resolverCases) {
   });
 }
 for (const by of ['username_to_pk', 'username_from_id']) {
-  t.rejects(resolvers[by].resolve({ user_id: '@' }, { by, from: ['user_id', 'username'], into: 'user_id' }, { scope: 's', cache: { get: () => undefined, set: () => undefined }, call: async () => ({}) }), /user pk or a username/, `${by}: a bare @ is a 422`);
+  t.rejects(async () => resolvers[by].resolve({ user_id: '@' }, { by, from: ['user_id', 'username'], into: 'user_id' }, { scope: 's', cache: { get: () => undefined, set: () => undefined }, call: async () => ({}) }), /user pk or a username/, `${by}: a bare @ is a 422`);
 }
 t.same(Object.keys(resolvers).sort(), ['username_from_id', 'username_to_pk'], 'resolver registry');

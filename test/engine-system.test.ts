@@ -36,7 +36,13 @@ t.test('system routes answer without a session', async (t) => {
   t.equal((await client.request('GET', '/docs/assets/swagger-ui.css')).status, 200);
   const notAllowed = await client.request('POST', '/health');
   t.equal(notAllowed.status, 405);
-  t.equal(notAllowed.headers.get('allow'), 'HEAD, GET', 'a 405 names the allowed methods');
+  t.equal(notAllowed.headers.get('allow'), 'GET, HEAD', 'a 405 names the allowed methods');
+  const options = await client.request('OPTIONS', '/user/follow');
+  t.equal(options.status, 204, 'OPTIONS answers');
+  t.equal(options.headers.get('allow'), 'POST, DELETE', 'with the methods of the path');
+  const head = await client.request('HEAD', '/health');
+  t.equal(head.status, 200, 'HEAD runs the GET route');
+  t.equal(head.text, '', 'without a body');
   t.equal((await client.request('PUT', '/user/follow')).headers.get('allow'), 'POST, DELETE');
   await client.request('PUT', '/nowhere');
   const after = (await client.request('GET', '/metrics')).text;

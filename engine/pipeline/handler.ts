@@ -3,7 +3,7 @@
 import type { Middleware } from 'koa';
 import { invalidParams } from '../http-error.js';
 import type { RouteValidator } from '../validate.js';
-import type { InputBag, Plugin, Resolver, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
+import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader, type InputReader } from './params.js';
@@ -30,32 +30,32 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
   const needsWorkdir = usesWorkdir(route);
   const readInput = inputReader(route);
   const invoke = compileInvoker(route);
+  const resolve = compileResolve(route, deps);
   const { sessions } = deps.services;
-  return settling(async (ctx, state) => {
-    // A header or query session is checked before a large body is read; the legacy form field
-    // and cookie after it, form first (the documented order).
-    const given = route.session === 'none' ? undefined : headerOrQuerySession(ctx);
-    let session = given ? sessions.peek(given) ?? (await findSession(given, sessions)) : undefined;
-    if (parseBody) await parseBody(ctx, state);
-    if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
-    if (!session && route.session === 'required') throw sessionRequired();
-    state.session = session;
-    validateInput(ctx, route, state, readInput, deps.validator);
-    const client = session ? sessions.client(session) : sessions.anonymous();
-    if (route.resolve.length) await resolveInput(route, state.bag, client, session, deps);
-    if (needsWorkdir) state.bag._workdir = await state.workdir();
-    const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, invoke, abortOnDisconnect(ctx))) : await invoke(state.bag, client);
-    const writing = respond(ctx, route, shaped(route, value, state, deps), state);
-    if (writing) await writing;
-  });
-}
-
-/** The request's state settles however its handler ends (answered, thrown or cut off): the temp files wait for it. */
-function settling(handle: (ctx: Parameters<Middleware>[0], state: RequestState) => Promise<void>): Middleware {
+  // One async frame per request: the state settles in `finally` however the handler ends (answered,
+  // thrown or cut off), and its temp files wait for that.
   return async (ctx) => {
+    ctx.state.route = route.key; // the metrics label and the log's route
     const state = new RequestState(ctx.state.requestId as string, ctx.res);
     try {
-      await handle(ctx, state);
+      // A header or query session is checked before a large body is read; the legacy form field
+      // and cookie after it, form first (the documented order).
+      const given = route.session === 'none' ? undefined : headerOrQuerySession(ctx);
+      let session = given ? sessions.peek(given) ?? (await findSession(given, sessions)) : undefined;
+      if (parseBody) await parseBody(ctx, state);
+      if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
+      if (!session && route.session === 'required') throw sessionRequired();
+      state.session = session;
+      validateInput(ctx, route, state, readInput, deps.validator);
+      const client = session ? sessions.client(session) : sessions.anonymous();
+      if (resolve) {
+        const resolving = resolve(state.bag, client, session);
+        if (resolving) await resolving;
+      }
+      if (needsWorkdir) state.bag._workdir = await state.workdir();
+      const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, invoke, abortOnDisconnect(ctx))) : await invoke(state.bag, client);
+      const writing = respond(ctx, route, shaped(route, value, state, deps), state);
+      if (writing) await writing;
     } finally {
       state.settle();
     }
@@ -78,10 +78,21 @@ function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: 
   throw invalidParams(problems);
 }
 
-async function resolveInput(route: RouteSpec, bag: InputBag, client: SessionClient, session: SessionRecord | undefined, deps: RouteDeps): Promise<void> {
-  for (const step of route.resolve) {
-    const ctx = { call: client.call, cache: { get: (k: string) => deps.resolverCache.get(k), set: (k: string, v: unknown) => void deps.resolverCache.set(k, v as {}) }, scope: session?.account.pk ?? 'anonymous' };
-    await deps.resolvers[step.by].resolve(bag, step, ctx);
+type Resolve = (bag: InputBag, client: SessionClient, session: SessionRecord | undefined) => Promise<void> | void;
+type Step = { readonly spec: ResolveSpec; readonly resolver: Resolver };
+
+/** The route's resolver steps, bound at boot; synchronous steps (most) cost no promise. */
+function compileResolve(route: RouteSpec, deps: RouteDeps): Resolve | undefined {
+  if (route.resolve.length === 0) return undefined;
+  const steps: Step[] = route.resolve.map((spec) => ({ spec, resolver: deps.resolvers[spec.by] }));
+  const cache = { get: (k: string) => deps.resolverCache.get(k), set: (k: string, v: unknown) => void deps.resolverCache.set(k, v as {}) };
+  return (bag, client, session) => runSteps(steps, 0, bag, { call: client.call, cache, scope: session?.account.pk ?? 'anonymous' });
+}
+
+function runSteps(steps: readonly Step[], from: number, bag: InputBag, ctx: ResolveContext): Promise<void> | void {
+  for (let index = from; index < steps.length; index++) {
+    const pending = steps[index].resolver.resolve(bag, steps[index].spec, ctx);
+    if (pending) return pending.then(() => runSteps(steps, index + 1, bag, ctx));
   }
 }
 

@@ -13,6 +13,14 @@ export function compileInvoker(route: RouteSpec): Invoker {
   const only = calls.length === 1 ? calls[0] : undefined;
   // Most routes make one unconditional call: hand its promise back without another async frame.
   if (only && !only.when && !only.as && !route.result.from) return (bag, client) => client.call(only.method, only.args(bag));
+  // Alternatives (GET /user by id or by username): when no call feeds another, the one call whose
+  // condition holds is handed back directly; several holding still run in order.
+  if (!route.result.from && calls.every((call) => call.when && !call.as)) {
+    return (bag, client) => {
+      const chosen = calls.filter((call) => call.when!(bag));
+      return chosen.length === 1 ? client.call(chosen[0].method, chosen[0].args(bag)) : runSeveral(route, calls, bag, client);
+    };
+  }
   return (bag, client) => runSeveral(route, calls, bag, client);
 }
 

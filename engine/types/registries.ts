@@ -32,7 +32,8 @@ export interface ResolverCache {
 export interface Resolver {
   /** Upstream methods the resolver may call (for the audit and the sandbox completeness test). */
   readonly uses: readonly string[];
-  resolve(input: InputBag, spec: ResolveSpec, ctx: ResolveContext): Promise<void>;
+  /** Synchronous when it needs nothing from outside (no promise on the hot path). */
+  resolve(input: InputBag, spec: ResolveSpec, ctx: ResolveContext): Promise<void> | void;
 }
 
 /** A file the engine streams to the client and then deletes. */
