@@ -51,6 +51,8 @@ async function bare(upstream: ReturnType<typeof createSandbox>) {
 }
 
 if (process.argv[2] === 'child') {
+  // The runner asks for this process's CPU time around each round.
+  process.on('message', () => process.send?.(process.cpuUsage()));
   const started = await startBench(process.argv[3] as 'socialgate' | 'bare');
   process.stdout.write(JSON.stringify(started) + '\n');
 }
