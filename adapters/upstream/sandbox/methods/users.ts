@@ -38,8 +38,12 @@ function doFollow(ctx: Ctx, target: UserRec): boolean {
   const me = ctx.me();
   if (target.pk === me.pk) fail('InvalidTargetUser', 'You cannot follow yourself');
   if (me.blocked.has(target.pk) || target.blocked.has(me.pk)) return false;
-  if (target.isPrivate && !target.followers.has(me.pk)) requestFollow(ctx.world, me.pk, target.pk);
-  else follow(ctx.world, me.pk, target.pk);
+  // aiograpi answers friendship_status.following: a private account gets a request, so false.
+  if (target.isPrivate && !target.followers.has(me.pk)) {
+    requestFollow(ctx.world, me.pk, target.pk);
+    return false;
+  }
+  follow(ctx.world, me.pk, target.pk);
   return true;
 }
 
