@@ -104,3 +104,16 @@ t.test('introspect lists the public Client methods like the reference audit', as
   }, 'the record has the shape of the shared methods.json');
   t.equal(doc.methods.find((m) => m.name === 'set_proxy')?.area, '__init__', 'areas are the defining files');
 });
+
+t.test('the sidecar log reaches the service log at its own level', async (t) => {
+  const lines: { level: string; line: string }[] = [];
+  const keep = (level: string) => (_msg: string, fields?: Record<string, unknown>) => void lines.push({ level, line: String(fields?.line ?? '') });
+  const adapter = standInAdapter(t, { logLevel: 'DEBUG', log: { info: keep('info'), warn: keep('warn'), error: keep('error') } });
+  const client = await adapter.open({ settings: {} });
+  await client.call('login', { username: 'demo', password: PASSWORD });
+  await client.close();
+  const debug = lines.filter((l) => l.line.startsWith('DEBUG '));
+  t.ok(debug.length > 0, 'debug lines arrived');
+  t.ok(debug.every((l) => l.level === 'info'), 'DEBUG and INFO lines are info, not warnings');
+  t.notOk(lines.some((l) => l.line.startsWith('WARNING ') && l.level !== 'warn'), 'WARNING lines stay warnings');
+});

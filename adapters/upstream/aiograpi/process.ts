@@ -130,8 +130,14 @@ export class SidecarProcess {
     else entry.reject(toUpstreamError(answer.error));
   }
 
+  /** The sidecar logs `LEVEL name: message` (sidecar_redact.py); its level picks the service log's. */
   private onLog(line: string): void {
-    if (line.trim()) this.options.log?.warn('aiograpi sidecar', { sidecar: this.index, line: line.slice(0, 2000) });
+    if (!line.trim()) return;
+    const fields = { sidecar: this.index, line: line.slice(0, 2000) };
+    const level = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL) /.exec(line)?.[1];
+    if (level === 'DEBUG' || level === 'INFO') this.options.log?.info('aiograpi sidecar', fields);
+    else if (level === 'ERROR' || level === 'CRITICAL') this.options.log?.error('aiograpi sidecar', fields);
+    else this.options.log?.warn('aiograpi sidecar', fields); // WARNING, or a line Python wrote without logging
   }
 
   private die(reason: string): void {
