@@ -1,17 +1,12 @@
 // Issue 3 over HTTP: direct message requests, threads, messages and unsend; notes and their seen
 // mark; highlights. Each move goes through the real product and is read back through read routes.
 import t from 'tap';
-import type { SandboxAdapter } from '../adapters/upstream/sandbox/index.js';
-import { product } from './helpers/full-app.js';
-import { sessionHttp, type R } from './helpers/session-http.js';
+import { demoOverHttp } from './helpers/full-app.js';
+import type { R } from './helpers/session-http.js';
 
 const DEMO = '5000000001';
-const p = await product();
-t.teardown(() => p.client.close());
-const headers = { 'x-session-id': await p.login() };
-const { request, call, walk } = sessionHttp(p.client, headers);
 // The world only picks subjects (users demo has no thread with); assertions read HTTP.
-const world = (p.app.services.upstream as SandboxAdapter).world;
+const { request, call, walk, world } = await demoOverHttp(t);
 
 const ids = (list: R[]) => list.map((x) => String(x.id));
 const inThreadWithDemo = new Set([...world.threads.values()].filter((th) => th.state.has(DEMO)).flatMap((th) => th.users));

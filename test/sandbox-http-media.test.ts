@@ -2,18 +2,13 @@
 // and pin, clip pin, save, archive, profile pin, livestream) moved through the real product and read
 // back through read routes, then moved back; and comments and uploads appearing where users look.
 import t from 'tap';
-import { sandboxFileBytes, type SandboxAdapter } from '../adapters/upstream/sandbox/index.js';
-import { product } from './helpers/full-app.js';
-import { sessionHttp, type R } from './helpers/session-http.js';
+import { sandboxFileBytes } from '../adapters/upstream/sandbox/index.js';
+import { demoOverHttp } from './helpers/full-app.js';
+import type { R } from './helpers/session-http.js';
 
 const DEMO = '5000000001';
-const p = await product();
-t.teardown(() => p.client.close());
-const headers = { 'x-session-id': await p.login() };
-const { request, call, walk } = sessionHttp(p.client, headers);
 // The world only picks subjects (someone else's post, one of demo's reels); assertions read HTTP.
-const world = (p.app.services.upstream as SandboxAdapter).world;
-const demo = world.users.get(DEMO)!;
+const { p, headers, request, call, walk, world, demo } = await demoOverHttp(t);
 
 const pks = (list: R[]) => list.map((x) => String(x.pk));
 const media = (pk: string) => call('GET', '/media', { pk });

@@ -2,18 +2,12 @@
 // follow requests, close friends, the four notification flags, block, mute, hashtag follow), each
 // moved through the real product and read back through a read route, then moved back.
 import t from 'tap';
-import type { SandboxAdapter } from '../adapters/upstream/sandbox/index.js';
-import { product } from './helpers/full-app.js';
-import { sessionHttp, type R } from './helpers/session-http.js';
+import { demoOverHttp } from './helpers/full-app.js';
+import type { R } from './helpers/session-http.js';
 
 const DEMO = '5000000001';
-const p = await product();
-t.teardown(() => p.client.close());
-const headers = { 'x-session-id': await p.login() };
-const { call, walk } = sessionHttp(p.client, headers);
 // The world only picks subjects (a stranger, a private account); every assertion reads HTTP.
-const world = (p.app.services.upstream as SandboxAdapter).world;
-const demo = world.users.get(DEMO)!;
+const { call, walk, world, demo } = await demoOverHttp(t);
 
 const pks = (list: R[]) => list.map((u) => String(u.pk));
 const friendship = (pk: string) => call('GET', '/user/friendship', { user_id: pk });

@@ -1,16 +1,12 @@
 // Share links and search over HTTP: share links in both forms decode (the world's own links too)
 // without touching the platform; search routes page with the platform's cursors and honour count.
 import t from 'tap';
-import { createSandbox, type SandboxAdapter } from '../adapters/upstream/sandbox/index.js';
-import { product } from './helpers/full-app.js';
-import { sessionHttp, type R } from './helpers/session-http.js';
+import { createSandbox } from '../adapters/upstream/sandbox/index.js';
+import { demoOverHttp } from './helpers/full-app.js';
+import type { R } from './helpers/session-http.js';
 import { errorWith } from './helpers/assert.js';
 
-const p = await product();
-t.teardown(() => p.client.close());
-const headers = { 'x-session-id': await p.login() };
-const { call, request } = sessionHttp(p.client, headers);
-const world = (p.app.services.upstream as SandboxAdapter).world;
+const { call, request, world } = await demoOverHttp(t);
 const base64 = (text: string) => Buffer.from(text).toString('base64');
 
 t.test('GET /share decodes /share/<code> and /s/<code>?igsh= links and bare codes', async (t) => {

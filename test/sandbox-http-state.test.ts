@@ -2,18 +2,12 @@
 // counts that agree with the lists, and following across a block. Each is changed through its
 // route and then read through the route that shows it.
 import t from 'tap';
-import type { SandboxAdapter } from '../adapters/upstream/sandbox/index.js';
-import { product } from './helpers/full-app.js';
-import { sessionHttp, type R } from './helpers/session-http.js';
+import { demoOverHttp } from './helpers/full-app.js';
+import type { R } from './helpers/session-http.js';
 
 const DEMO = '5000000001';
-const p = await product();
-t.teardown(() => p.client.close());
-const headers = { 'x-session-id': await p.login() };
-const { call, walk } = sessionHttp(p.client, headers);
 // The world only picks subjects; every assertion reads HTTP.
-const world = (p.app.services.upstream as SandboxAdapter).world;
-const demo = world.users.get(DEMO)!;
+const { call, walk, world, demo } = await demoOverHttp(t);
 
 /** Every feed item of the home feed, page by page. */
 async function timeline(): Promise<R[]> {

@@ -5,6 +5,9 @@ import type { Config } from '../../engine/types.js';
 import { composeApp } from '../../bin/compose.js';
 import { serve, type Client } from './http.js';
 import type { App } from '../../engine/app.js';
+import type { Test } from 'tap';
+import { FIXED, type SandboxAdapter } from '../../adapters/upstream/sandbox/index.js';
+import { sessionHttp } from './session-http.js';
 
 export interface Product {
   readonly app: App;
@@ -25,4 +28,16 @@ export async function product(config: Partial<Config> = {}): Promise<Product> {
       return reply.body as string;
     },
   };
+}
+
+/**
+ * The product with demo logged in, for the sandbox's HTTP tests: its session over HTTP, and the
+ * world and demo's record, which tests use only to pick subjects (their assertions read HTTP).
+ */
+export async function demoOverHttp(t: Test) {
+  const p = await product();
+  t.teardown(() => p.client.close());
+  const headers = { 'x-session-id': await p.login() };
+  const world = (p.app.services.upstream as SandboxAdapter).world;
+  return { p, headers, ...sessionHttp(p.client, headers), world, demo: world.users.get(FIXED.demo)! };
 }
