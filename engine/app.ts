@@ -163,14 +163,13 @@ function runInOrder(stack: readonly Koa.Middleware[]): Koa.Middleware {
 // A 405 owes the client the list of methods the path has.
 const notAllowed = (allow: string) => new HttpError(405, `Method not allowed on this path (allowed: ${allow})`, { excType: 'MethodNotAllowed', headers: { Allow: allow } });
 
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
-
-/** Request id, timing, access log, metrics and the one place errors become bodies. */
 const noSuchRoute = (): never => {
   throw new HttpError(404, 'No such route', { excType: 'NotFound', hint: 'GET /openapi.json lists every route.' });
 };
 
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Request id, timing, access log, metrics and the one place errors become bodies. */
 function requestContext(manifest: Manifest, metrics: Metrics, log: Logger, inner: (ctx: Koa.Context) => unknown): Koa.Middleware {
   const prefix = randomBytes(6).toString('hex');
   let counter = 0;

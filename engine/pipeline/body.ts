@@ -67,7 +67,7 @@ function multipartFor(route: RouteSpec, limits: BodyLimits): Parse {
   // multer hands the storage only the route's own fields (others are LIMIT_UNEXPECTED_FILE).
   const storage = cappedStorage((field) => caps.get(field) ?? largest, (req, error) => overflows.get(req)?.(error));
   const upload = multer({ storage: storage as unknown as multer.StorageEngine, limits: { fileSize: caps.size ? largest.bytes : limits.fileBytes, fieldSize: limits.formBytes } });
-  // fields([]) is multer's text-only form: any file part is an unexpected field.
+  // fields([]) is multer's text-only form: every file part is an unexpected field.
   const middleware = upload.fields(fileParams.map((p) => ({ name: p.name, maxCount: p.repeated ? 20 : 1 })));
   return async (ctx, state) => {
     const overflow = new Promise<never>((_, reject) => overflows.set(ctx.req, reject));
