@@ -16,9 +16,14 @@ export function userShort(user: UserRec): Rec {
   return { pk: user.pk, username: user.username, full_name: user.fullName, profile_pic_url: pic, profile_pic_url_hd: pic, is_private: user.isPrivate, stories: [] };
 }
 
-/** Posts on the profile: archived ones are hidden from everyone but the owner's archive. */
+/** The media of `pks` anyone may see: archived posts show only in their owner's archive. */
+export function shownMedia(world: World, pks: readonly string[]): string[] {
+  return pks.filter((pk) => world.media.get(pk)?.archived === false);
+}
+
+/** Posts on the profile, as its grid shows them. */
 export function postCount(world: World, user: UserRec): number {
-  return user.media.filter((pk) => world.media.get(pk)?.archived === false).length;
+  return shownMedia(world, user.media).length;
 }
 
 /** A broadcast channel as User.broadcast_channel and direct_channels show it. */
@@ -141,7 +146,7 @@ export function story(world: World, s: StoryRec): Rec {
 export function hashtag(world: World, name: string): Rec {
   const tag = world.hashtags.get(name)!;
   // Counted as the hashtag's pages list them: archived posts are not shown.
-  const shown = tag.media.filter((pk) => world.media.get(pk)?.archived === false);
+  const shown = shownMedia(world, tag.media);
   return { id: tag.id, name: tag.name, media_count: shown.length, profile_pic_url: shown.length ? mediaUrls.image(shown[0]) : null };
 }
 

@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { str } from '../args.js';
 import { fail } from '../errors.js';
 import { big, type SortKey } from '../paging.js';
-import { media } from '../records.js';
+import { media, shownMedia } from '../records.js';
 import { mediaNote } from '../records-direct.js';
 import type { Ctx } from '../registry.js';
 import type { MediaRec } from '../world/types.js';
@@ -30,10 +30,7 @@ export const rawMediaList = (ctx: Ctx, pks: readonly string[]) => pks.flatMap((p
 });
 
 /** Visible feed media: not archived (archived posts only show in the owner's archive). */
-export const visible = (ctx: Ctx, pks: readonly string[]) => pks.filter((pk) => {
-  const m = ctx.world.media.get(pk);
-  return m !== undefined && !m.archived;
-});
+export const visible = (ctx: Ctx, pks: readonly string[]) => shownMedia(ctx.world, pks);
 
 /** Media lists run newest first; same-second posts by pk, the later-created first. */
 export const newestFirst = (ctx: Ctx) => (pk: string): SortKey => [-BigInt(ctx.world.media.get(pk)?.takenAt ?? 0), -big(pk)];
