@@ -57,9 +57,10 @@ function searchItem(ctx: Ctx, a: Args): Record<string, unknown> {
 
 /** Keyword suggestions and accounts, blended by relevance, at most `count` rows. */
 function typeahead(ctx: Ctx, text: string, count: number): Record<string, unknown> {
-  const [rows] = pageBy([...matchUsers(ctx, text), ...matchTags(ctx, text)], blendedKey, '', count);
+  const matches = [...matchUsers(ctx, text), ...matchTags(ctx, text)];
+  const [rows] = pageBy(matches, blendedKey, '', count);
   const list = rows.map((m) => (m.kind === 'user' ? { user: userShort(ctx.world.users.get(m.id)!) } : { keyword: { name: m.id, id: m.id } }));
-  return { list, has_more: rows.length < matchUsers(ctx, text).length + matchTags(ctx, text).length, status: 'ok' };
+  return { list, has_more: rows.length < matches.length, status: 'ok' };
 }
 
 export const searchMethods: MethodTable = {
