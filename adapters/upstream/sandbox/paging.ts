@@ -34,6 +34,11 @@ function sortedBy<T>(items: readonly T[], keyOf: (item: T) => SortKey): Keyed<T>
   return items.map((item) => ({ item, key: keyOf(item) })).sort((a, b) => compareKeys(a.key, b.key));
 }
 
+/** The whole list in its paging order (what walking every page would give). */
+export function sortBy<T>(items: readonly T[], keyOf: (item: T) => SortKey): T[] {
+  return sortedBy(items, keyOf).map((x) => x.item);
+}
+
 /** Index of the first entry whose key is above `key` (after the cursor). */
 const firstAfter = <T>(list: readonly Keyed<T>[], key: SortKey) => {
   const at = list.findIndex((x) => compareKeys(x.key, key) > 0);

@@ -36,10 +36,15 @@ export function channel(world: World, c: ChannelRec, viewer: string | null): Rec
   };
 }
 
+/** The broadcast channels a user runs. */
+export function channelsOf(world: World, owner: string): ChannelRec[] {
+  return [...world.channels.values()].filter((c) => c.owner === owner);
+}
+
 export function userFull(world: World, user: UserRec, viewer: string | null = null): Rec {
   const pic = picUrl(user);
   const business = user.isBusiness;
-  const channels = [...world.channels.values()].filter((c) => c.owner === user.pk);
+  const channels = channelsOf(world, user.pk);
   return {
     pk: user.pk, username: user.username, full_name: user.fullName, is_private: user.isPrivate, profile_pic_url: pic, profile_pic_url_hd: pic,
     is_verified: user.isVerified, media_count: postCount(world, user), follower_count: user.followers.size, following_count: user.following.size,

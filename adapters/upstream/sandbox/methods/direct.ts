@@ -3,8 +3,8 @@
 import { bool, id, ids, int, list, optStr, str } from '../args.js';
 import { fail } from '../errors.js';
 import { findMessage, findThread, findUser } from '../lookup.js';
-import { big, pageBy, take, type SortKey } from '../paging.js';
-import { channel, userShort } from '../records.js';
+import { big, pageBy, sortBy, take, type SortKey } from '../paging.js';
+import { channel, channelsOf, userShort } from '../records.js';
 import { message, shortThread, thread } from '../records-direct.js';
 import type { Ctx, MethodDef, MethodTable } from '../registry.js';
 import { makeThread } from '../world/social.js';
@@ -35,7 +35,7 @@ function inFolder(ctx: Ctx, folder: Folder, unreadOnly: boolean): ThreadRec[] {
 
 /** A folder's threads, the most recently active first. */
 export function box(ctx: Ctx, folder: Folder, unreadOnly = false): ThreadRec[] {
-  return pageBy(inFolder(ctx, folder, unreadOnly), activityOrder(ctx), '', Number.MAX_SAFE_INTEGER)[0];
+  return sortBy(inFolder(ctx, folder, unreadOnly), activityOrder(ctx));
 }
 
 const threadsOut = (ctx: Ctx, list: ThreadRec[], limit = 20) => list.map((t) => thread(ctx.world, t, ctx.me().pk, limit));
@@ -255,8 +255,8 @@ export const directMethods: MethodTable = {
       // The channels a user runs; thread_subtypes filters them (aiograpi asks for [29], broadcast channels).
       const owner = a.user_id === null || a.user_id === undefined || a.user_id === '' ? ctx.me() : findUser(ctx, a.user_id);
       const subtypes = a.thread_subtypes === null || a.thread_subtypes === undefined ? [29] : list(a.thread_subtypes).map((v) => int(v, 'thread_subtypes'));
-      const channels = [...ctx.world.channels.values()].filter((c) => c.owner === owner.pk && subtypes.includes(29));
-      return channels.map((c) => channel(ctx.world, c, ctx.me().pk));
+      if (!subtypes.includes(29)) return [];
+      return channelsOf(ctx.world, owner.pk).map((c) => channel(ctx.world, c, ctx.me().pk));
     },
   },
   direct_has_interop_upgraded: { run: () => false },
