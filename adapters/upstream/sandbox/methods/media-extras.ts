@@ -3,7 +3,7 @@
 import { id, int, str } from '../args.js';
 import { fail, notFound } from '../errors.js';
 import { findMedia } from '../lookup.js';
-import { pageBy } from '../paging.js';
+import { sortBy, take } from '../paging.js';
 import { userShort } from '../records.js';
 import { mediaNote, track } from '../records-direct.js';
 import type { Ctx, MethodTable } from '../registry.js';
@@ -39,7 +39,7 @@ function segments(m: MediaRec): { index: number; duration_ms: number }[] {
 function sameAudio(ctx: Ctx, m: MediaRec): string[] {
   if (!m.track) return [];
   const pks = [...ctx.world.media.values()].filter((x) => x.kind === 'clip' && x.track === m.track && x.pk !== m.pk).map((x) => x.pk);
-  return pageBy(visible(ctx, pks), newestFirst(ctx), '', 12)[0];
+  return take(sortBy(visible(ctx, pks), newestFirst(ctx)), 12);
 }
 
 function template(ctx: Ctx, m: MediaRec): Record<string, unknown> {

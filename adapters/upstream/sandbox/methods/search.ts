@@ -3,7 +3,7 @@
 // has_more; count bounds a page where the upstream takes it.
 import { int, optStr, str } from '../args.js';
 import { newestFirst, mediaList, visible } from './common.js';
-import { pageBy, take } from '../paging.js';
+import { pageBy, sortBy, take } from '../paging.js';
 import { hashtag, userShort } from '../records.js';
 import { track } from '../records-direct.js';
 import type { Args, Ctx, MethodTable } from '../registry.js';
@@ -58,7 +58,7 @@ function searchItem(ctx: Ctx, a: Args): Record<string, unknown> {
 /** Keyword suggestions and accounts, blended by relevance, at most `count` rows. */
 function typeahead(ctx: Ctx, text: string, count: number): Record<string, unknown> {
   const matches = [...matchUsers(ctx, text), ...matchTags(ctx, text)];
-  const [rows] = pageBy(matches, blendedKey, '', count);
+  const rows = take(sortBy(matches, blendedKey), count);
   const list = rows.map((m) => (m.kind === 'user' ? { user: userShort(ctx.world.users.get(m.id)!) } : { keyword: { name: m.id, id: m.id } }));
   return { list, has_more: rows.length < matches.length, status: 'ok' };
 }
