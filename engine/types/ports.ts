@@ -1,4 +1,3 @@
-
 // ── Upstream port ───────────────────────────────────────────────────────────────────────────
 
 /** What a live upstream client is built from: everything but secrets the caller typed. */

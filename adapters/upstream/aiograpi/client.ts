@@ -57,10 +57,7 @@ export class SidecarClient implements UpstreamClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const opened = this.opened;
-    this.opened = undefined;
-    if (!opened?.process.alive) return;
-    await opened.process.request({ op: 'close', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'close' }).catch(() => undefined);
+    await this.letGo();
   }
 
   /** A keyless client moves to its account's slot once logged in; the old sidecar lets it go. */
@@ -68,9 +65,15 @@ export class SidecarClient implements UpstreamClient {
     const account = this.options.sessionKey ? undefined : accountOf(this.settings);
     if (!account || this.pool.slotFor(account) === this.pinned) return;
     this.pinned = this.pool.slotFor(account);
-    const left = this.opened;
-    this.opened = undefined; // the next call opens the client from the export on the new slot
-    if (left?.process.alive) void left.process.request({ op: 'close', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'close' }).catch(() => undefined);
+    void this.letGo(); // the next call opens the client from the export on the new slot
+  }
+
+  /** Forgets the opened client and has its sidecar (if still running) close it; never fails. */
+  private async letGo(): Promise<void> {
+    const opened = this.opened;
+    this.opened = undefined;
+    if (!opened?.process.alive) return;
+    await opened.process.request({ op: 'close', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'close' }).catch(() => undefined);
   }
 
   private async onOpenClient<T>(what: string, run: (process: SidecarProcess) => Promise<T>): Promise<T> {
