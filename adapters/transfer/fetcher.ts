@@ -7,9 +7,9 @@ import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import fetch, { type Response } from 'node-fetch';
+import { ByteCap, formatBytes } from '../../engine/bytes.js';
 import { checkAddress } from './address-guard.js';
 import { TransferError } from './errors.js';
 import { guardedLookup, systemResolver, type Resolver } from './guarded-lookup.js';
@@ -159,7 +159,8 @@ async function saveBody(response: Response, url: URL, hop: Hop, options: FetchOp
     throw new TransferError('size', `the file is ${formatBytes(declared)}, over the ${formatBytes(cap)} limit`);
   }
   const file = path.join(options.dir, `fetched-${randomUUID()}`);
-  const counter = new ByteCounter(cap, () => hop.arm('read', options.settings.readTimeoutMs));
+  // The read timer restarts on every chunk: a slow but steady source is not a stalled one.
+  const counter = new ByteCap(cap, () => new TransferError('size', `the file is over the ${formatBytes(cap)} limit`), () => hop.arm('read', options.settings.readTimeoutMs));
   try {
     hop.arm('read', options.settings.readTimeoutMs);
     if (response.body === null) throw new TransferError('network', 'the response has no body');
@@ -171,24 +172,4 @@ async function saveBody(response: Response, url: URL, hop: Hop, options: FetchOp
     hop.disarm();
   }
   return { path: file, size: counter.bytes, contentType: response.headers.get('content-type') ?? undefined, url: url.href };
-}
-
-/** Counts bytes through, fails past the cap, and reports progress (the read timer's heartbeat). */
-class ByteCounter extends Transform {
-  bytes = 0;
-  constructor(private readonly cap: number, private readonly onChunk: () => void) {
-    super();
-  }
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    this.bytes += chunk.length;
-    this.onChunk();
-    if (this.bytes > this.cap) done(new TransferError('size', `the file is over the ${formatBytes(this.cap)} limit`));
-    else done(null, chunk);
-  }
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
-  if (bytes >= 1024) return `${Math.round((bytes / 1024) * 10) / 10} KB`;
-  return `${bytes} bytes`;
 }

@@ -7,11 +7,12 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import multer from '@koa/multer';
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
+import { ByteCap, formatBytes } from '../bytes.js';
 import { HttpError } from '../http-error.js';
 import type { ParamSpec, RouteSpec, UploadedFile } from '../types.js';
 import type { RequestState } from './request.js';
@@ -36,8 +37,6 @@ type Context = Parameters<Middleware>[0];
 type Parse = (ctx: Context, state: RequestState) => Promise<void>;
 type Caps = ReadonlyMap<string, FileCap>;
 
-const MB = 1024 * 1024;
-
 export function bodyParserFor(route: RouteSpec, limits: BodyLimits): Parse | undefined {
   if (route.method === 'GET') return undefined;
   const form = koaBody({ multipart: false, json: false, text: false, urlencoded: true, formLimit: limits.formBytes, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE] });
@@ -50,7 +49,7 @@ export function bodyParserFor(route: RouteSpec, limits: BodyLimits): Parse | und
 
 /** Each file field's cap: its own (per kind) when lower than the global one. */
 export function fieldCaps(fileParams: readonly ParamSpec[], limits: BodyLimits): Caps {
-  const global: FileCap = { bytes: limits.fileBytes, problem: `over the ${megabytes(limits.fileBytes)} upload limit (UPLOAD_MAX_MB)` };
+  const global: FileCap = { bytes: limits.fileBytes, problem: `over the ${formatBytes(limits.fileBytes)} upload limit (UPLOAD_MAX_MB)` };
   return new Map(fileParams.map((param) => {
     const own = limits.fileCap?.(param);
     return [param.name, own && own.bytes < global.bytes ? own : global];
@@ -106,7 +105,8 @@ function cappedStorage(capOf: (field: string) => FileCap, overflowed: (req: Inco
     _handleFile(req, file, done) {
       const filename = randomBytes(16).toString('hex');
       const path = join(tmpdir(), filename);
-      const counter = new ByteCap(file.fieldname, capOf(file.fieldname));
+      const cap = capOf(file.fieldname);
+      const counter = new ByteCap(cap.bytes, () => new CapExceeded(file.fieldname, cap));
       pipeline(file.stream, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 })).then(
         () => done(null, { destination: tmpdir(), filename, path, size: counter.bytes }),
         async (error: Error) => {
@@ -120,19 +120,6 @@ function cappedStorage(capOf: (field: string) => FileCap, overflowed: (req: Inco
       rm(file.path, { force: true }).then(() => done(null), done);
     },
   };
-}
-
-/** Counts a file's bytes through and fails on the first chunk past the cap, which is never written. */
-class ByteCap extends Transform {
-  bytes = 0;
-  constructor(private readonly field: string, private readonly cap: FileCap) {
-    super();
-  }
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    this.bytes += chunk.length;
-    if (this.bytes > this.cap.bytes) done(new CapExceeded(this.field, this.cap));
-    else done(null, chunk);
-  }
 }
 
 function collectFiles(ctx: Context): UploadedFile[] {
@@ -163,6 +150,3 @@ function tooLarge(field: string, cap: FileCap, headers?: Readonly<Record<string,
   return new HttpError(413, `File ${field} is too large: ${cap.problem}`, { excType: 'PayloadTooLarge', errors: [{ param: field, problem: cap.problem }], headers });
 }
 
-function megabytes(bytes: number): string {
-  return bytes >= MB ? `${Math.round((bytes / MB) * 10) / 10} MB` : `${Math.round((bytes / 1024) * 10) / 10} KB`;
-}
