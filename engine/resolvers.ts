@@ -11,19 +11,19 @@ const NUMERIC = /^\d+$/;
  */
 const usernameToPk: Resolver = {
   uses: ['user_info_by_username_v1'],
-  async resolve(input: InputBag, spec: ResolveSpec, ctx: ResolveContext) {
+  resolve(input: InputBag, spec: ResolveSpec, ctx: ResolveContext) {
     const given = spec.from.map((name) => [name, input[name]] as const).find(([, value]) => typeof value === 'string' && value !== '');
     for (const name of spec.from) if (name !== spec.into) delete input[name];
     if (!given) return;
     const [name, value] = given as readonly [string, string];
     const text = value.trim();
     if (name === spec.into && NUMERIC.test(text)) {
-      input[spec.into] = text;
+      input[spec.into] = text; // a pk already: no lookup, no promise
       return;
     }
-    const username = text.replace(/^@/, '').toLowerCase();
-    if (!username) throw invalidParams([{ param: name, problem: 'must be a user pk or a username' }]);
-    input[spec.into] = await lookupPk(username, ctx);
+    return lookupPk(usernameIn(name, text).toLowerCase(), ctx).then((pk) => {
+      input[spec.into] = pk;
+    });
   },
 };
 
@@ -40,13 +40,19 @@ const usernameFromId: Resolver = {
       if (typeof value !== 'string') continue;
       const text = value.trim();
       if (name !== spec.into && NUMERIC.test(text)) continue;
-      const username = text.replace(/^@/, '');
-      if (!username) throw invalidParams([{ param: name, problem: 'must be a user pk or a username' }]);
+      const username = usernameIn(name, text);
       if (name !== spec.into) delete input[name];
       input[spec.into] = username;
     }
   },
 };
+
+/** The username a parameter holds, a leading `@` dropped; nothing left is a 422 naming the parameter. */
+function usernameIn(param: string, text: string): string {
+  const username = text.replace(/^@/, '');
+  if (!username) throw invalidParams([{ param, problem: 'must be a user pk or a username' }]);
+  return username;
+}
 
 async function lookupPk(username: string, ctx: ResolveContext): Promise<string> {
   const key = `${ctx.scope}:username:${username}`;
