@@ -61,6 +61,7 @@ export function normaliseRoute(raw: RawRoute, file: string, area: string, tag: s
     summary: raw.summary,
     description: raw.description,
     session: raw.session ?? 'required',
+    core: raw.core === true,
     plugin: raw.plugin,
     params: Object.freeze(params),
     constraints: Object.freeze(constraintsOf(raw)),

@@ -36,6 +36,8 @@ export interface RawRoute {
   summary: string;
   description?: string;
   session?: 'required' | 'optional' | 'none';
+  /** In the MCP core tool set. */
+  core?: boolean;
   plugin?: string;
   upstream?: string;
   calls?: RawCall[];

@@ -1,12 +1,12 @@
 // One route's pipeline, built once at boot: session → parse → coerce → validate → resolve →
 // invoke → shape → respond. Each step is a small function in this folder.
 import type { Middleware } from 'koa';
-import { invalidParams } from '../http-error.js';
+import { invalidParams, type ParamProblem } from '../http-error.js';
 import type { RouteValidator } from '../validate.js';
 import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
-import { checkConstraints, inputReader, type InputReader } from './params.js';
+import { checkConstraints, inputReader } from './params.js';
 import { RequestState } from './request.js';
 import { fileFromPath, respond } from './respond.js';
 import { findSession, sessionIdFrom, sessionRequired } from './session.js';
@@ -25,12 +25,36 @@ export interface RouteDeps {
   readonly contentType: (path: string) => string;
 }
 
-export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
-  const parseBody = bodyParserFor(route, deps.limits);
+/**
+ * The transport-neutral steps of one route, from a found session and read input to the shaped
+ * value: validate → resolve → invoke → shape. HTTP (routeHandler) and MCP tools both call it, so
+ * a tool call meets the same checks, lane, governor and single upstream call as a request.
+ */
+export type RouteRunner = (state: RequestState, problems: ParamProblem[], signal: () => AbortSignal) => Promise<unknown>;
+
+export function routeRunner(route: RouteSpec, deps: RouteDeps): RouteRunner {
   const needsWorkdir = usesWorkdir(route);
-  const readInput = inputReader(route);
   const invoke = compileInvoker(route);
   const resolve = compileResolve(route, deps);
+  const { sessions } = deps.services;
+  return async (state, problems, signal) => {
+    const session = state.session;
+    if (!session && route.session === 'required') throw sessionRequired();
+    validateInput(route, state, problems, deps.validator);
+    const client = session ? sessions.client(session) : sessions.anonymous();
+    if (resolve) {
+      const resolving = resolve(state.bag, client, session);
+      if (resolving) await resolving;
+    }
+    if (needsWorkdir) state.bag._workdir = await state.workdir();
+    const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, invoke, signal())) : await invoke(state.bag, client);
+    return shaped(route, value, state, deps);
+  };
+}
+
+export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner = routeRunner(route, deps)): Middleware {
+  const parseBody = bodyParserFor(route, deps.limits);
+  const readInput = inputReader(route);
   const { sessions } = deps.services;
   // One async frame per request: the state settles in `finally` however the handler ends (answered,
   // thrown or cut off), and its temp files wait for that.
@@ -44,17 +68,9 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
       let session = given ? sessions.peek(given) ?? (await findSession(given, sessions)) : undefined;
       if (parseBody) await parseBody(ctx, state);
       if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
-      if (!session && route.session === 'required') throw sessionRequired();
       state.session = session;
-      validateInput(ctx, route, state, readInput, deps.validator);
-      const client = session ? sessions.client(session) : sessions.anonymous();
-      if (resolve) {
-        const resolving = resolve(state.bag, client, session);
-        if (resolving) await resolving;
-      }
-      if (needsWorkdir) state.bag._workdir = await state.workdir();
-      const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, invoke, abortOnDisconnect(ctx))) : await invoke(state.bag, client);
-      const writing = respond(ctx, route, shaped(route, value, state, deps), state);
+      const value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx));
+      const writing = respond(ctx, route, value, state);
       if (writing) await writing;
     } finally {
       state.settle();
@@ -66,8 +82,7 @@ function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefine
   return ctx.get('x-session-id').trim() || (typeof ctx.query.sessionid === 'string' ? ctx.query.sessionid : undefined) || undefined;
 }
 
-function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: RequestState, readInput: InputReader, validator: RouteValidator): void {
-  const problems = readInput(ctx, state);
+function validateInput(route: RouteSpec, state: RequestState, problems: ParamProblem[], validator: RouteValidator): void {
   const schema = validator(state.bag);
   const rules = checkConstraints(route, state.bag);
   if (problems.length === 0 && schema.length === 0 && rules.length === 0) return;

@@ -6,26 +6,33 @@ import type { ParamProblem } from '../http-error.js';
 import { CoercionError, type InputBag, type ParamSpec, type RouteSpec } from '../types.js';
 import type { RequestState } from './request.js';
 
-type RawValues = Record<string, unknown>;
+export type RawValues = Record<string, unknown>;
 
 /** Names the engine reads for itself and never treats as parameters. */
 const RESERVED = new Set(['sessionid']);
 
 export type InputReader = (ctx: ParameterizedContext, state: RequestState) => ParamProblem[];
 
+/** Reads, coerces and collects from where an HTTP request carries the route's parameters. */
+export function inputReader(route: RouteSpec): InputReader {
+  const readValues = valuesReader(route);
+  const method = route.method;
+  // Existing clients send DELETE parameters in the query string; the form wins when both are sent.
+  return (ctx, state) => readValues(method === 'GET' ? ctx.query : formOf(ctx), method === 'DELETE' ? ctx.query : undefined, state);
+}
+
+/** Coerces raw values from one source (and a fallback) into the bag; MCP tool arguments use it too. */
+export type ValuesReader = (first: RawValues, second: RawValues | undefined, state: RequestState) => ParamProblem[];
+
 /**
  * Built once per route at boot: the names it knows, each parameter's bracketed alias and default
  * are worked out here, so a request only reads, coerces and collects.
  */
-export function inputReader(route: RouteSpec): InputReader {
+export function valuesReader(route: RouteSpec): ValuesReader {
   const known = new Set(route.params.map((p) => p.name));
   const readers = route.params.map(paramReader);
-  const method = route.method;
-  return (ctx, state) => {
+  return (first, second, state) => {
     const problems: ParamProblem[] = [];
-    const first = method === 'GET' ? ctx.query : formOf(ctx);
-    // Existing clients send DELETE parameters in the query string; the form wins when both are sent.
-    const second = method === 'DELETE' ? ctx.query : undefined;
     for (const read of readers) read(first, second, state, problems);
     unknownNames(first, known, problems);
     if (second) unknownNames(second, known, problems);

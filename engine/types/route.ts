@@ -83,6 +83,8 @@ export interface RouteSpec {
   readonly summary: string;
   readonly description?: string;
   readonly session: SessionMode;
+  /** Marked for the MCP endpoint's default (core) tool set. */
+  readonly core: boolean;
   readonly plugin?: string;
   readonly params: readonly ParamSpec[];
   readonly constraints: readonly ConstraintSpec[];
