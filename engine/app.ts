@@ -9,15 +9,21 @@ import { HttpError } from './http-error.js';
 import { loadManifest, defaultManifestDir } from './manifest/load.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
-import { routeHandler } from './pipeline/handler.js';
+import { routeHandler, routeRunner } from './pipeline/handler.js';
+import { valuesReader } from './pipeline/params.js';
+import { MCP_PATH, mcpFor } from './mcp/index.js';
+import type { RouteSteps } from './mcp/call.js';
 import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
-import type { AppInfo, Config, JsonText, Logger, Manifest, Plugin, Resolver, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
+import type { AppInfo, Config, JsonText, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
 import { compileValidators, createAjv } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets } from './docs.js';
+import { stackWithoutMessage } from './log.js';
+
+export { stackWithoutMessage };
 
 export interface AppOptions {
   readonly config: Config;
@@ -115,16 +121,22 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
     fileCap: options.limits?.fileCap,
   };
   const routers = new Map<string, Router>();
+  const steps = new Map<RouteSpec, RouteSteps>();
   for (const route of manifest.routes) {
-    const handler = routeHandler(route, {
+    const deps = {
       services, validator: validators.get(route)!, shape: shapes[route.result.shape], plugin: route.plugin ? options.plugins[route.plugin] : undefined,
       resolvers: options.resolvers ?? resolvers, resolverCache, limits, zip: options.zip, contentType: options.contentType,
-    });
+    };
+    const run = routeRunner(route, deps);
+    steps.set(route, { run, readValues: valuesReader(route) });
+    const handler = routeHandler(route, deps, run);
     const router = routers.get(route.path) ?? routers.set(route.path, new Router()).get(route.path)!;
     router.register(route.path, [route.method], [handler], { name: route.id });
   }
   const chains = new Map<string, Koa.Middleware>([...routers].map(([path, router]) => [path, chain(router, path)]));
   for (const [path, serve] of docsAssets()) chains.set(path, serve);
+  const mcp = mcpFor(manifest, (route) => steps.get(route)!, services);
+  if (mcp) chains.set(MCP_PATH, mcp);
   return {
     routers,
     dispatch: () => (ctx, next) => (chains.get(ctx.path) ?? next)(ctx, next),
@@ -202,16 +214,6 @@ function writeError(ctx: Koa.Context, error: unknown, manifest: Manifest, reques
   if (mapped.headers) ctx.set(mapped.headers);
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ ...mapped.body, request_id: requestId });
-}
-
-/**
- * What an unexpected error logs: its class and where it was thrown. Never the message: messages
- * repeat what they were given (a password, a cookie, a session id), and the logs must hold none.
- */
-export function stackWithoutMessage(error: unknown): string {
-  if (!(error instanceof Error)) return typeof error;
-  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
-  return [error.name, ...frames].join('\n');
 }
 
 /** When an API key is configured, every non-system route requires it (Bearer or X-API-Key). */

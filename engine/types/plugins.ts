@@ -98,6 +98,10 @@ export interface Config {
   readonly uploadMaxMb: number;
   /** Trust X-Forwarded-* from a reverse proxy. */
   readonly trustProxy: boolean;
+  /** Tools of the MCP endpoint: core | all | dynamic | none (no /mcp). */
+  readonly mcpTools: 'core' | 'all' | 'dynamic' | 'none';
+  /** Host names /mcp answers to beyond the loopback names and `host`. */
+  readonly mcpAllowedHosts: readonly string[];
   /** Adapter- and plugin-specific settings, read from SOCIALGATE_* variables and flags. */
   readonly extra: Readonly<Record<string, string>>;
 }
