@@ -9,7 +9,7 @@ import { HttpError } from './http-error.js';
 import { loadManifest, defaultManifestDir } from './manifest/load.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
-import { routeHandler, routeRunner } from './pipeline/handler.js';
+import { admission, routeHandler, routeRunner } from './pipeline/handler.js';
 import { valuesReader } from './pipeline/params.js';
 import { MCP_PATH, mcpFor } from './mcp/index.js';
 import type { RouteSteps } from './mcp/call.js';
@@ -128,7 +128,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
       resolvers: options.resolvers ?? resolvers, resolverCache, limits, zip: options.zip, contentType: options.contentType,
     };
     const run = routeRunner(route, deps);
-    steps.set(route, { run, readValues: valuesReader(route) });
+    steps.set(route, { run, admit: admission(route, deps.validator), readValues: valuesReader(route) });
     const handler = routeHandler(route, deps, run);
     const router = routers.get(route.path) ?? routers.set(route.path, new Router()).get(route.path)!;
     router.register(route.path, [route.method], [handler], { name: route.id });

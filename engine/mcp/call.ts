@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { mapError } from '../errors.js';
-import type { RouteRunner } from '../pipeline/handler.js';
+import type { Admission, RouteRunner } from '../pipeline/handler.js';
 import type { RawValues, ValuesReader } from '../pipeline/params.js';
 import { RequestState } from '../pipeline/request.js';
 import { findSession } from '../pipeline/session.js';
@@ -26,6 +26,8 @@ export interface Caller {
 /** A route's steps, bound at boot: its runner and its input reader. */
 export interface RouteSteps {
   readonly run: RouteRunner;
+  /** The run's first step alone (session, validation): what a download link is checked with. */
+  readonly admit: Admission;
   readonly readValues: ValuesReader;
 }
 
@@ -39,12 +41,15 @@ export interface CallDeps {
 export async function callTool(entry: ToolEntry, args: Readonly<Record<string, unknown>>, caller: Caller, deps: CallDeps): Promise<CallToolResult> {
   const state = new RequestState(caller.requestId);
   try {
-    const { run, readValues } = deps.steps(entry.route);
+    const { run, admit, readValues } = deps.steps(entry.route);
     state.session = await sessionOf(entry.route, caller.sessionId, deps.sessions);
     const raw = rawValues(args);
     const problems = readValues(raw, undefined, state);
-    // A download is answered with its link once its arguments read cleanly; the GET runs it.
-    if (entry.link && problems.length === 0) return answer(linkTo(entry.route, raw, caller.baseUrl));
+    // A download is admitted like any call, then answered with its link: the GET runs it.
+    if (entry.link) {
+      admit(state, problems);
+      return answer(linkTo(entry.route, raw, caller.baseUrl));
+    }
     const value = await run(state, problems, () => caller.signal ?? new AbortController().signal);
     return answer(structured(entry, await settleFile(value)));
   } catch (error) {

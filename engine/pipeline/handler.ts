@@ -36,11 +36,11 @@ export function routeRunner(route: RouteSpec, deps: RouteDeps): RouteRunner {
   const needsWorkdir = usesWorkdir(route);
   const invoke = compileInvoker(route);
   const resolve = compileResolve(route, deps);
+  const admit = admission(route, deps.validator);
   const { sessions } = deps.services;
   return async (state, problems, signal) => {
+    admit(state, problems);
     const session = state.session;
-    if (!session && route.session === 'required') throw sessionRequired();
-    validateInput(route, state, problems, deps.validator);
     const client = session ? sessions.client(session) : sessions.anonymous();
     if (resolve) {
       const resolving = resolve(state.bag, client, session);
@@ -80,6 +80,16 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
 
 function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefined {
   return ctx.get('x-session-id').trim() || (typeof ctx.query.sessionid === 'string' ? ctx.query.sessionid : undefined) || undefined;
+}
+
+/** The first step of a run: a session when the route needs one, then valid input; throws otherwise. */
+export type Admission = (state: RequestState, problems: ParamProblem[]) => void;
+
+export function admission(route: RouteSpec, validator: RouteValidator): Admission {
+  return (state, problems) => {
+    if (!state.session && route.session === 'required') throw sessionRequired();
+    validateInput(route, state, problems, validator);
+  };
 }
 
 function validateInput(route: RouteSpec, state: RequestState, problems: ParamProblem[], validator: RouteValidator): void {
