@@ -115,6 +115,7 @@ t.test('the tool set setting: all, dynamic, none', async (t) => {
   t.equal(called.pk, FIXED.demo, 'call_route runs it');
   t.match(errorOf(await meta.callTool({ name: 'call_route', arguments: { name: 'getUser', arguments: { username: '' } } })), { status: 422 });
   t.match(errorOf(await meta.callTool({ name: 'describe_route', arguments: { name: 'nothing' } })), { exc_type: 'UnknownTool' });
+  t.match(errorOf(await meta.callTool({ name: 'call_route', arguments: { name: 'getUser', arguments: 'username=demo' } })), { status: 422, errors: [{ param: 'arguments' }] });
 
   t.equal((await none.client.request('POST', '/mcp', { headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404, 'none: no /mcp');
 });

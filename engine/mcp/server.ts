@@ -2,7 +2,7 @@
 // built once at boot: `tools/list` hands back the prebuilt array, `tools/call` finds the tool by
 // name and runs it through the route's pipeline.
 import { Server, type CallToolResult } from '@modelcontextprotocol/server';
-import { HttpError } from '../http-error.js';
+import { HttpError, invalidParams } from '../http-error.js';
 import { SERVICE_VERSION } from '../openapi.js';
 import { callTool, toolError, type CallDeps, type Caller } from './call.js';
 import { listingFor, searchIndex, type Listing, type ToolSet } from './sets.js';
@@ -22,11 +22,13 @@ export function mcpServers(set: ToolSet, entries: readonly ToolEntry[], deps: Ca
       const served = listing.byName.get(name);
       if (!served) return toolError(unknownTool(name), deps.errors, caller.requestId);
       if (served.kind === 'route') return project(server, await callTool(served.entry, args, one, deps), served.entry.tool.outputSchema);
-      if (served.kind === 'find') return found(search(String(args.words ?? ''), Number(args.limit ?? 8)));
+      if (served.kind === 'find') return found(search(String(args.words ?? ''), Math.min(25, Math.max(1, Number(args.limit) || 8))));
       const entry = listing.entries.get(String(args.name ?? ''));
       if (!entry) return toolError(unknownTool(String(args.name ?? '')), deps.errors, caller.requestId);
       if (served.kind === 'describe') return found({ tool: entry.tool });
-      return callTool(entry, (args.arguments ?? {}) as Record<string, unknown>, one, deps);
+      const given = args.arguments ?? {};
+      if (typeof given !== 'object' || Array.isArray(given)) return toolError(invalidParams([{ param: 'arguments', problem: 'must be an object of the route\'s arguments' }]), deps.errors, caller.requestId);
+      return callTool(entry, given as Record<string, unknown>, one, deps);
     });
     return server;
   };
