@@ -38,7 +38,7 @@ async function fetchAll(input: PluginInput, param: ParamSpec, urls: readonly str
 
 /** A URL of the upstream's own media host (the sandbox's) is its bytes, written without any network. */
 async function fromUpstream(input: PluginInput, url: string, dir: string): Promise<FetchedFile | undefined> {
-  const bytes = input.services.upstream.mediaBytes?.(url);
+  const bytes = input.services.upstream?.mediaBytes?.(url);
   if (!bytes) return undefined;
   const path = join(dir, `upstream-${randomUUID()}`);
   await writeFile(path, bytes);
