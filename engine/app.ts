@@ -17,10 +17,10 @@ import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
-import type { AppInfo, Config, JsonText, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
+import type { AppInfo, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
 import { compileValidators, createAjv } from './validate.js';
 import { rowFor } from './errors.js';
-import { docsAssets } from './docs.js';
+import { docsAssets, servedDocument } from './docs.js';
 import { stackWithoutMessage } from './log.js';
 
 export { stackWithoutMessage };
@@ -71,9 +71,9 @@ export function createApp(options: AppOptions): App {
       return row?.status === 429 ? row.retryAfter ?? options.config.throttleBackoffSeconds : undefined;
     },
   });
-  let openapiText: JsonText | undefined;
+  const openapiText = servedDocument(openapi);
   const app: AppInfo = {
-    openapi: () => (openapiText ??= { kind: 'json', text: JSON.stringify(openapi) }),
+    openapi: () => openapiText,
     metricsText: () => metrics.registry.metrics(),
     metricsContentType: metrics.registry.contentType,
     build: options.build ?? {},

@@ -18,6 +18,7 @@ export interface ParamSpec {
   readonly repeated: boolean;
   readonly default?: JsonValue;
   readonly description?: string;
+  /** The value of this parameter in the route's example request (decoded, for json parameters). */
   readonly example?: JsonValue;
   /** JSON Schema of the decoded value (for `json` parameters, the content schema of one item). */
   readonly schema: JsonSchema;
