@@ -1,6 +1,6 @@
 // The Koa application: request id and timing, the one error writer, the route table compiled from
 // the manifest, and a JSON 404 for everything else. Adapters and plugins are injected.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { LRUCache } from 'lru-cache';
@@ -21,6 +21,9 @@ import type { AppInfo, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Se
 import { compileValidators, createAjv } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
+import { CONSOLE_ASSET_PREFIX, CONSOLE_COOKIE, CONSOLE_HEADER, consoleAssets, consoleToken, sameSecret } from './console.js';
+import { RecentMetrics } from './recent.js';
+import { SessionUsage } from './usage.js';
 import { stackWithoutMessage } from './log.js';
 
 export { stackWithoutMessage };
@@ -72,14 +75,16 @@ export function createApp(options: AppOptions): App {
     },
   });
   const openapiText = servedDocument(openapi);
+  const recent = new RecentMetrics(metrics, manifest);
   const app: AppInfo = {
+    recent: () => recent.summary(),
     openapi: () => openapiText,
     metricsText: () => metrics.registry.metrics(),
     metricsContentType: metrics.registry.contentType,
     build: options.build ?? {},
     deps: options.deps ?? {},
   };
-  const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app };
+  const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, usage: new SessionUsage() };
   const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers });
   const koa = new Koa({ proxy: options.config.trustProxy });
   // One Koa middleware: request context around the (key check and) route table, with the 404 as
@@ -91,6 +96,7 @@ export function createApp(options: AppOptions): App {
     koa, router, manifest, openapi, services, metrics,
     callback: () => koa.callback(),
     close: async () => {
+      recent.close();
       await sessions.close();
       await options.upstream.close();
       await options.store.close();
@@ -135,6 +141,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
   }
   const chains = new Map<string, Koa.Middleware>([...routers].map(([path, router]) => [path, chain(router, path)]));
   for (const [path, serve] of docsAssets()) chains.set(path, serve);
+  for (const [path, serve] of consoleAssets()) chains.set(path, serve);
   const mcp = mcpFor(manifest, (route) => steps.get(route)!, services);
   if (mcp) chains.set(MCP_PATH, mcp);
   return {
@@ -219,14 +226,22 @@ function writeError(ctx: Koa.Context, error: unknown, manifest: Manifest, reques
 /** When an API key is configured, every non-system route requires it (Bearer or X-API-Key). */
 function requireApiKey(key: string, manifest: Manifest, routed: Koa.Middleware): Koa.Middleware {
   const open = new Set(manifest.routes.filter((r) => r.area === 'system').map((r) => r.path));
+  const token = consoleToken(key);
   return (ctx, next) => {
-    if (open.has(ctx.path) || ctx.path.startsWith('/docs/')) return routed(ctx, next);
+    if (open.has(ctx.path) || ctx.path.startsWith('/docs/') || ctx.path.startsWith(CONSOLE_ASSET_PREFIX)) return routed(ctx, next);
     const given = ctx.get('x-api-key') || ctx.get('authorization').replace(/^Bearer\s+/i, '');
-    if (!given || !safeEqual(given, key)) throw new HttpError(401, 'API key required', { excType: 'ApiKeyRequired', hint: 'Send the API key as Authorization: Bearer KEY or X-API-Key.' });
-    return routed(ctx, next);
+    if (given ? sameSecret(given, key) : fromConsole(ctx, token)) return routed(ctx, next);
+    throw new HttpError(401, 'API key required', { excType: 'ApiKeyRequired', hint: 'Send the API key as Authorization: Bearer KEY or X-API-Key.' });
   };
 }
 
-function safeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+/**
+ * The console page's own requests carry the key's cookie (set by POST /console/key). A request that
+ * changes something must also carry the console's header, which another site's form or link
+ * cannot add: the cookie alone authorises reads only (the page's event stream cannot send headers).
+ */
+function fromConsole(ctx: Koa.Context, token: string): boolean {
+  const cookie = ctx.cookies.get(CONSOLE_COOKIE);
+  if (!cookie || !sameSecret(cookie, token)) return false;
+  return ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.get(CONSOLE_HEADER) === '1';
 }

@@ -9,6 +9,23 @@ export interface Metrics {
   readonly registry: client.Registry;
   observeRequest(route: string, method: string, status: number, seconds: number): void;
   observeUpstream(method: string, outcome: string, seconds: number): void;
+  /** Every request and upstream series as it stands (cumulative since start), for windows over time. */
+  snapshot(): MetricsSnapshot;
+}
+
+/** One series' cumulative figures: its labels, count, sum of seconds and per-bucket counts. */
+export interface SeriesFigures {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly count: number;
+  readonly sum: number;
+  readonly buckets: readonly number[];
+}
+export interface MetricsSnapshot {
+  readonly at: number;
+  readonly requests: readonly SeriesFigures[];
+  readonly upstream: readonly SeriesFigures[];
+  readonly requestBounds: readonly number[];
+  readonly upstreamBounds: readonly number[];
 }
 
 const UNMATCHED = 'unmatched ';
@@ -29,6 +46,7 @@ export function createMetrics(): Metrics {
     registry,
     observeRequest: (route, method, status, seconds) => requests.series(route === 'unmatched' ? UNMATCHED + method : route, status, method).observe(seconds),
     observeUpstream: (method, outcome, seconds) => upstream.series(method, outcome).observe(seconds),
+    snapshot: () => ({ at: Date.now(), requests: requests.figures(), upstream: upstream.figures(), requestBounds: REQUEST_BUCKETS, upstreamBounds: UPSTREAM_BUCKETS }),
   };
 }
 
@@ -65,6 +83,10 @@ class SeriesFamily {
       inner.set(second, (series = new Series(labels, this.bounds)));
     }
     return series;
+  }
+
+  figures(): SeriesFigures[] {
+    return this.all().map((s) => ({ labels: s.labels, count: s.count, sum: s.sum, buckets: [...s.buckets] }));
   }
 
   private all(): Series[] {

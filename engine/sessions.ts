@@ -57,6 +57,7 @@ export class Sessions implements SessionService {
   private readonly lanes = new Lanes();
   private anonymousClient?: Promise<UpstreamClient>;
   private readonly now: () => number;
+  private readonly listeners = new Set<(id: string) => void>();
 
   constructor(private readonly options: SessionsOptions) {
     this.now = options.now ?? Date.now;
@@ -108,6 +109,7 @@ export class Sessions implements SessionService {
     };
     await this.options.store.set(record);
     this.cache.set(record.id, { record, checkedAt: now, builtFrom: builtFrom(record), client: Promise.resolve(client), live: client });
+    this.changed(record.id);
     return record;
   }
 
@@ -117,12 +119,33 @@ export class Sessions implements SessionService {
     await this.options.store.set(next);
     if (next.state === 'logged_out') this.cache.delete(record.id);
     else if (entry) this.refit(entry, next);
+    this.changed(record.id);
     return next;
   }
 
   async revoke(id: string): Promise<boolean> {
     this.cache.delete(id);
-    return this.options.store.delete(id);
+    const removed = await this.options.store.delete(id);
+    this.changed(id);
+    return removed;
+  }
+
+  subscribe(listener: (id: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Off the request path: a listener's failure or slowness never reaches the caller. */
+  private changed(id: string): void {
+    for (const listener of this.listeners) {
+      queueMicrotask(() => {
+        try {
+          listener(id);
+        } catch (error) {
+          this.options.log.warn('a session listener failed', { error: errorName(error) });
+        }
+      });
+    }
   }
 
   async close(): Promise<void> {
@@ -274,6 +297,7 @@ export class Sessions implements SessionService {
     entry.record = next;
     entry.builtFrom = builtFrom(next); // the export came from this very client: it still fits
     entry.checkedAt = this.now();
+    this.changed(next.id);
   }
 
   private async measured(client: UpstreamClient, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {

@@ -117,6 +117,16 @@ const text: ShapeEntry = {
   binary: true,
 };
 
+/** A live event stream (server-sent events) the plugin opened: the responder pipes it as it comes. */
+const events: ShapeEntry = {
+  shape: (value) => {
+    if (!value || typeof value !== 'object' || (value as { kind?: unknown }).kind !== 'stream') throw new TypeError('the events shape needs a stream');
+    return value;
+  },
+  schema: () => ({ type: 'string', description: 'Server-sent events (text/event-stream): `event:` and `data:` lines, one JSON document per event.' }),
+  binary: true,
+};
+
 /** Files are handled by the responder (streamed and removed); the shape only checks the value. */
 const file: ShapeEntry = {
   shape: (value) => value,
@@ -125,7 +135,7 @@ const file: ShapeEntry = {
 };
 
 export const shapes: Readonly<Record<string, ShapeEntry>> = Object.freeze({
-  page, stream_page: streamPage, array, object, raw, bool, string, tuple, compose, find, constant, text, html: text, file, files: file,
+  page, stream_page: streamPage, array, object, raw, bool, string, tuple, compose, find, constant, text, html: text, events, file, files: file,
 });
 
 export function pick(bag: InputBag, path: string): unknown {

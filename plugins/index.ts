@@ -2,7 +2,8 @@
 // route names a plugin missing here, or a plugin here is named by no route.
 import type { Plugin } from '../engine/types.js';
 import { authPlugins } from './auth/index.js';
+import { consolePlugins } from './console/index.js';
 import { systemPlugins } from './system/index.js';
 import { uploadPlugins } from './upload/index.js';
 
-export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins });
+export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...consolePlugins });

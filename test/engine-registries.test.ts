@@ -75,9 +75,12 @@ for (const [shape, value, expected, options, bag] of shapeCases) {
 }
 t.throws(() => shapes.page.shape({ not: 'a tuple' }, spec('page'), {}), /no page tuple/, 'page rejects a non-tuple');
 t.throws(() => shapes.find.shape([{ id: '1' }], spec('find', { fields: { id: 'pk' } }), { pk: '9' }), /Nothing matches id "9"/, 'find answers 404 when nothing matches');
-t.same(Object.keys(shapes).sort(), ['array', 'bool', 'compose', 'constant', 'file', 'files', 'find', 'html', 'object', 'page', 'raw', 'stream_page', 'string', 'text', 'tuple'], 'shape registry');
+t.same(Object.keys(shapes).sort(), ['array', 'bool', 'compose', 'constant', 'events', 'file', 'files', 'find', 'html', 'object', 'page', 'raw', 'stream_page', 'string', 'text', 'tuple'], 'shape registry');
+const stream = { kind: 'stream', stream: null, contentType: 'text/event-stream' };
+t.equal(shapes.events.shape(stream, spec('events'), {}), stream, 'events passes the opened stream through');
+t.throws(() => shapes.events.shape({ not: 'a stream' }, spec('events'), {}), /needs a stream/, 'events refuses anything else');
 for (const [name, entry] of Object.entries(shapes)) t.type(entry.schema({}), 'object', `${name} documents a schema`);
-for (const name of ['text', 'html', 'file', 'files']) t.ok(shapes[name].binary, `${name} is written as bytes, not JSON`);
+for (const name of ['text', 'html', 'events', 'file', 'files']) t.ok(shapes[name].binary, `${name} is written as bytes, not JSON`);
 t.same(shapes.file.schema({}), { type: 'string', format: 'binary' }, 'file documented as binary');
 
 // Resolvers: what the bag holds after the step, and which upstream calls it made.

@@ -19,8 +19,9 @@ export interface ToolEntry {
 
 // The service's own areas stay off the tool list: `system` answers operators (health, metrics,
 // this document), and `auth` moves passwords, codes, exported settings and TOTP seeds, which must
-// not pass through a model's context. Agents act for a session the operator gives them.
-const UNTOOLED_AREAS: ReadonlySet<string> = new Set(['system', 'auth']);
+// not pass through a model's context; `console` acts on every account at once and is the
+// operator's, not an agent's. Agents act for a session the operator gives them.
+const UNTOOLED_AREAS: ReadonlySet<string> = new Set(['system', 'auth', 'console']);
 
 /** A route is a tool unless it belongs to the service itself or takes multipart file bytes. */
 export function servedAsTool(route: RouteSpec): boolean {

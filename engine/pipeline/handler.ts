@@ -55,12 +55,13 @@ export function routeRunner(route: RouteSpec, deps: RouteDeps): RouteRunner {
 export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner = routeRunner(route, deps)): Middleware {
   const parseBody = bodyParserFor(route, deps.limits);
   const readInput = inputReader(route);
-  const { sessions } = deps.services;
+  const { sessions, usage } = deps.services;
   // One async frame per request: the state settles in `finally` however the handler ends (answered,
   // thrown or cut off), and its temp files wait for that.
   return async (ctx) => {
     ctx.state.route = route.key; // the metrics label and the log's route
     const state = new RequestState(ctx.state.requestId as string, ctx.res);
+    let failed = true;
     try {
       // A header or query session is checked before a large body is read; the legacy form field
       // and cookie after it, form first (the documented order).
@@ -72,7 +73,9 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
       const value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx));
       const writing = respond(ctx, route, value, state);
       if (writing) await writing;
+      failed = false;
     } finally {
+      if (state.session) usage.count(state.session.id, route.area, failed);
       state.settle();
     }
   };

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ParameterizedContext } from 'koa';
 import { HttpError } from '../http-error.js';
-import type { FileResult, JsonText, RouteSpec, StreamResult } from '../types.js';
+import type { FileResult, JsonText, ReplyResult, RouteSpec, StreamResult } from '../types.js';
 import type { RequestState } from './request.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -15,6 +15,7 @@ export function respond(ctx: ParameterizedContext, route: RouteSpec, body: unkno
   if (isFile(body)) return respondFile(ctx, body, state);
   if (isStream(body)) return respondStream(ctx, body, state);
   if (isJsonText(body)) return respondJsonText(ctx, body);
+  if (isReply(body)) return respondReply(ctx, body);
   const contentType = route.result.options.content_type;
   if (typeof contentType === 'string') {
     ctx.type = contentType;
@@ -63,8 +64,21 @@ function respondStream(ctx: ParameterizedContext, result: StreamResult, state: R
   if (result.cleanup) state.defer(result.cleanup);
   ctx.type = result.contentType;
   if (result.length !== undefined) ctx.length = result.length;
-  ctx.attachment(result.filename, { type: 'attachment' });
+  if (result.headers) ctx.set(result.headers);
+  if (result.filename) ctx.attachment(result.filename, { type: 'attachment' });
   ctx.body = result.stream;
+}
+
+/**
+ * Cookies are HttpOnly (no script reads them), SameSite=Strict (no other site sends them) and
+ * Secure whenever the request came over TLS (directly or, with --trust-proxy, through a proxy).
+ */
+function respondReply(ctx: ParameterizedContext, reply: ReplyResult): void {
+  for (const cookie of reply.cookies) {
+    ctx.cookies.set(cookie.name, cookie.value, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: '/', maxAge: cookie.maxAgeSeconds * 1000, overwrite: true });
+  }
+  ctx.set('Content-Type', JSON_TYPE);
+  ctx.body = JSON.stringify(reply.body);
 }
 
 export function fileFromPath(path: string, contentType: (path: string) => string): FileResult {
@@ -77,6 +91,10 @@ function isFile(value: unknown): value is FileResult {
 
 function isStream(value: unknown): value is StreamResult {
   return !!value && typeof value === 'object' && (value as StreamResult).kind === 'stream';
+}
+
+function isReply(value: unknown): value is ReplyResult {
+  return !!value && typeof value === 'object' && (value as ReplyResult).kind === 'reply';
 }
 
 function isJsonText(value: unknown): value is JsonText {

@@ -1,3 +1,4 @@
+import type { RecentFigures } from '../recent.js';
 import type { RouteSpec } from './route.js';
 import type { CallOptions, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
@@ -44,6 +45,16 @@ export interface Services {
   readonly log: Logger;
   /** What the system routes report about this running service. */
   readonly app: AppInfo;
+  /** Requests and errors per session and route family, counted by this instance (the console's). */
+  readonly usage: UsageCounter;
+}
+
+export interface UsageCounter {
+  /** Bumped on every count. */
+  readonly version: number;
+  count(sessionId: string, family: string, failed: boolean): void;
+  of(sessionId: string): Record<string, { requests: number; errors: number }>;
+  forget(sessionId: string): void;
 }
 
 export interface AppInfo {
@@ -53,6 +64,8 @@ export interface AppInfo {
   readonly metricsContentType: string;
   readonly build: Readonly<Record<string, string>>;
   readonly deps: Readonly<Record<string, string>>;
+  /** Request and upstream figures by route family over the last hour, from the metrics above. */
+  recent(): RecentFigures;
 }
 
 /** Session lifecycle, used by the engine's session step and by the auth plugins. */
@@ -70,6 +83,8 @@ export interface SessionService {
   /** Persist changes (settings, proxy, state...) and drop the cached client so the next call reopens it. */
   update(record: SessionRecord, patch: Partial<Omit<SessionRecord, 'id' | 'createdAt'>>): Promise<SessionRecord>;
   revoke(id: string): Promise<boolean>;
+  /** Called with a session's id whenever this instance creates, changes or revokes it; answers the unsubscribe. */
+  subscribe(listener: (id: string) => void): () => void;
 }
 
 export interface Logger {

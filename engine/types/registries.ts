@@ -45,14 +45,23 @@ export interface FileResult {
   /** Remove the file (and its private folder) once streamed. */
   readonly cleanup?: () => Promise<void>;
 }
-/** A stream the engine pipes to the client (e.g. a zip of several files). */
+/** A stream the engine pipes to the client (a zip of several files; an event stream, with no filename). */
 export interface StreamResult {
   readonly kind: 'stream';
   readonly stream: NodeJS.ReadableStream;
-  readonly filename: string;
+  /** Sent as an attachment under this name; none for a stream the page reads as it comes. */
+  readonly filename?: string;
+  readonly headers?: Readonly<Record<string, string>>;
   readonly contentType: string;
   readonly length?: number;
   readonly cleanup?: () => Promise<void>;
+}
+
+/** A JSON body with cookies to set (the console's key cookie); the engine writes both. */
+export interface ReplyResult {
+  readonly kind: 'reply';
+  readonly body: unknown;
+  readonly cookies: readonly { readonly name: string; readonly value: string; readonly maxAgeSeconds: number }[];
 }
 
 /** A JSON body serialised ahead of time, written as it is (a large document that never changes). */

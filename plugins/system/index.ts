@@ -10,7 +10,7 @@ const plugin = (handle: (input: PluginInput) => Promise<unknown> | unknown): Plu
 const DOCS = docsPage('socialgate');
 
 /** The upstream's own account of its library, so the first /deps after a start already has the version. */
-const libraryOf = (upstream: UpstreamAdapter): Promise<UpstreamLibrary> => upstream.describe?.() ?? Promise.resolve(upstream.library);
+export const libraryOf = (upstream: UpstreamAdapter): Promise<UpstreamLibrary> => upstream.describe?.() ?? Promise.resolve(upstream.library);
 
 export const systemPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'system.health': plugin(() => ({ status: 'ok' })),

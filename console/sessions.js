@@ -1,0 +1,73 @@
+// Every session: account, state, last use, requests and errors by route family, proxy host; and
+// what an operator does to one (relogin, clear a throttle, revoke after a confirmation).
+import { useState } from 'preact/hooks';
+import { html } from 'htm/preact';
+import { ago, api, when } from './api.js';
+
+const STATE_LABEL = { active: 'Active', challenge: 'Challenge', throttled: 'Throttled', logged_out: 'Logged out' };
+
+function Usage({ usage }) {
+  const families = Object.entries(usage || {});
+  if (!families.length) return html`<span class="muted">none yet</span>`;
+  return html`<ul class="usage">${families.map(([family, t]) => html`<li><span>${family}</span> ${t.requests}${t.errors ? html` <span class="bad">(${t.errors} failed)</span>` : ''}</li>`)}</ul>`;
+}
+
+function State({ session }) {
+  const until = session.throttled_until;
+  return html`<span class=${'state state-' + session.state}>${STATE_LABEL[session.state] || session.state}</span>${until ? html`<br /><small>until ${when(until)}</small>` : ''}`;
+}
+
+function Actions({ session, say }) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const name = session.account.username || session.account.pk;
+  const act = (label, method, path) => async () => {
+    setBusy(true);
+    try {
+      await api(method, path, { ref: session.ref });
+      say(`${label}: ${name} done.`);
+    } catch (error) {
+      say(`${label}: ${name} failed: ${error.message}`);
+    } finally {
+      setBusy(false);
+      setConfirming(false);
+    }
+  };
+  if (confirming) {
+    return html`<div class="actions" role="group" aria-label=${'Revoke ' + name + '?'}>
+      <button type="button" class="danger" onClick=${act('Revoke', 'DELETE', '/console/sessions')} disabled=${busy}>Yes, revoke ${name}</button>
+      <button type="button" class="quiet" onClick=${() => setConfirming(false)}>Keep</button>
+    </div>`;
+  }
+  return html`<div class="actions">
+    <button type="button" onClick=${act('Relogin', 'POST', '/console/sessions/relogin')} disabled=${busy} aria-label=${'Relogin ' + name}>Relogin</button>
+    ${session.throttled_until && html`<button type="button" onClick=${act('Clear throttle', 'DELETE', '/console/sessions/throttle')} disabled=${busy} aria-label=${'Clear the throttle of ' + name}>Clear throttle</button>`}
+    <button type="button" class="danger" onClick=${() => setConfirming(true)} disabled=${busy} aria-label=${'Revoke ' + name}>Revoke</button>
+  </div>`;
+}
+
+export function SessionsView({ live, say }) {
+  const list = live.sessions;
+  if (!list) return html`<p>Waiting for the session list…</p>`;
+  const counts = list.sessions.reduce((acc, s) => ({ ...acc, [s.state]: (acc[s.state] || 0) + 1 }), {});
+  return html`
+    <p class="summary">${list.sessions.length} sessions${Object.entries(counts).map(([state, n]) => html` · ${n} ${(STATE_LABEL[state] || state).toLowerCase()}`)}${list.truncated ? ' (list truncated)' : ''}.
+      <a href="#login">Log in an account</a></p>
+    <div class="scroll" role="region" aria-label="Sessions table" tabindex="0">
+      <table class="sessions">
+        <caption class="sr-only">Sessions, most recently used first</caption>
+        <thead><tr><th scope="col">Account</th><th scope="col">State</th><th scope="col">Last use</th><th scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Actions</th></tr></thead>
+        <tbody>
+          ${list.sessions.map((s) => html`<tr key=${s.ref} data-account=${s.account.username}>
+            <th scope="row">${s.account.username || '(no username)'}<br /><small class="muted">pk ${s.account.pk}</small></th>
+            <td><${State} session=${s} /></td>
+            <td><time datetime=${s.last_used_at} title=${when(s.last_used_at)}>${ago(s.last_used_at)}</time></td>
+            <td><${Usage} usage=${s.usage} /></td>
+            <td>${s.proxy_host || html`<span class="muted">none</span>`}</td>
+            <td><${Actions} session=${s} say=${say} /></td>
+          </tr>`)}
+        </tbody>
+      </table>
+    </div>
+    ${list.sessions.length === 0 && html`<p>No sessions yet. <a href="#login">Log an account in</a>.</p>`}`;
+}

@@ -1,0 +1,34 @@
+// The operator console's routes (manifest/console.yaml, and the page and its key in system.yaml).
+// Sessions are named by ref; every action goes through the session service, so the cache, the
+// governor and the store see it as they see a request's.
+import type { Plugin, PluginInput } from '../../engine/types.js';
+import { reloginSession } from '../auth/relogin.js';
+import { consoleEvents } from './events.js';
+import { healthOf } from './health.js';
+import { closeConsole, consolePage, openConsole } from './page.js';
+import { listSessions, recordOf, viewOf } from './sessions.js';
+
+const plugin = (handle: (input: PluginInput) => unknown, uses: readonly string[] = []): Plugin => ({ uses, handle: async (input) => handle(input) });
+
+export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
+  'system.console': plugin(() => consolePage()),
+  'system.console_key': plugin(openConsole),
+  'system.console_logout': plugin(closeConsole),
+  'console.sessions': plugin(({ services }) => listSessions(services)),
+  'console.revoke': plugin(async ({ input, services }) => {
+    const record = await recordOf(String(input.ref), services);
+    services.usage.forget(record.id);
+    return services.sessions.revoke(record.id);
+  }),
+  'console.relogin': plugin(async ({ input, services }) => {
+    const record = await recordOf(String(input.ref), services);
+    return viewOf(await reloginSession(record, services.sessions.client(record), services), services);
+  }, ['relogin', 'get_settings']),
+  'console.unthrottle': plugin(async ({ input, services }) => {
+    const record = await recordOf(String(input.ref), services);
+    const next = record.state === 'throttled' ? { state: 'active' as const, throttledUntil: undefined } : { throttledUntil: undefined };
+    return viewOf(await services.sessions.update(record, next), services);
+  }),
+  'console.health': plugin(({ services }) => healthOf(services)),
+  'console.events': plugin(({ services, signal }) => consoleEvents(services, signal)),
+});

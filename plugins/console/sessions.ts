@@ -1,0 +1,74 @@
+// The console's view of sessions: every record of the store as the operator may see it (no id, no
+// setting, no cookie, the proxy's host only), named by a ref, a one-way digest of the id, so the
+// page never holds a credential; and finding a record again by its ref.
+import { createHash } from 'node:crypto';
+import { HttpError } from '../../engine/http-error.js';
+import type { Services, SessionRecord } from '../../engine/types.js';
+
+/** A console listing reads (and decrypts) every record: past this many it stops and says so. */
+export const LIST_LIMIT = 2000;
+
+export interface ConsoleSession {
+  readonly ref: string;
+  readonly account: { readonly pk: string; readonly username: string };
+  readonly state: SessionRecord['state'];
+  readonly throttled_until: string | null;
+  readonly created_at: string;
+  readonly last_used_at: string;
+  readonly proxy_host: string | null;
+  readonly locale: string | null;
+  readonly usage: Record<string, { requests: number; errors: number }>;
+}
+
+/** 132 bits of SHA-256: unguessable, stable across instances and restarts, and no way back to the id. */
+export function refOf(id: string): string {
+  return createHash('sha256').update('socialgate console ref\0').update(id).digest('base64url').slice(0, 22);
+}
+
+export function viewOf(record: SessionRecord, services: Services, now = Date.now()): ConsoleSession {
+  const throttled = record.throttledUntil !== undefined && record.throttledUntil > now;
+  return {
+    ref: refOf(record.id),
+    account: { pk: record.account.pk, username: record.account.username },
+    state: record.state,
+    throttled_until: throttled ? new Date(record.throttledUntil!).toISOString() : null,
+    created_at: new Date(record.createdAt).toISOString(),
+    last_used_at: new Date(record.lastUsedAt).toISOString(),
+    proxy_host: proxyHost(record.proxy),
+    locale: record.locale ?? null,
+    usage: services.usage.of(record.id),
+  };
+}
+
+/** host:port of a proxy URL; its user and password never leave the store. */
+export function proxyHost(proxy: string | undefined): string | null {
+  if (!proxy) return null;
+  try {
+    return new URL(proxy).host || '(unreadable proxy URL)';
+  } catch {
+    return '(unreadable proxy URL)';
+  }
+}
+
+export async function listSessions(services: Services): Promise<{ sessions: ConsoleSession[]; truncated: boolean }> {
+  const records: SessionRecord[] = [];
+  let truncated = false;
+  for await (const record of services.store.list()) {
+    if (records.length === LIST_LIMIT) {
+      truncated = true;
+      break;
+    }
+    records.push(record);
+  }
+  records.sort((a, b) => b.lastUsedAt - a.lastUsedAt);
+  const now = Date.now();
+  return { sessions: records.map((record) => viewOf(record, services, now)), truncated };
+}
+
+/** The record a ref names, read through the session service (so its cache sees what follows). */
+export async function recordOf(ref: string, services: Services): Promise<SessionRecord> {
+  for await (const record of services.store.list()) {
+    if (refOf(record.id) === ref) return (await services.sessions.find(record.id)) ?? record;
+  }
+  throw new HttpError(404, 'No session has this ref', { excType: 'ConsoleSessionNotFound', hint: 'GET /console/sessions lists the refs; the session may have been revoked.' });
+}
