@@ -87,6 +87,10 @@ export function createApp(options: AppOptions): App {
   const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, usage: new SessionUsage() };
   const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers });
   const koa = new Koa({ proxy: options.config.trustProxy });
+  koa.on('error', (error: NodeJS.ErrnoException) => {
+    // A client that leaves mid-stream (a closed console tab, a cancelled download) is no fault.
+    if (!HANG_UPS.has(error.code ?? '')) options.log.error('response failed', { error: stackWithoutMessage(error) });
+  });
   // One Koa middleware: request context around the (key check and) route table, with the 404 as
   // the table's `next`. Each further app middleware would cost every request a hop of Koa's chain.
   const routed = router.dispatch();
@@ -185,6 +189,8 @@ const notAllowed = (allow: string) => new HttpError(405, `Method not allowed on 
 const noSuchRoute = (): never => {
   throw new HttpError(404, 'No such route', { excType: 'NotFound', hint: 'GET /openapi.json lists every route.' });
 };
+
+const HANG_UPS = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
