@@ -21,8 +21,14 @@ function Upstream({ upstream, build }) {
 
 export function HealthView({ live }) {
   const [build, setBuild] = useState(null);
-  useEffect(() => void api('GET', '/build').then(setBuild, () => undefined), []);
-  const health = live.health;
+  const [fetched, setFetched] = useState(null);
+  // Fresh figures on opening the view; the stream's pushes replace them from then on.
+  useEffect(() => {
+    void api('GET', '/build').then(setBuild, () => undefined);
+    void api('GET', '/console/health').then(setFetched, () => undefined);
+  }, []);
+  useEffect(() => setFetched(null), [live.health]);
+  const health = fetched || live.health;
   if (!health) return html`<p>Waiting for the figures…</p>`;
   const t = health.totals;
   return html`

@@ -41,7 +41,7 @@ function Actions({ session, say }) {
   }
   return html`<div class="actions">
     <button type="button" onClick=${act('Relogin', 'POST', '/console/sessions/relogin')} disabled=${busy} aria-label=${'Relogin ' + name}>Relogin</button>
-    ${session.throttled_until && html`<button type="button" onClick=${act('Clear throttle', 'DELETE', '/console/sessions/throttle')} disabled=${busy} aria-label=${'Clear the throttle of ' + name}>Clear throttle</button>`}
+    ${session.throttled_until && html`<button type="button" onClick=${act('Clear throttle', 'DELETE', '/console/sessions/throttle')} disabled=${busy} aria-label=${'Clear throttle of ' + name}>Clear throttle</button>`}
     <button type="button" class="danger" onClick=${() => setConfirming(true)} disabled=${busy} aria-label=${'Revoke ' + name}>Revoke</button>
   </div>`;
 }
@@ -52,7 +52,7 @@ export function SessionsView({ live, say }) {
   const counts = list.sessions.reduce((acc, s) => ({ ...acc, [s.state]: (acc[s.state] || 0) + 1 }), {});
   return html`
     <p class="summary">${list.sessions.length} sessions${Object.entries(counts).map(([state, n]) => html` · ${n} ${(STATE_LABEL[state] || state).toLowerCase()}`)}${list.truncated ? ' (list truncated)' : ''}.
-      <a href="#login">Log in an account</a></p>
+      ${' '}<a href="#login">Log in an account</a></p>
     <div class="scroll" role="region" aria-label="Sessions table" tabindex="0">
       <table class="sessions">
         <caption class="sr-only">Sessions, most recently used first</caption>

@@ -1,0 +1,156 @@
+// Issue 14 in a real browser (Debian's chromium through playwright-core) against the product on the
+// sandbox, with an API key set: the key form, logins that stop at a two-factor prompt and at a
+// challenge finished in the page, a throttle seen live, a revocation, health; an accessibility
+// check (axe-core) on every view, a phone-sized screen, the keyboard, and no request off the machine.
+import t, { type Test } from 'tap';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium } from './support/chromium.js';
+import { product } from './helpers/full-app.js';
+import { consoleDir } from '../engine/console.js';
+
+const KEY = 'console-browser-key-0123456789';
+const ARTIFACTS = 'test/artifacts';
+const installed = ensureChromium();
+if ('missing' in installed) {
+  t.test('the console in a browser', { skip: `console browser test: ${installed.missing}` }, () => {});
+} else {
+  await run();
+}
+
+async function run(): Promise<void> {
+  t.ok(readFileSync(`${consoleDir()}/index.html`, 'utf8').includes('importmap'), 'the console is built (npm run build)');
+  const { client } = await product({ apiKey: KEY });
+  t.teardown(() => client.close());
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
+  t.teardown(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(8000); // a step that has not happened in 8 s will not happen
+  const page = await context.newPage();
+  const offMachine: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(client.url)) offMachine.push(request.url());
+  });
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const keyed = { 'x-api-key': KEY };
+  const api = (method: string, path: string, options: Parameters<typeof client.request>[2] = {}) => client.request(method, path, { ...options, headers: { ...keyed, ...options.headers } });
+
+  t.test('the key is asked once, in a form', async (t) => {
+    await page.goto(`${client.url}/console`);
+    const field = page.getByLabel('API key');
+    await field.waitFor();
+    t.notOk(page.url().includes(KEY), 'never in the URL');
+    await axe(t, page, 'key form');
+    await field.fill('wrong-key');
+    await page.getByRole('button', { name: 'Open the console' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Wrong API key' }).waitFor();
+    await field.fill(KEY);
+    await page.getByRole('button', { name: 'Open the console' }).click();
+    await page.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor();
+    t.equal(await page.evaluate(() => document.cookie), '', 'the key cookie is out of script\'s reach');
+  });
+
+  t.test('demo_2fa logs in through the form with its two-factor code', async (t) => {
+    await page.getByRole('link', { name: 'Log in an account' }).first().click();
+    await page.getByLabel('Username').fill('demo_2fa');
+    await page.getByLabel('Password').fill('demo-password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    const code = page.getByRole('textbox', { name: 'Two-factor code' });
+    await code.waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/console-two-factor.png` });
+    await axe(t, page, 'two-factor step');
+    const totp = (await api('GET', '/auth/totp/code', { query: { seed: 'JBSWY3DPEHPK3PXP' } })).body as string;
+    await code.fill(totp);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'demo_2fa is logged in' }).waitFor();
+    t.pass('logged in');
+  });
+
+  t.test('demo_challenge logs in through its challenge', async (t) => {
+    await page.getByRole('button', { name: 'Log in another account' }).click();
+    await page.getByLabel('Username').fill('demo_challenge');
+    await page.getByLabel('Password').fill('demo-password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    const code = page.getByRole('textbox', { name: 'Security code' });
+    await code.waitFor();
+    await axe(t, page, 'challenge step');
+    await code.fill('123456');
+    await page.getByRole('button', { name: 'Send the code' }).click();
+    await page.getByRole('heading', { name: 'demo_challenge is logged in' }).waitFor();
+    t.pass('logged in');
+  });
+
+  t.test('the list shows both, and demo_throttled turns throttled after a call, live', async (t) => {
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    for (const name of ['demo_2fa', 'demo_challenge']) await row(page, name).waitFor();
+    const sid = (await api('POST', '/auth/login', { form: { username: 'demo_throttled', password: 'demo-password' } })).body as string;
+    await row(page, 'demo_throttled').getByText('Active', { exact: true }).waitFor();
+    t.equal((await api('GET', '/account', { headers: { 'x-session-id': sid } })).status, 429, 'its call is throttled');
+    await row(page, 'demo_throttled').getByText('Throttled', { exact: true }).waitFor({ timeout: 5000 });
+    t.ok(await row(page, 'demo_throttled').getByRole('button', { name: 'Clear throttle of demo_throttled' }).isVisible(), 'with a button to clear it');
+    await page.screenshot({ path: `${ARTIFACTS}/console-sessions.png` });
+    await axe(t, page, 'sessions');
+  });
+
+  t.test('revoke a session, confirmed first', async (t) => {
+    const target = row(page, 'demo_2fa');
+    await target.getByRole('button', { name: 'Revoke demo_2fa' }).click();
+    await target.getByRole('button', { name: 'Yes, revoke demo_2fa' }).click();
+    await target.waitFor({ state: 'detached', timeout: 5000 });
+    await page.getByRole('status').filter({ hasText: 'Revoke: demo_2fa done' }).waitFor();
+    const left = (await api('GET', '/console/sessions')).body as { sessions: { account: { username: string } }[] };
+    t.notOk(left.sessions.some((s) => s.account.username === 'demo_2fa'), 'gone from the store');
+  });
+
+  t.test('health: the upstream and the last hour by family', async (t) => {
+    await page.getByRole('link', { name: 'Health' }).click();
+    await page.getByRole('heading', { name: 'Upstream' }).waitFor();
+    t.ok(await page.getByText('aiograpi 1.0.9 (emulated by the sandbox)').isVisible(), 'the library and its version');
+    await page.getByRole('rowheader', { name: 'auth' }).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/console-health.png`, fullPage: true });
+    await axe(t, page, 'health');
+  });
+
+  t.test('keyboard and phone', async (t) => {
+    const fresh = await context.newPage();
+    t.teardown(() => fresh.close());
+    await fresh.goto(`${client.url}/console#sessions`);
+    await fresh.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor();
+    await fresh.keyboard.press('Tab');
+    t.equal(await fresh.evaluate(() => document.activeElement?.textContent), 'Skip to content', 'the first Tab reaches the skip link');
+    for (let i = 0; i < 3; i++) await fresh.keyboard.press('Tab');
+    t.equal(await fresh.evaluate(() => document.activeElement?.textContent), 'Health', 'the views are reached by Tab');
+    await fresh.keyboard.press('Enter');
+    await fresh.getByRole('heading', { name: 'Health', level: 1 }).waitFor();
+    const phoneContext = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    t.teardown(() => phoneContext.close());
+    await phoneContext.addCookies(await context.cookies());
+    const phone = await phoneContext.newPage();
+    await phone.goto(`${client.url}/console#sessions`);
+    await row(phone, 'demo_challenge').waitFor();
+    t.ok(await phone.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), 'no sideways scrolling of the page on a phone (the table scrolls in its own region)');
+    await phone.screenshot({ path: `${ARTIFACTS}/console-phone.png` });
+    await axe(t, phone, 'phone');
+  });
+
+  t.test('the page made no request off the machine', async (t) => {
+    t.same(offMachine, []);
+  });
+}
+
+const row = (page: Page, account: string) => page.locator(`tr[data-account="${account}"]`);
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2 A and AA rules on the page as it is: no serious or critical violation. */
+async function axe(t: Test, page: Page, what: string): Promise<void> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+  });
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  t.same(serious, [], `${what}: no serious accessibility violation`);
+  if (violations.length > serious.length) t.comment(`${what}: minor findings ${JSON.stringify(violations.filter((v) => !serious.includes(v)))}`);
+}
