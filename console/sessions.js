@@ -54,17 +54,17 @@ export function SessionsView({ live, say }) {
     <p class="summary">${list.sessions.length} sessions${Object.entries(counts).map(([state, n]) => html` · ${n} ${(STATE_LABEL[state] || state).toLowerCase()}`)}${list.truncated ? ' (list truncated)' : ''}.
       ${' '}<a href="#login">Log in an account</a></p>
     <div class="scroll" role="region" aria-label="Sessions table" tabindex="0">
-      <table class="sessions">
+      <table class="sessions stack">
         <caption class="sr-only">Sessions, most recently used first</caption>
         <thead><tr><th scope="col">Account</th><th scope="col">State</th><th scope="col">Last use</th><th scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Actions</th></tr></thead>
         <tbody>
           ${list.sessions.map((s) => html`<tr key=${s.ref} data-account=${s.account.username}>
             <th scope="row">${s.account.username || '(no username)'}<br /><small class="muted">pk ${s.account.pk}</small></th>
-            <td><${State} session=${s} /></td>
-            <td><time datetime=${s.last_used_at} title=${when(s.last_used_at)}>${ago(s.last_used_at)}</time></td>
-            <td><${Usage} usage=${s.usage} /></td>
-            <td>${s.proxy_host || html`<span class="muted">none</span>`}</td>
-            <td><${Actions} session=${s} say=${say} /></td>
+            <td data-label="State"><${State} session=${s} /></td>
+            <td data-label="Last use"><time datetime=${s.last_used_at} title=${when(s.last_used_at)}>${ago(s.last_used_at)}</time></td>
+            <td data-label="Requests"><${Usage} usage=${s.usage} /></td>
+            <td data-label="Proxy">${s.proxy_host || html`<span class="muted">none</span>`}</td>
+            <td data-label="Actions"><${Actions} session=${s} say=${say} /></td>
           </tr>`)}
         </tbody>
       </table>

@@ -66,7 +66,8 @@ export class RecentMetrics {
     const sums = new Map<string, Sum>();
     const sumOf = (family: string) => sums.get(family) ?? sums.set(family, emptySum(current.upstreamBounds.length)).get(family)!;
     for (const series of since(current.requests, base.requests)) {
-      const sum = sumOf(this.familyOfRoute.get(series.labels.route) ?? series.labels.route);
+      // Not a manifest route: the pages' static files, or no route at all.
+      const sum = sumOf(this.familyOfRoute.get(series.labels.route) ?? (series.labels.route === 'unmatched' ? 'unmatched' : 'static files'));
       sum.requests += series.count;
       if (Number(series.labels.status) >= 400) sum.errors += series.count;
     }
