@@ -18,7 +18,7 @@ import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import type { AppInfo, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
-import { compileValidators, createAjv } from './validate.js';
+import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
 import { stackWithoutMessage } from './log.js';
@@ -114,7 +114,7 @@ export interface RouteTable {
 }
 
 function buildRouter(manifest: Manifest, services: Services, options: AppOptions): RouteTable {
-  const validators = compileValidators(manifest, createAjv(manifest));
+  const validators = compileValidators(manifest);
   const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
   const limits: BodyLimits = {
     fileBytes: options.limits?.fileBytes ?? options.config.uploadMaxMb * 1024 * 1024,
