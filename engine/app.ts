@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { LRUCache } from 'lru-cache';
 import { mapError } from './errors.js';
-import { HttpError } from './http-error.js';
+import { serviceError } from './service-errors.js';
 import { loadManifest, defaultManifestDir } from './manifest/load.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
@@ -18,7 +18,7 @@ import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import type { AppInfo, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
-import { compileValidators, createAjv } from './validate.js';
+import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
 import { CONSOLE_ASSET_PREFIX, CONSOLE_COOKIE, CONSOLE_HEADER, consoleAssets, consoleToken, sameSecret } from './console.js';
@@ -73,6 +73,7 @@ export function createApp(options: AppOptions): App {
       const row = rowFor(error, manifest.errors);
       return row?.status === 429 ? row.retryAfter ?? options.config.throttleBackoffSeconds : undefined;
     },
+    challenged: (error) => rowFor(error, manifest.errors)?.session === 'challenge',
   });
   const openapiText = servedDocument(openapi);
   const recent = new RecentMetrics(metrics, manifest);
@@ -123,7 +124,7 @@ export interface RouteTable {
 }
 
 function buildRouter(manifest: Manifest, services: Services, options: AppOptions): RouteTable {
-  const validators = compileValidators(manifest, createAjv(manifest));
+  const validators = compileValidators(manifest);
   const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
   const limits: BodyLimits = {
     fileBytes: options.limits?.fileBytes ?? options.config.uploadMaxMb * 1024 * 1024,
@@ -184,10 +185,10 @@ function runInOrder(stack: readonly Koa.Middleware[]): Koa.Middleware {
 }
 
 // A 405 owes the client the list of methods the path has.
-const notAllowed = (allow: string) => new HttpError(405, `Method not allowed on this path (allowed: ${allow})`, { excType: 'MethodNotAllowed', headers: { Allow: allow } });
+const notAllowed = (allow: string) => serviceError('MethodNotAllowed', `Method not allowed on this path (allowed: ${allow})`, { headers: { Allow: allow } });
 
 const noSuchRoute = (): never => {
-  throw new HttpError(404, 'No such route', { excType: 'NotFound', hint: 'GET /openapi.json lists every route.' });
+  throw serviceError('NoSuchRoute', 'No such route');
 };
 
 const HANG_UPS = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
@@ -237,7 +238,7 @@ function requireApiKey(key: string, manifest: Manifest, routed: Koa.Middleware):
     if (open.has(ctx.path) || ctx.path.startsWith('/docs/') || ctx.path.startsWith(CONSOLE_ASSET_PREFIX)) return routed(ctx, next);
     const given = ctx.get('x-api-key') || ctx.get('authorization').replace(/^Bearer\s+/i, '');
     if (given ? sameSecret(given, key) : fromConsole(ctx, token)) return routed(ctx, next);
-    throw new HttpError(401, 'API key required', { excType: 'ApiKeyRequired', hint: 'Send the API key as Authorization: Bearer KEY or X-API-Key.' });
+    throw serviceError('ApiKeyRequired', 'API key required');
   };
 }
 

@@ -1,7 +1,13 @@
 // One AJV validator per route, compiled once at boot from the route's params: the properties are
 // the parameters, additionalProperties is false so a typo in a name is a 422, not a silent default.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { _, Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import standalone from 'ajv/dist/standalone/index.js';
+import { projectRoot } from './root.js';
 import type { ParamProblem } from './http-error.js';
 import { COMPONENT_PREFIX } from './manifest/refs.js';
 import type { InputBag, JsonSchema, Manifest, RouteSpec } from './types.js';
@@ -12,8 +18,9 @@ export type RouteValidator = (input: InputBag) => readonly ParamProblem[];
 
 const NONE: readonly ParamProblem[] = Object.freeze([]);
 
-export function createAjv(manifest: Manifest): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
+export function createAjv(manifest: Manifest, opts: { source?: boolean } = {}): Ajv {
+  const code = opts.source ? { source: true, esm: false, formats: FORMATS_REQUIRE } : undefined;
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, ...(code ? { code } : {}) });
   (addFormats as unknown as (a: Ajv) => void)(ajv);
   ajv.addKeyword({ keyword: 'example' });
   ajv.addSchema({ $id: COMPONENTS_ID, components: { schemas: manifest.schemas } });
@@ -43,14 +50,68 @@ export function requestSchema(route: RouteSpec): JsonSchema {
   };
 }
 
-export function compileValidators(manifest: Manifest, ajv: Ajv): ReadonlyMap<RouteSpec, RouteValidator> {
+/**
+ * One validator per route: the build's precompiled function (dist/validators.cjs, written by
+ * `npm run build`) where its key shows it was compiled from this very schema, else compiled now.
+ * Compiling the product's ~280 validators was most of a boot's time.
+ */
+export function compileValidators(manifest: Manifest, precompiled: Precompiled | undefined = loadPrecompiled()): ReadonlyMap<RouteSpec, RouteValidator> {
   const validators = new Map<RouteSpec, RouteValidator>();
+  const components = componentsKey(manifest);
+  let ajv: Ajv | undefined;
   for (const route of manifest.routes) {
-    const check = ajv.compile(forAjv(requestSchema(route)) as JsonSchema);
+    const schema = forAjv(requestSchema(route)) as JsonSchema;
+    const built = precompiled?.keys[route.id] === routeKey(components, schema) ? precompiled.validators[route.id] : undefined;
+    const check = built ?? (ajv ??= createAjv(manifest)).compile(schema);
     validators.set(route, (input) => (check(input) ? NONE : problems(check)));
   }
   return validators;
 }
+
+// ── Precompiled validators (AJV standalone code, made at build time) ────────────────────────
+
+/** The formats' runtime, as the generated module requires it. */
+// ajv's standalone module is CommonJS with its function as `default`, which NodeNext sees as the namespace.
+const standaloneCode = (standalone as unknown as { default: typeof standalone.default }).default;
+
+const FORMATS_REQUIRE = _`require("ajv-formats/dist/formats").fullFormats`;
+
+export interface Precompiled {
+  readonly keys: Readonly<Record<string, string>>;
+  readonly validators: Readonly<Record<string, ValidateFunction>>;
+}
+
+export const precompiledPath = (): string => join(projectRoot(), 'dist', 'validators.cjs');
+
+function loadPrecompiled(): Precompiled | undefined {
+  const path = precompiledPath();
+  if (!existsSync(path)) return undefined;
+  try {
+    const module = createRequire(import.meta.url)(path) as Record<string, ValidateFunction> & { keys: Record<string, string> };
+    return { keys: module.keys, validators: module };
+  } catch {
+    return undefined; // a torn build: compile at boot as without one
+  }
+}
+
+/** The source of a CommonJS module exporting one validator per route id and each one's key. */
+export function precompiledSource(manifest: Manifest): string {
+  const ajv = createAjv(manifest, { source: true });
+  const components = componentsKey(manifest);
+  const refs: Record<string, string> = {};
+  const keys: Record<string, string> = {};
+  for (const route of manifest.routes) {
+    const schema = forAjv(requestSchema(route)) as JsonSchema;
+    ajv.addSchema({ ...schema, $id: `route:${route.id}` });
+    refs[route.id] = `route:${route.id}`;
+    keys[route.id] = routeKey(components, schema);
+  }
+  return `${standaloneCode(ajv, refs)}\nmodule.exports.keys = ${JSON.stringify(keys)};\n`;
+}
+
+const componentsKey = (manifest: Manifest): string => hash(JSON.stringify(manifest.schemas));
+const routeKey = (components: string, schema: JsonSchema): string => hash(components + JSON.stringify(schema));
+const hash = (text: string): string => createHash('sha256').update(text).digest('base64url');
 
 function problems(check: ValidateFunction): ParamProblem[] {
   const seen = new Set<string>();

@@ -41,7 +41,7 @@ t.test('the page is open; its data needs the key, given once through a cookie', 
   }
   t.match(await http.request('GET', '/console/sessions'), { status: 401, body: { exc_type: 'ApiKeyRequired' } }, 'no key, no list');
   const wrong = await http.request('POST', '/console/key', { form: { key: 'not-the-key' } });
-  t.match(wrong, { status: 401, body: { exc_type: 'ApiKeyRequired' } });
+  t.match(wrong, { status: 401, body: { exc_type: 'ApiKeyWrong' } });
   t.notOk(wrong.headers.get('set-cookie'), 'a wrong key sets nothing');
   t.match(await http.request('POST', '/console/key', { form: {} }), { status: 422, body: { errors: [{ param: 'key' }] } }, 'a missing key is named');
 

@@ -5,20 +5,43 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
 import { ManifestError } from './errors.js';
 import type { RawFile } from './raw.js';
+import { cachedDocs, writeCache, type ManifestSource } from './cache.js';
 import { projectRoot } from '../root.js';
 
 export function readManifestFiles(dir: string): RawFile[] {
+  const sources = readSources(dir);
+  const cached = cachedDocs(sources);
+  if (cached) return sources.map((source, i) => ({ file: fileName(dir, source), doc: cached[i]! }));
+  return parseAndCheck(dir, sources);
+}
+
+/** What `npm run build` runs: the product manifest parsed and checked once, for every boot after. */
+export function cacheManifest(dir: string): number {
+  const sources = readSources(dir);
+  writeCache(sources, parseAndCheck(dir, sources).map((raw) => raw.doc));
+  return sources.length;
+}
+
+function readSources(dir: string): ManifestSource[] {
   const names = readdirSync(dir).filter((name) => name.endsWith('.yaml') || name.endsWith('.yml')).sort();
   if (names.length === 0) throw new ManifestError(dir, 'no manifest files (*.yaml) found');
+  return names.map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }));
+}
+
+function parseAndCheck(dir: string, sources: readonly ManifestSource[]): RawFile[] {
   const checkFormat = compileFormatSchema();
-  return names.map((name) => {
-    const path = join(dir, name);
-    const file = relative(process.cwd(), path) || path;
-    const doc = parseYaml(readFileSync(path, 'utf8'), file);
+  return sources.map((source) => {
+    const file = fileName(dir, source);
+    const doc = parseYaml(source.text, file);
     if (!checkFormat(doc)) throw formatError(file, doc, checkFormat.errors ?? []);
     return { file, doc: doc as RawFile['doc'] };
   });
 }
+
+const fileName = (dir: string, source: ManifestSource): string => {
+  const path = join(dir, source.name);
+  return relative(process.cwd(), path) || path;
+};
 
 function parseYaml(text: string, file: string): unknown {
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });

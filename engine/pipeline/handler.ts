@@ -1,7 +1,8 @@
 // One route's pipeline, built once at boot: session → parse → coerce → validate → resolve →
 // invoke → shape → respond. Each step is a small function in this folder.
 import type { Middleware } from 'koa';
-import { invalidParams, type ParamProblem } from '../http-error.js';
+import type { ParamProblem } from '../http-error.js';
+import { invalidParams } from '../service-errors.js';
 import type { RouteValidator } from '../validate.js';
 import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';

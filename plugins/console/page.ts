@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONSOLE_COOKIE, consoleDir, consoleToken, sameSecret } from '../../engine/console.js';
-import { HttpError } from '../../engine/http-error.js';
+import { serviceError } from '../../engine/service-errors.js';
 import type { PluginInput, ReplyResult } from '../../engine/types.js';
 
 /** The cookie outlives a working day, not a week. */
@@ -18,14 +18,14 @@ export async function consolePage(): Promise<string> {
     return await page;
   } catch {
     page = undefined;
-    throw new HttpError(503, 'The console is not built', { excType: 'ConsoleNotBuilt', hint: 'Run `npm run build` (npm ci runs it).' });
+    throw serviceError('ConsoleNotBuilt', 'The console is not built');
   }
 }
 
 export function openConsole({ input, services }: PluginInput): ReplyResult | { required: false } {
   const key = services.config.apiKey;
   if (!key) return { required: false };
-  if (!sameSecret(String(input.key), key)) throw new HttpError(401, 'Wrong API key', { excType: 'ApiKeyRequired', hint: 'The key is SOCIALGATE_API_KEY of this service.' });
+  if (!sameSecret(String(input.key), key)) throw serviceError('ApiKeyWrong', 'Wrong API key');
   return { kind: 'reply', body: { required: true }, cookies: [{ name: CONSOLE_COOKIE, value: consoleToken(key), maxAgeSeconds: COOKIE_SECONDS }] };
 }
 

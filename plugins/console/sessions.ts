@@ -2,7 +2,7 @@
 // setting, no cookie, the proxy's host only), named by a ref, a one-way digest of the id, so the
 // page never holds a credential; and finding a record again by its ref.
 import { createHash } from 'node:crypto';
-import { HttpError } from '../../engine/http-error.js';
+import { serviceError } from '../../engine/service-errors.js';
 import type { Services, SessionRecord } from '../../engine/types.js';
 
 /** A console listing reads (and decrypts) every record: past this many it stops and says so. */
@@ -70,5 +70,5 @@ export async function recordOf(ref: string, services: Services): Promise<Session
   for await (const record of services.store.list()) {
     if (refOf(record.id) === ref) return (await services.sessions.find(record.id)) ?? record;
   }
-  throw new HttpError(404, 'No session has this ref', { excType: 'ConsoleSessionNotFound', hint: 'GET /console/sessions lists the refs; the session may have been revoked.' });
+  throw serviceError('ConsoleSessionNotFound', 'No session has this ref');
 }
