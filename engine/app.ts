@@ -14,8 +14,9 @@ import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
-import type { AppInfo, Config, JsonText, Logger, Manifest, Plugin, Resolver, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
-import { compileValidators, createAjv } from './validate.js';
+import type { AppInfo, Background, Config, JsonText, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
+import { routeRunner } from './pipeline/runner.js';
+import { compileValidators, createAjv, type RouteValidator } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets } from './docs.js';
 
@@ -34,6 +35,10 @@ export interface AppOptions {
   readonly build?: Readonly<Record<string, string>>;
   readonly deps?: Readonly<Record<string, string>>;
   readonly limits?: Partial<BodyLimits>;
+  /** Opens the background layer (queue, store, events); called once with the app's logger. */
+  readonly work?: (log: Logger) => WorkLayer & { close(): Promise<void> };
+  /** Background modules (jobs, events): each defines its work kinds before the queue starts. */
+  readonly background?: readonly Background[];
 }
 
 export interface App {
@@ -73,8 +78,13 @@ export function createApp(options: AppOptions): App {
     build: options.build ?? {},
     deps: options.deps ?? {},
   };
-  const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app };
-  const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers });
+  const validators = compileValidators(manifest, createAjv(manifest));
+  const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
+  const routes = routeRunner({ manifest, validators, shapes, resolvers: allResolvers, resolverCache });
+  const work = options.work?.(options.log);
+  const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, routes, work };
+  const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers }, validators, resolverCache);
+  if (work) startBackground(work, services, options.background ?? []);
   const koa = new Koa({ proxy: options.config.trustProxy });
   // One Koa middleware: request context around the (key check and) route table, with the 404 as
   // the table's `next`. Each further app middleware would cost every request a hop of Koa's chain.
@@ -85,11 +95,18 @@ export function createApp(options: AppOptions): App {
     koa, router, manifest, openapi, services, metrics,
     callback: () => koa.callback(),
     close: async () => {
+      await work?.close();
       await sessions.close();
       await options.upstream.close();
       await options.store.close();
     },
   };
+}
+
+/** Each module defines its kinds, then the queue starts: work a previous run left is picked up. */
+function startBackground(work: WorkLayer, services: Services, modules: readonly Background[]): void {
+  for (const install of modules) install(services);
+  work.queue.start().catch((error) => services.log.error('background work did not start', { error: stackWithoutMessage(error) }));
 }
 
 /**
@@ -106,9 +123,7 @@ export interface RouteTable {
   entries(): { method: string; path: string }[];
 }
 
-function buildRouter(manifest: Manifest, services: Services, options: AppOptions): RouteTable {
-  const validators = compileValidators(manifest, createAjv(manifest));
-  const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
+function buildRouter(manifest: Manifest, services: Services, options: AppOptions, validators: ReadonlyMap<RouteSpec, RouteValidator>, resolverCache: LRUCache<string, {}>): RouteTable {
   const limits: BodyLimits = {
     fileBytes: options.limits?.fileBytes ?? options.config.uploadMaxMb * 1024 * 1024,
     formBytes: options.limits?.formBytes ?? 2 * 1024 * 1024,

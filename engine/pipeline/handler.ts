@@ -1,9 +1,9 @@
 // One route's pipeline, built once at boot: session → parse → coerce → validate → resolve →
 // invoke → shape → respond. Each step is a small function in this folder.
 import type { Middleware } from 'koa';
-import { invalidParams } from '../http-error.js';
+import { invalidParams, type ParamProblem } from '../http-error.js';
 import type { RouteValidator } from '../validate.js';
-import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
+import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader, type InputReader } from './params.js';
@@ -49,7 +49,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
       validateInput(ctx, route, state, readInput, deps.validator);
       const client = session ? sessions.client(session) : sessions.anonymous();
       if (resolve) {
-        const resolving = resolve(state.bag, client, session);
+        const resolving = resolve(state.bag, client, session?.account.pk ?? 'anonymous');
         if (resolving) await resolving;
       }
       if (needsWorkdir) state.bag._workdir = await state.workdir();
@@ -67,9 +67,13 @@ function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefine
 }
 
 function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: RequestState, readInput: InputReader, validator: RouteValidator): void {
-  const problems = readInput(ctx, state);
-  const schema = validator(state.bag);
-  const rules = checkConstraints(route, state.bag);
+  checkInput(route, readInput(ctx, state), state.bag, validator);
+}
+
+/** Throws one 422 naming every problem: the coercers' first, then the schema's and the route rules'. */
+export function checkInput(route: RouteSpec, problems: ParamProblem[], bag: InputBag, validator: RouteValidator): void {
+  const schema = validator(bag);
+  const rules = checkConstraints(route, bag);
   if (problems.length === 0 && schema.length === 0 && rules.length === 0) return;
   const later = [...schema, ...rules];
   // A parameter that failed coercion is reported once, by the coercer, not again by the schema.
@@ -78,15 +82,16 @@ function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: 
   throw invalidParams(problems);
 }
 
-type Resolve = (bag: InputBag, client: SessionClient, session: SessionRecord | undefined) => Promise<void> | void;
+/** `scope` keys the resolver cache: the account pk, or 'anonymous'. */
+export type Resolve = (bag: InputBag, client: SessionClient, scope: string) => Promise<void> | void;
 type Step = { readonly spec: ResolveSpec; readonly resolver: Resolver };
 
 /** The route's resolver steps, bound at boot; synchronous steps (most) cost no promise. */
-function compileResolve(route: RouteSpec, deps: RouteDeps): Resolve | undefined {
+export function compileResolve(route: RouteSpec, deps: Pick<RouteDeps, 'resolvers' | 'resolverCache'>): Resolve | undefined {
   if (route.resolve.length === 0) return undefined;
   const steps: Step[] = route.resolve.map((spec) => ({ spec, resolver: deps.resolvers[spec.by] }));
   const cache = { get: (k: string) => deps.resolverCache.get(k), set: (k: string, v: unknown) => void deps.resolverCache.set(k, v as {}) };
-  return (bag, client, session) => runSteps(steps, 0, bag, { call: client.call, cache, scope: session?.account.pk ?? 'anonymous' });
+  return (bag, client, scope) => runSteps(steps, 0, bag, { call: client.call, cache, scope });
 }
 
 function runSteps(steps: readonly Step[], from: number, bag: InputBag, ctx: ResolveContext): Promise<void> | void {

@@ -6,7 +6,7 @@ import type { ParamProblem } from '../http-error.js';
 import { CoercionError, type InputBag, type ParamSpec, type RouteSpec } from '../types.js';
 import type { RequestState } from './request.js';
 
-type RawValues = Record<string, unknown>;
+export type RawValues = Readonly<Record<string, unknown>>;
 
 /** Names the engine reads for itself and never treats as parameters. */
 const RESERVED = new Set(['sessionid']);
@@ -18,14 +18,22 @@ export type InputReader = (ctx: ParameterizedContext, state: RequestState) => Pa
  * are worked out here, so a request only reads, coerces and collects.
  */
 export function inputReader(route: RouteSpec): InputReader {
+  const read = valuesReader(route);
+  const method = route.method;
+  // Existing clients send DELETE parameters in the query string; the form wins when both are sent.
+  return (ctx, state) => read(method === 'GET' ? ctx.query : formOf(ctx), method === 'DELETE' ? ctx.query : undefined, state);
+}
+
+/** What a request's state holds of its input: the bag the steps fill and the uploaded files. */
+export type InputState = Pick<RequestState, 'bag' | 'files'>;
+export type ValuesReader = (first: RawValues, second: RawValues | undefined, state: InputState) => ParamProblem[];
+
+/** Reads and coerces a route's parameters from raw values (a query, a form, or a job's saved input). */
+export function valuesReader(route: RouteSpec): ValuesReader {
   const known = new Set(route.params.map((p) => p.name));
   const readers = route.params.map(paramReader);
-  const method = route.method;
-  return (ctx, state) => {
+  return (first, second, state) => {
     const problems: ParamProblem[] = [];
-    const first = method === 'GET' ? ctx.query : formOf(ctx);
-    // Existing clients send DELETE parameters in the query string; the form wins when both are sent.
-    const second = method === 'DELETE' ? ctx.query : undefined;
     for (const read of readers) read(first, second, state, problems);
     unknownNames(first, known, problems);
     if (second) unknownNames(second, known, problems);
@@ -43,7 +51,7 @@ function unknownNames(source: RawValues, known: ReadonlySet<string>, problems: P
   }
 }
 
-type ParamRead = (first: RawValues, second: RawValues | undefined, state: RequestState, problems: ParamProblem[]) => void;
+type ParamRead = (first: RawValues, second: RawValues | undefined, state: InputState, problems: ParamProblem[]) => void;
 
 function paramReader(param: ParamSpec): ParamRead {
   const fallback = defaultOf(param);

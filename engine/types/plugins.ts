@@ -1,6 +1,7 @@
 import type { RouteSpec } from './route.js';
 import type { CallOptions, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
+import type { WorkLayer } from './work.js';
 
 // ── Plugins ─────────────────────────────────────────────────────────────────────────────────
 
@@ -44,6 +45,26 @@ export interface Services {
   readonly log: Logger;
   /** What the system routes report about this running service. */
   readonly app: AppInfo;
+  /** Runs any route for background work (jobs, pool reads): input checked as a request's would be. */
+  readonly routes: RouteRunner;
+  /** The background layer (queue, store, events); absent when the app was built without one. */
+  readonly work?: WorkLayer;
+}
+
+/** A background module (jobs, events): defines its work kinds on the queue before it starts. */
+export type Background = (services: Services) => void;
+
+/**
+ * The engine's per-route steps for callers that are not an HTTP request: the same coercion,
+ * validation, resolvers, calls and shaping as the route's handler.
+ */
+export interface RouteRunner {
+  /** The route by key ("GET /user/followers"); undefined when there is none. */
+  route(key: string): RouteSpec | undefined;
+  /** Coerces raw values (strings, or lists of strings, as a query would hold) and validates them; throws the route's 422. */
+  input(route: RouteSpec, raw: Readonly<Record<string, unknown>>): InputBag;
+  /** Resolves, calls and shapes, on the given client: exactly one request's upstream work. */
+  run(route: RouteSpec, bag: InputBag, client: SessionClient, scope: string): Promise<unknown>;
 }
 
 export interface AppInfo {
