@@ -8,8 +8,9 @@ import { checkExtraKeys } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { projectRoot } from '../engine/manifest/load.js';
 import { SERVICE_VERSION } from '../engine/openapi.js';
-import type { Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
+import type { Background, Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
 import { openStore } from '../adapters/store/index.js';
+import { openWork } from '../adapters/work/index.js';
 import { zipFiles } from '../adapters/transfer/zip.js';
 import { contentTypeFor } from '../adapters/transfer/content-type.js';
 import { downloadGuard, PLATFORM_MEDIA_HOSTS } from '../adapters/transfer/download-guard.js';
@@ -39,6 +40,9 @@ const EXTRA_KEYS = [
   'GIT_SHA', // /build, when the build has no git checkout
 ];
 
+/** Background modules, each defining its work kinds before the queue starts. */
+const background: readonly Background[] = [];
+
 export async function composeApp(config: Config, overrides: ComposeOverrides = {}): Promise<App> {
   checkExtraKeys(config.extra, EXTRA_KEYS);
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
@@ -48,11 +52,12 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   return createApp({ config, upstream, store, log, ...productParts(config), build: buildInfo(), deps: depsInfo() });
 }
 
-/** The product's plugins, extra resolvers and file helpers: what createApp and the loader need. */
+/** The product's plugins, extra resolvers, file helpers and background layer: what createApp and the loader need. */
 export function productParts(config: Config) {
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
-  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits };
+  const work = (log: Logger) => openWork(config, log);
+  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background };
 }
 
 /** For tools that load the manifest without serving (openapi, routes, audit). */
