@@ -19,6 +19,7 @@ import { resolvers } from '../engine/resolvers.js';
 import { TRANSFER_DEFAULTS, transferSettingsFor } from '../adapters/transfer/settings.js';
 import { createSandbox, sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
 import { plugins } from '../plugins/index.js';
+import { installJobs, JOB_SETTING_KEYS, jobSettings } from '../plugins/jobs/index.js';
 import { streamCapFor } from '../plugins/upload/index.js';
 
 export interface ComposeOverrides {
@@ -38,13 +39,15 @@ const EXTRA_KEYS = [
   'DOWNLOAD_HOSTS', // hosts the by-URL download routes may name
   'SESSION_KEY', 'SESSION_IDLE_DAYS', // session encryption and expiry
   'GIT_SHA', // /build, when the build has no git checkout
+  ...JOB_SETTING_KEYS, // pacing of jobs
 ];
 
 /** Background modules, each defining its work kinds before the queue starts. */
-const background: readonly Background[] = [];
+const background: readonly Background[] = [installJobs];
 
 export async function composeApp(config: Config, overrides: ComposeOverrides = {}): Promise<App> {
   checkExtraKeys(config.extra, EXTRA_KEYS);
+  jobSettings(config.extra); // a bad pacing value stops the start
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config, log));

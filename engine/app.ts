@@ -75,6 +75,7 @@ export function createApp(options: AppOptions): App {
     openapi: () => (openapiText ??= { kind: 'json', text: JSON.stringify(openapi) }),
     metricsText: () => metrics.registry.metrics(),
     metricsContentType: metrics.registry.contentType,
+    gauge: metrics.gauge,
     build: options.build ?? {},
     deps: options.deps ?? {},
   };

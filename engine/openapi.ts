@@ -117,7 +117,7 @@ function responsesFor(route: RouteSpec): ResponsesObject {
   const schema = forOpenApi(route.result.schema) as SchemaObject;
   const binary = route.result.shape === 'file' || route.result.shape === 'files';
   const contentType = binary ? (route.result.shape === 'files' ? 'application/zip' : 'application/octet-stream') : (route.result.options.content_type as string | undefined) ?? 'application/json';
-  const responses: ResponsesObject = { '200': { description: ok, content: { [contentType]: { schema } } } };
+  const responses: ResponsesObject = { [String(route.result.options.status ?? 200)]: { description: ok, content: { [contentType]: { schema } } } };
   for (const [status, description] of Object.entries(ERROR_STATUSES)) {
     if (status === '401' && route.session === 'none' && !route.plugin) continue;
     responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };

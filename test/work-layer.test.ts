@@ -138,12 +138,12 @@ t.test('work store: documents, atomic update, lists deduplicated by key with the
   t.equal(await store.delete('jobs', 'b'), true);
   t.equal(await store.get('jobs', 'b'), undefined);
 
-  t.equal(await store.append('items', [{ key: '1', value: 'one' }, { key: '2', value: 'two' }], { bucket: 'cursor', key: 'job', value: 'c1' }), 2);
-  t.equal(await store.append('items', [{ key: '2', value: 'again' }, { key: '3', value: 'three' }, { key: '3', value: 'dup' }], { bucket: 'cursor', key: 'job', value: 'c2' }), 1, 'only the new key counts');
+  t.equal(await store.append('items', [{ key: '1', value: 'one' }, { key: '2', value: 'two' }], () => ({ bucket: 'cursor', key: 'job', value: 'c1' })), 2);
+  t.equal(await store.append('items', [{ key: '2', value: 'again' }, { key: '3', value: 'three' }, { key: '3', value: 'dup' }], (added) => ({ bucket: 'cursor', key: 'job', value: `c2+${added}` })), 1, 'only the new key counts');
   t.same((await store.read('items')).map((e) => e.value), ['one', 'two', 'three'], 'each key once, in first-seen order');
   t.same((await store.read('items', { after: 2, limit: 5 })).map((e) => e.value), ['three'], 'read after a seq');
   t.equal(await store.count('items'), 3);
-  t.equal(await store.get('cursor', 'job'), 'c2', 'the companion document was written');
+  t.equal(await store.get('cursor', 'job'), 'c2+1', 'the companion document was written, knowing how many were new');
   await store.dropList('items');
   t.equal(await store.count('items'), 0);
 

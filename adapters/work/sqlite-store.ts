@@ -38,7 +38,7 @@ export function sqliteWorkStore(db: SqliteDb, sealer: Sealer): WorkStore {
         for (const entry of entries) {
           added += await db.run('INSERT OR IGNORE INTO work_lists (list, key, seq, value) VALUES (?, ?, ?, ?)', [list, entry.key, last + added + 1, JSON.stringify(entry.value)]);
         }
-        if (withDoc) await putDoc(withDoc);
+        if (withDoc) await putDoc(withDoc(added));
         return added;
       }),
     read: async <T>(list: string, options: { after?: number; limit?: number } = {}): Promise<ListEntry<T>[]> => {

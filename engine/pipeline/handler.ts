@@ -1,9 +1,9 @@
 // One route's pipeline, built once at boot: session → parse → coerce → validate → resolve →
 // invoke → shape → respond. Each step is a small function in this folder.
 import type { Middleware } from 'koa';
-import { invalidParams, type ParamProblem } from '../http-error.js';
+import { HttpError, invalidParams, type ParamProblem } from '../http-error.js';
 import type { RouteValidator } from '../validate.js';
-import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, ShapeEntry, StreamResult } from '../types.js';
+import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader, type InputReader } from './params.js';
@@ -32,6 +32,8 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
   const invoke = compileInvoker(route);
   const resolve = compileResolve(route, deps);
   const { sessions } = deps.services;
+  // A read may go to any healthy member of a pool; a mutation acts for one account.
+  const readsFromPool = route.method === 'GET' && route.session !== 'none';
   // One async frame per request: the state settles in `finally` however the handler ends (answered,
   // thrown or cut off), and its temp files wait for that.
   return async (ctx) => {
@@ -42,9 +44,10 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
       // and cookie after it, form first (the documented order).
       const given = route.session === 'none' ? undefined : headerOrQuerySession(ctx);
       let session = given ? sessions.peek(given) ?? (await findSession(given, sessions)) : undefined;
+      if (!session && readsFromPool) session = await poolSession(ctx, deps.services);
       if (parseBody) await parseBody(ctx, state);
       if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
-      if (!session && route.session === 'required') throw sessionRequired();
+      if (!session && route.session === 'required') throw ctx.get('x-pool') ? poolNotForWrites() : sessionRequired();
       state.session = session;
       validateInput(ctx, route, state, readInput, deps.validator);
       const client = session ? sessions.client(session) : sessions.anonymous();
@@ -65,6 +68,17 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
 function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefined {
   return ctx.get('x-session-id').trim() || (typeof ctx.query.sessionid === 'string' ? ctx.query.sessionid : undefined) || undefined;
 }
+
+/** The session of a healthy member of the pool named by X-Pool, when one is named. */
+function poolSession(ctx: Parameters<Middleware>[0], services: Services): Promise<SessionRecord> | undefined {
+  const pool = ctx.get('x-pool').trim();
+  if (!pool) return undefined;
+  if (!services.pools) throw new HttpError(503, 'Pools are not available on this instance', { excType: 'PoolsUnavailable' });
+  return services.pools.choose(pool);
+}
+
+const poolNotForWrites = () =>
+  new HttpError(422, 'X-Pool names a pool for read (GET) routes only; this route acts for one account', { excType: 'PoolNotAllowed', hint: 'Send X-Session-ID of the account that should act.' });
 
 function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: RequestState, readInput: InputReader, validator: RouteValidator): void {
   checkInput(route, readInput(ctx, state), state.bag, validator);

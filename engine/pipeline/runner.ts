@@ -1,6 +1,7 @@
 // A route's steps for callers that are not an HTTP request (a job's pages): the same coercion,
 // validation, resolvers, calls and shaping as its handler, built once per route on first use.
 import type { LRUCache } from 'lru-cache';
+import { mapError } from '../errors.js';
 import type { RouteValidator } from '../validate.js';
 import type { InputBag, Manifest, Resolver, RouteRunner, RouteSpec, SessionClient, ShapeEntry } from '../types.js';
 import { checkInput, compileResolve, type Resolve } from './handler.js';
@@ -30,7 +31,13 @@ export function routeRunner(deps: RunnerDeps): RouteRunner {
     return steps;
   };
   return {
+    routes: deps.manifest.routes,
+    schemas: deps.manifest.schemas,
     route: (key) => byKey.get(key),
+    statusOf: (error) => {
+      const mapped = mapError(error, deps.manifest.errors);
+      return { status: mapped.status, excType: mapped.body.exc_type, retryAfter: mapped.retryAfter };
+    },
     input(route, raw) {
       const state = { bag: {} as InputBag, files: [] };
       checkInput(route, stepsOf(route).read(raw, undefined, state), state.bag, deps.validators.get(route)!);

@@ -1,6 +1,7 @@
 import type { RouteSpec } from './route.js';
 import type { CallOptions, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
+import type { JsonSchema } from './route.js';
 import type { WorkLayer } from './work.js';
 
 // ── Plugins ─────────────────────────────────────────────────────────────────────────────────
@@ -49,6 +50,8 @@ export interface Services {
   readonly routes: RouteRunner;
   /** The background layer (queue, store, events); absent when the app was built without one. */
   readonly work?: WorkLayer;
+  /** Read routes may name a pool (X-Pool) instead of a session; set by the pools module at boot. */
+  pools?: PoolChooser;
 }
 
 /** A background module (jobs, events): defines its work kinds on the queue before it starts. */
@@ -65,6 +68,19 @@ export interface RouteRunner {
   input(route: RouteSpec, raw: Readonly<Record<string, unknown>>): InputBag;
   /** Resolves, calls and shapes, on the given client: exactly one request's upstream work. */
   run(route: RouteSpec, bag: InputBag, client: SessionClient, scope: string): Promise<unknown>;
+  /** The HTTP status (and Retry-After) the one error registry gives a failure. */
+  statusOf(error: unknown): { readonly status: number; readonly excType: string; readonly retryAfter?: number };
+  /** The manifest's component schemas (item records), for background consumers that read item shapes. */
+  readonly schemas: Readonly<Record<string, JsonSchema>>;
+  readonly routes: readonly RouteSpec[];
+}
+
+/**
+ * Chooses a healthy member session of a named pool for one call; throws 404 for an unknown pool,
+ * 429 or 503 with Retry-After when no member is healthy. Installed by the module that keeps pools.
+ */
+export interface PoolChooser {
+  choose(pool: string): Promise<SessionRecord>;
 }
 
 export interface AppInfo {
@@ -72,6 +88,8 @@ export interface AppInfo {
   openapi(): JsonText;
   metricsText(): Promise<string>;
   readonly metricsContentType: string;
+  /** Registers a gauge read at scrape time (background modules: pool members per state, jobs per state). */
+  gauge(name: string, help: string, labels: readonly string[], collect: () => Promise<readonly { readonly labels: Readonly<Record<string, string>>; readonly value: number }[]>): void;
   readonly build: Readonly<Record<string, string>>;
   readonly deps: Readonly<Record<string, string>>;
 }

@@ -94,10 +94,11 @@ export interface WorkStore {
   /** Documents of a bucket in key order. */
   list<T>(bucket: string, options?: { readonly after?: string; readonly limit?: number }): Promise<{ key: string; value: T }[]>;
   /**
-   * Appends the entries whose key the list has not seen (in order), and writes `with` in the same
-   * transaction, so a crash leaves both or neither. Answers how many entries were new.
+   * Appends the entries whose key the list has not seen (in order), and writes `withDoc` (given
+   * the number of new entries) in the same transaction, so a crash leaves both or neither.
+   * Answers how many entries were new.
    */
-  append(list: string, entries: readonly { readonly key: string; readonly value: unknown }[], withDoc?: DocWrite): Promise<number>;
+  append(list: string, entries: readonly { readonly key: string; readonly value: unknown }[], withDoc?: (added: number) => DocWrite): Promise<number>;
   /** Entries with seq > after, oldest first. */
   read<T>(list: string, options?: { readonly after?: number; readonly limit?: number }): Promise<ListEntry<T>[]>;
   count(list: string): Promise<number>;
