@@ -4,6 +4,9 @@ import type { DocWrite, ListEntry, WorkStore } from '../../engine/types.js';
 import type { Row, SqliteDb } from './sqlite-db.js';
 import type { Sealer } from './sealer.js';
 
+/** 4 parameters a row: 200 rows stay under SQLite's oldest limit of 999 parameters a statement. */
+const ROWS_PER_INSERT = 200;
+
 export const STORE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS work_docs (bucket TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (bucket, key));
 CREATE TABLE IF NOT EXISTS work_lists (list TEXT NOT NULL, key TEXT NOT NULL, seq INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (list, key));
@@ -35,8 +38,11 @@ export function sqliteWorkStore(db: SqliteDb, sealer: Sealer): WorkStore {
       db.transaction(async () => {
         const last = Number((await db.get<Row>('SELECT MAX(seq) AS seq FROM work_lists WHERE list = ?', [list]))?.seq ?? 0);
         let added = 0;
-        for (const entry of entries) {
-          added += await db.run('INSERT OR IGNORE INTO work_lists (list, key, seq, value) VALUES (?, ?, ?, ?)', [list, entry.key, last + added + 1, JSON.stringify(entry.value)]);
+        // Rows of one statement at a time; an ignored row (a key seen before) leaves a gap in seq, which readers skip.
+        for (let from = 0; from < entries.length; from += ROWS_PER_INSERT) {
+          const rows = entries.slice(from, from + ROWS_PER_INSERT);
+          const params = rows.flatMap((entry, i) => [list, entry.key, last + from + i + 1, JSON.stringify(entry.value)]);
+          added += await db.run(`INSERT OR IGNORE INTO work_lists (list, key, seq, value) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}`, params);
         }
         if (withDoc) await putDoc(withDoc(added));
         return added;
