@@ -222,6 +222,11 @@ const musicTrack = async (c: Ctx): Promise<string> => {
 };
 
 /** Routes whose valid request depends on the world's state or an earlier answer. */
+/** A job of a few followers, started for the jobs routes that need one. */
+async function matrixJob(c: Ctx): Promise<string> {
+  return ((await c.call('POST', '/jobs', { route: 'GET /user/followers', params: JSON.stringify({ user_id: other.pk }), limit: 5 })) as { id: string }).id;
+}
+
 const special: Record<string, (plan: Plan, c: Ctx) => Promise<void> | void> = {
   'GET /share': (p) => { p.input = { code: Buffer.from(`media:${post.pk}`).toString('base64') }; },
   'GET /media': (p) => { p.input = { code: c2(post.pk) }; },
@@ -233,6 +238,17 @@ const special: Record<string, (plan: Plan, c: Ctx) => Promise<void> | void> = {
   'GET /note': (p) => { p.input = { username: world.users.get([...world.notes.values()].find((n) => n.user !== me.pk)!.user)!.username }; },
   'GET /note/text': (p) => { p.input = { username: world.users.get([...world.notes.values()].find((n) => n.user !== me.pk)!.user)!.username }; },
   'GET /auth/totp/code': (p) => { p.noSession = true; },
+  'POST /jobs': (p) => { Object.assign(p, { input: { route: 'GET /user/followers', params: JSON.stringify({ user_id: other.pk }), limit: 5 }, status: 202 }); },
+  'GET /jobs/status': async (p, c) => { p.input = { id: await matrixJob(c) }; },
+  'GET /jobs/results': async (p, c) => { p.input = { id: await matrixJob(c), format: 'csv' }; },
+  'DELETE /jobs': async (p, c) => { p.input = { id: await matrixJob(c) }; },
+  'POST /pools': (p, c) => { p.input = { name: 'matrix', sessions: [c.session] }; },
+  'POST /pools/members': (p, c) => { p.input = { name: 'matrix', session_id: c.session }; },
+  'DELETE /pools': async (p, c) => {
+    await c.call('POST', '/pools', { name: 'matrix-gone', sessions: [c.session] });
+    p.input = { name: 'matrix-gone' };
+  },
+  'DELETE /pools/members': (p) => { p.input = { name: 'matrix', member: me.pk }; },
   'GET /story/download/by/url': (p) => { p.input.url = ctx.mediaUrls.image(story); },
   'GET /video/download/by/url': (p) => { p.input.url = ctx.mediaUrls.video(mediaOf('video').pk); },
   'GET /clip/download/by/url': (p) => { p.input.url = ctx.mediaUrls.video(mediaOf('clip').pk); },
