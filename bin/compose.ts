@@ -10,7 +10,7 @@ import { projectRoot } from '../engine/manifest/load.js';
 import { SERVICE_VERSION } from '../engine/openapi.js';
 import type { Background, Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
 import { openStore } from '../adapters/store/index.js';
-import { openWork } from '../adapters/work/index.js';
+import { lockMsOf, openWork, WORK_SETTING_KEYS } from '../adapters/work/index.js';
 import { zipFiles } from '../adapters/transfer/zip.js';
 import { contentTypeFor } from '../adapters/transfer/content-type.js';
 import { downloadGuard, PLATFORM_MEDIA_HOSTS } from '../adapters/transfer/download-guard.js';
@@ -40,6 +40,7 @@ const EXTRA_KEYS = [
   'SESSION_KEY', 'SESSION_IDLE_DAYS', // session encryption and expiry
   'GIT_SHA', // /build, when the build has no git checkout
   ...JOB_SETTING_KEYS, // pacing of jobs
+  ...WORK_SETTING_KEYS, // the background layer
 ];
 
 /** Background modules, each defining its work kinds before the queue starts. */
@@ -48,6 +49,7 @@ const background: readonly Background[] = [installJobs];
 export async function composeApp(config: Config, overrides: ComposeOverrides = {}): Promise<App> {
   checkExtraKeys(config.extra, EXTRA_KEYS);
   jobSettings(config.extra); // a bad pacing value stops the start
+  lockMsOf(config.extra);
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config, log));
