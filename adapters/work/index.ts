@@ -5,6 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import type { Config, Events, Logger, WorkLayer, WorkQueue, WorkStore } from '../../engine/types.js';
 import { BullWorkQueue } from './bullmq-queue.js';
 import { redisWorkStore } from './redis-store.js';
+import { pgWorkStore } from './pg-store.js';
+import { createPostgresBackend } from 'bullmq';
 import { sessionKeyFor } from '../store/index.js';
 import { sealerFor } from './sealer.js';
 import { SqliteDb } from './sqlite-db.js';
@@ -32,6 +34,9 @@ export function openWork(config: Config, log: Logger): OpenedWork {
   const sealer = sealerFor(sessionKeyFor(config, !config.store.startsWith('memory:')));
   const scheme = config.store.split(':')[0];
   if (scheme === 'redis' || scheme === 'rediss') return layer(new BullWorkQueue({ connection: redisConnection(config.store), engine: 'bullmq-redis', log, lockMs: lockMsOf(config.extra) }), redisWorkStore(config.store, sealer));
+  if (scheme === 'postgres' || scheme === 'postgresql') {
+    return layer(new BullWorkQueue({ connection: { connectionString: config.store, migrate: true }, backend: createPostgresBackend, engine: 'bullmq-postgres', log, lockMs: lockMsOf(config.extra) }), pgWorkStore(config.store, sealer));
+  }
   const db = new SqliteDb(workFileFor(config), STORE_SCHEMA + QUEUE_SCHEMA);
   return layer(new SqliteWorkQueue(db, { log }), sqliteWorkStore(db, sealer));
 }
