@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { authenticator } from 'otplib';
 import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
-import { UpstreamError, type Config } from '../engine/types.js';
+import { UpstreamError, type Config, type WorkEvent } from '../engine/types.js';
 import { createSandbox, FIXED, PASSWORD, TOTP_SEED } from '../adapters/upstream/sandbox/index.js';
 import { cell } from '../plugins/jobs/export.js';
 import { serve, type Client } from './helpers/http.js';
@@ -30,6 +30,10 @@ async function login(username: string, code?: string): Promise<string> {
   return reply.body as string;
 }
 const demo = await login('demo');
+// What the jobs emit, seen at the events port (whatever outbox is behind it).
+const emitted: WorkEvent[] = [];
+const outbox = app.services.work!.events;
+app.services.work!.events = { emit: (event) => (emitted.push(event), outbox.emit(event)) };
 const as = (session: string) => ({ 'x-session-id': session });
 
 type Job = { id: string; state: string; items: number; pages: number; paused?: { reason: string; until: number }; rate: number; eta_seconds: number | null };
@@ -83,6 +87,7 @@ t.test('a whole list, each item once; NDJSON, CSV and JSON agree', async (t) => 
   const columns = Object.keys(csv[0]);
   t.ok(columns.includes('pk') && columns.includes('username'), 'a header row from the item schema');
   t.same(csv, rows.map((row) => Object.fromEntries(columns.map((c) => [c, cell(row, c)]))), "each CSV row is its NDJSON item's fields");
+  t.match(emitted.filter((e) => e.data.job_id === job.id), [{ type: 'job.completed', id: `job.completed:${job.id}`, data: { items: done.items } }], 'job.completed emitted once');
   const listed = (await http.request('GET', '/jobs', { headers: as(demo) })).body as Job[];
   t.ok(listed.some((j) => j.id === job.id), 'GET /jobs lists it for the session');
 });
@@ -116,6 +121,7 @@ t.test('a throttle pauses the job with no upstream call until the governor allow
   probe.failNext('user_followers_v1_chunk', new UpstreamError('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.'));
   const paused = await until(job.id, (j) => j.state === 'paused');
   t.equal(paused.paused?.reason, 'throttled', 'paused, saying why');
+  t.match(emitted.filter((e) => e.data.job_id === job.id && e.type === 'job.paused'), [{ data: { reason: 'throttled' } }], 'job.paused emitted');
   t.ok(paused.paused!.until > Date.now(), 'and until when');
   const during = calls();
   const interactive = await http.request('GET', '/user/followers', { query: { user_id: FIXED.demo }, headers: as(session) });
