@@ -11,20 +11,10 @@ import { follow, unfollow } from '../adapters/upstream/sandbox/world/users.js';
 import { createSandbox, FIXED } from '../adapters/upstream/sandbox/index.js';
 import { serve } from './helpers/http.js';
 import { startServices } from './support/service.js';
-import { sleep } from './support/process.js';
+import { poll } from './helpers/poll.js';
 
 type Job = { id: string; state: string; items: number; pages: number; cursor: string };
 const CROWD = Array.from({ length: BIG.followers }, (_, i) => String(6_100_000_001 + i));
-
-async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await sleep(50);
-  }
-}
 
 t.test('the 50,000-follower account, collected whole while follows change', async (t) => {
   const sandbox = createSandbox({ seed: 1 });

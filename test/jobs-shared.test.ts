@@ -7,20 +7,10 @@ import { BIG } from '../adapters/upstream/sandbox/world/big.js';
 import { startRedis } from './support/redis.js';
 import { installPostgres, startPostgres } from './support/postgres.js';
 import { startServices, type Service } from './support/service.js';
-import { sleep } from './support/process.js';
+import { poll } from './helpers/poll.js';
 
 type Job = { id: string; state: string; items: number; pages: number };
 const CROWD = Array.from({ length: BIG.followers }, (_, i) => String(6_100_000_001 + i));
-
-async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 90_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await sleep(100);
-  }
-}
 
 async function handOver(t: Test, store: string): Promise<void> {
   const env = { SOCIALGATE_JOB_INTERVAL_MS: '0', SOCIALGATE_SANDBOX_LATENCY_MS: '10', SOCIALGATE_WORK_LOCK_MS: '1500' };
@@ -38,7 +28,7 @@ async function handOver(t: Test, store: string): Promise<void> {
   const listed = (await b.request('GET', '/jobs', { headers: { 'x-session-id': session } })).body as Job[];
   t.ok(listed.some((j) => j.id === id), 'B lists it for the session');
   await a.kill();
-  const done = await poll('the job, handed over to B', status(b), (job) => job.state === 'done' || job.state === 'failed');
+  const done = await poll('the job, handed over to B', status(b), (job) => job.state === 'done' || job.state === 'failed', 90_000);
   t.equal(done.state, 'done', 'B finished it');
   const rows = (await b.request('GET', `/jobs/results?id=${id}&format=ndjson`)).text.split('\n').filter(Boolean).map((line) => String(JSON.parse(line).pk));
   t.equal(rows.length, BIG.followers, 'every follower');
