@@ -1,4 +1,4 @@
-// socialgate CLI: serve, openapi, routes, audit, sessions, jobs.
+// socialgate CLI: serve, mcp, openapi, routes, audit, sessions, jobs.
 import { createServer } from 'node:http';
 import { loadConfig } from '../engine/config.js';
 import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
@@ -10,6 +10,9 @@ const USAGE = `usage: socialgate <command> [options]
 commands:
   serve [--port N] [--host H] [--upstream sandbox|aiograpi] [--store URL] [--cache-size N] ...
                  serve the API (see README for every setting and its environment variable)
+  mcp [--url URL] [--session ID] [--api-key KEY] [--timeout-ms N]
+                 MCP over stdio for desktop clients, forwarding to a running socialgate's /mcp
+                 (or SOCIALGATE_URL, SOCIALGATE_SESSION_ID, SOCIALGATE_API_KEY; URL defaults to http://127.0.0.1:8000)
   openapi        print the OpenAPI document
   routes         list the route table (method, path, operation id, upstream methods)
   audit          classify the upstream's public methods against the manifest (--json, --markdown, --methods FILE)
@@ -24,6 +27,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'serve': return await serve(rest);
+      case 'mcp': return await mcp(rest);
       case 'openapi': return printOpenApi();
       case 'routes': return printRoutes();
       case 'audit': return await audit(rest);
@@ -77,6 +81,11 @@ function printRoutes(): number {
   for (const row of rows) process.stdout.write(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]) : cell)).join('  ') + '\n');
   process.stdout.write(`${rows.length} routes\n`);
   return 0;
+}
+
+async function mcp(argv: string[]): Promise<number> {
+  const { runMcp } = await import('./mcp.js');
+  return runMcp(argv);
 }
 
 async function audit(argv: string[]): Promise<number> {

@@ -9,16 +9,22 @@ import { HttpError } from './http-error.js';
 import { loadManifest, defaultManifestDir } from './manifest/load.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
-import { routeHandler } from './pipeline/handler.js';
+import { admission, inputCheck, routeHandler, routeRunner } from './pipeline/handler.js';
+import { backgroundRoutes } from './pipeline/runner.js';
+import { valuesReader } from './pipeline/params.js';
+import { MCP_PATH, mcpFor } from './mcp/index.js';
+import type { RouteSteps } from './mcp/call.js';
 import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
-import type { AppInfo, Background, Config, JsonText, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
-import { routeRunner } from './pipeline/runner.js';
-import { compileValidators, createAjv, type RouteValidator } from './validate.js';
+import type { AppInfo, Background, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
+import { compileValidators, createAjv } from './validate.js';
 import { rowFor } from './errors.js';
-import { docsAssets } from './docs.js';
+import { docsAssets, servedDocument } from './docs.js';
+import { stackWithoutMessage } from './log.js';
+
+export { stackWithoutMessage };
 
 export interface AppOptions {
   readonly config: Config;
@@ -70,21 +76,21 @@ export function createApp(options: AppOptions): App {
       return row?.status === 429 ? row.retryAfter ?? options.config.throttleBackoffSeconds : undefined;
     },
   });
-  let openapiText: JsonText | undefined;
+  const openapiText = servedDocument(openapi);
   const app: AppInfo = {
-    openapi: () => (openapiText ??= { kind: 'json', text: JSON.stringify(openapi) }),
+    openapi: () => openapiText,
     metricsText: () => metrics.registry.metrics(),
     metricsContentType: metrics.registry.contentType,
     gauge: metrics.gauge,
     build: options.build ?? {},
     deps: options.deps ?? {},
   };
-  const validators = compileValidators(manifest, createAjv(manifest));
-  const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
-  const routes = routeRunner({ manifest, validators, shapes, resolvers: allResolvers, resolverCache });
+  // Filled by buildRouter: each route's steps, which MCP tools and background jobs run too.
+  const steps = new Map<RouteSpec, RouteSteps>();
   const work = options.work?.(options.log);
+  const routes = backgroundRoutes(manifest, (route) => steps.get(route)!);
   const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, routes, work };
-  const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers }, validators, resolverCache);
+  const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers }, steps);
   if (work) startBackground(work, services, options.background ?? []);
   const koa = new Koa({ proxy: options.config.trustProxy });
   // One Koa middleware: request context around the (key check and) route table, with the 404 as
@@ -124,7 +130,9 @@ export interface RouteTable {
   entries(): { method: string; path: string }[];
 }
 
-function buildRouter(manifest: Manifest, services: Services, options: AppOptions, validators: ReadonlyMap<RouteSpec, RouteValidator>, resolverCache: LRUCache<string, {}>): RouteTable {
+function buildRouter(manifest: Manifest, services: Services, options: AppOptions, steps: Map<RouteSpec, RouteSteps>): RouteTable {
+  const validators = compileValidators(manifest, createAjv(manifest));
+  const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
   const limits: BodyLimits = {
     fileBytes: options.limits?.fileBytes ?? options.config.uploadMaxMb * 1024 * 1024,
     formBytes: options.limits?.formBytes ?? 2 * 1024 * 1024,
@@ -132,15 +140,20 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
   };
   const routers = new Map<string, Router>();
   for (const route of manifest.routes) {
-    const handler = routeHandler(route, {
+    const deps = {
       services, validator: validators.get(route)!, shape: shapes[route.result.shape], plugin: route.plugin ? options.plugins[route.plugin] : undefined,
       resolvers: options.resolvers ?? resolvers, resolverCache, limits, zip: options.zip, contentType: options.contentType,
-    });
+    };
+    const run = routeRunner(route, deps);
+    steps.set(route, { run, admit: admission(route, deps.validator), check: inputCheck(route, deps.validator), readValues: valuesReader(route) });
+    const handler = routeHandler(route, deps, run);
     const router = routers.get(route.path) ?? routers.set(route.path, new Router()).get(route.path)!;
     router.register(route.path, [route.method], [handler], { name: route.id });
   }
   const chains = new Map<string, Koa.Middleware>([...routers].map(([path, router]) => [path, chain(router, path)]));
   for (const [path, serve] of docsAssets()) chains.set(path, serve);
+  const mcp = mcpFor(manifest, (route) => steps.get(route)!, services);
+  if (mcp) chains.set(MCP_PATH, mcp);
   return {
     routers,
     dispatch: () => (ctx, next) => (chains.get(ctx.path) ?? next)(ctx, next),
@@ -218,16 +231,6 @@ function writeError(ctx: Koa.Context, error: unknown, manifest: Manifest, reques
   if (mapped.headers) ctx.set(mapped.headers);
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ ...mapped.body, request_id: requestId });
-}
-
-/**
- * What an unexpected error logs: its class and where it was thrown. Never the message: messages
- * repeat what they were given (a password, a cookie, a session id), and the logs must hold none.
- */
-export function stackWithoutMessage(error: unknown): string {
-  if (!(error instanceof Error)) return typeof error;
-  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
-  return [error.name, ...frames].join('\n');
 }
 
 /** When an API key is configured, every non-system route requires it (Bearer or X-API-Key). */

@@ -2,6 +2,7 @@
 // malformed value stops the start with a message naming it.
 import { join } from 'node:path';
 import type { Config } from './types.js';
+import { TOOL_SETS } from './mcp/sets.js';
 
 export interface Setting {
   readonly flag: string;
@@ -36,6 +37,8 @@ export const SETTINGS: readonly Setting[] = [
   { flag: '--session-cache-ttl-ms', env: 'SOCIALGATE_SESSION_CACHE_TTL_MS', key: 'sessionCacheTtlMs', describe: 'How long a cached session record is trusted before the store is read again', parse: integer('SOCIALGATE_SESSION_CACHE_TTL_MS', 0, 86_400_000), fallback: () => 30_000 },
   { flag: '--throttle-backoff-seconds', env: 'SOCIALGATE_THROTTLE_BACKOFF_SECONDS', key: 'throttleBackoffSeconds', describe: 'Governor back-off when a throttle error carries no hint', parse: integer('SOCIALGATE_THROTTLE_BACKOFF_SECONDS', 1, 86_400), fallback: () => 300 },
   { flag: '--upload-max-mb', env: 'SOCIALGATE_UPLOAD_MAX_MB', key: 'uploadMaxMb', describe: 'Largest multipart file accepted at all, in MB', parse: integer('SOCIALGATE_UPLOAD_MAX_MB', 1, 1_000_000), fallback: () => 2048 },
+  { flag: '--mcp-tools', env: 'SOCIALGATE_MCP_TOOLS', key: 'mcpTools', describe: 'Tools of the MCP endpoint /mcp: core (the curated set), all, dynamic (find, describe, call) or none (no /mcp)', parse: oneOf('SOCIALGATE_MCP_TOOLS', TOOL_SETS), fallback: () => 'core' },
+  { flag: '--mcp-allowed-hosts', env: 'SOCIALGATE_MCP_ALLOWED_HOSTS', key: 'mcpAllowedHosts', describe: 'Host names /mcp answers to beyond localhost and --host, comma-separated (DNS-rebinding protection)', parse: (v) => v.split(',').map((h) => h.trim()).filter(Boolean), fallback: () => [] },
   { flag: '--trust-proxy', env: 'SOCIALGATE_TRUST_PROXY', key: 'trustProxy', describe: 'Trust X-Forwarded-* headers from a reverse proxy (0 or 1)', parse: (v) => oneOf('SOCIALGATE_TRUST_PROXY', ['0', '1'])(v) === '1', fallback: () => false },
 ];
 

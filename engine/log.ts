@@ -15,3 +15,13 @@ export function createLogger(level: Config['logLevel'], write: (line: string) =>
     error: (msg, fields) => emit('error', msg, fields),
   };
 }
+
+/**
+ * What an unexpected error logs: its class and where it was thrown. Never the message: messages
+ * repeat what they were given (a password, a cookie, a session id), and the logs must hold none.
+ */
+export function stackWithoutMessage(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+  return [error.name, ...frames].join('\n');
+}

@@ -1,8 +1,8 @@
 // The OpenAPI document, built once at boot from the same route records the router and the
 // validators use. Nothing about a route is written here by hand.
-import { OpenApiBuilder, type OperationObject, type ParameterObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
+import { OpenApiBuilder, type EncodingObject, type OperationObject, type ParameterObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
 import { forOpenApi } from './openapi-schema.js';
-import type { Manifest, ParamSpec, RouteSpec } from './types.js';
+import type { JsonValue, Manifest, ParamSpec, RouteSpec } from './types.js';
 
 export const SERVICE_VERSION = '6.0.0';
 const ERROR_STATUSES: Record<string, string> = {
@@ -29,6 +29,7 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
   for (const [name, schema] of Object.entries(manifest.schemas)) builder.addSchema(name, forOpenApi(schema) as SchemaObject);
   builder.addSchema('ErrorBody', errorBodySchema());
   builder.addResponse('Error', { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
+  for (const [status, description] of Object.entries(ERROR_STATUSES)) builder.addResponse(errorResponseName(status), errorResponse(description));
   const paths: Record<string, Record<string, OperationObject>> = {};
   for (const route of manifest.routes) {
     const { operation, requestSchema } = operationFor(route, !!opts.apiKeyAuth && route.area !== 'system');
@@ -64,11 +65,11 @@ function operationFor(route: RouteSpec, apiKey: boolean): { operation: Operation
   const requestSchema = formSchema(route);
   const ref = { $ref: `#/components/schemas/${requestSchemaName(route)}` };
   const multipartOnly = route.params.some((p) => p.type === 'file');
+  const urlencoded = { schema: ref, ...formEncoding(route, 'application/x-www-form-urlencoded') };
+  const multipart = { schema: ref, ...formEncoding(route, 'multipart/form-data') };
   operation.requestBody = {
     required: route.params.some((p) => p.required),
-    content: multipartOnly
-      ? { 'multipart/form-data': { schema: ref } }
-      : { 'application/x-www-form-urlencoded': { schema: ref }, 'multipart/form-data': { schema: ref } },
+    content: multipartOnly ? { 'multipart/form-data': multipart } : { 'application/x-www-form-urlencoded': urlencoded, 'multipart/form-data': multipart },
   };
   return { operation, requestSchema };
 }
@@ -82,15 +83,16 @@ function queryParameter(param: ParamSpec): ParameterObject {
     schema: forOpenApi(param.type === 'json' ? { type: param.repeated ? 'array' : 'string', ...(param.repeated ? { items: { type: 'string' } } : {}) } : param.schema) as SchemaObject,
   };
   if (param.repeated) Object.assign(parameter, { style: 'form', explode: true });
-  if (param.example !== undefined) parameter.example = param.example;
+  if (param.example !== undefined) parameter.example = param.type === 'json' ? jsonText(param) : param.example;
   return parameter;
 }
 
 function formSchema(route: RouteSpec): SchemaObject {
   const properties: Record<string, SchemaObject> = {};
   for (const param of route.params) {
-    // JSON fields travel as strings in a form; their decoded schema is documented in the text.
-    const schema = param.type === 'json' ? jsonFieldSchema(param) : (forOpenApi(param.schema) as SchemaObject);
+    // A JSON field is described by its decoded schema, and its encoding says the form carries it as
+    // JSON text (formEncoding): a page renders it as a text area, not as a file input.
+    const schema = forOpenApi(param.schema) as SchemaObject;
     properties[param.name] = { ...schema, description: describeParam(param) };
     if (param.example !== undefined) properties[param.name].examples = [param.example];
   }
@@ -99,9 +101,23 @@ function formSchema(route: RouteSpec): SchemaObject {
   return { type: 'object', properties, ...(required.length ? { required } : {}), ...rules };
 }
 
-function jsonFieldSchema(param: ParamSpec): SchemaObject {
-  const one = { type: 'string', contentMediaType: 'application/json', contentSchema: forOpenApi(param.repeated ? (param.schema.items as object) : param.schema) } as SchemaObject;
-  return param.repeated ? { type: 'array', items: one } : one;
+/** How each form field travels: JSON fields as JSON text, lists as the field repeated (never comma-joined). */
+function formEncoding(route: RouteSpec, mediaType: string): { encoding?: Record<string, EncodingObject> } {
+  const encoding: Record<string, EncodingObject> = {};
+  for (const param of route.params) {
+    const one: EncodingObject = {};
+    if (param.type === 'json') one.contentType = 'application/json';
+    // style and explode apply to urlencoded bodies only; multipart repeats a list's parts anyway.
+    if (param.repeated && mediaType === 'application/x-www-form-urlencoded') Object.assign(one, { style: 'form', explode: true });
+    if (Object.keys(one).length) encoding[param.name] = one;
+  }
+  return Object.keys(encoding).length ? { encoding } : {};
+}
+
+/** A query JSON parameter's example, as the text the query string carries. */
+function jsonText(param: ParamSpec): JsonValue {
+  const example = param.example as JsonValue;
+  return param.repeated && Array.isArray(example) ? example.map((one) => JSON.stringify(one)) : JSON.stringify(example);
 }
 
 function describeParam(param: ParamSpec): string {
@@ -118,12 +134,16 @@ function responsesFor(route: RouteSpec): ResponsesObject {
   const binary = route.result.shape === 'file' || route.result.shape === 'files';
   const contentType = binary ? (route.result.shape === 'files' ? 'application/zip' : 'application/octet-stream') : (route.result.options.content_type as string | undefined) ?? 'application/json';
   const responses: ResponsesObject = { [String(route.result.options.status ?? 200)]: { description: ok, content: { [contentType]: { schema } } } };
-  for (const [status, description] of Object.entries(ERROR_STATUSES)) {
+  for (const status of Object.keys(ERROR_STATUSES)) {
     if (status === '401' && route.session === 'none' && !route.plugin) continue;
-    responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
+    // By reference: written out on each of ~280 operations they were half of the document's bytes.
+    responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
   }
   return responses;
 }
+
+const errorResponseName = (status: string): string => `Error${status}`;
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
 
 function errorBodySchema(): SchemaObject {
   return {
@@ -146,7 +166,23 @@ function describeService(manifest: Manifest): string {
     .map(([name, row]) => `| ${name} | ${row.status} | ${row.hint ?? ''} |`);
   const messages = manifest.errors.messages.map((m) => `| message contains "${m.contains}" | ${m.row.status} | ${m.row.hint ?? ''} |`);
   return [
-    'REST service over the aiograpi 1.0.9 client library. Every request acts for one logged-in account named by the session ID in the `X-Session-ID` header (from POST /auth/login).',
+    'REST service over the aiograpi 1.0.9 client library. Every request acts for one logged-in account named by the session ID in the `X-Session-ID` header.',
+    '',
+    '**Start here** (on the built-in sandbox, a simulated platform):',
+    '1. **Log in as demo**: open *Auth › POST /auth/login*, click *Try it out*, then *Execute* with username `demo` and password `demo-password`. The answer is your session ID.',
+    '2. **Authorize**: click the *Authorize* button below and paste the session ID into `SessionId`.',
+    '3. **Try GET /user**: open *User › GET /user* and *Execute*; the prefilled `user_id` is an account demo follows.',
+    '',
+    'Every operation comes with an example request that works as shown: its ids are real in the sandbox\'s default world (seed 1) as seen by demo. Mutually exclusive parameters show one of them; lists are sent as repeated fields; JSON fields are sent as JSON text.',
+    '',
+    ...errorTable(rows, messages),
+  ].join('\n');
+}
+
+/** Collapsed behind a link so the landing screen stays three steps and the Authorize button. */
+function errorTable(rows: readonly string[], messages: readonly string[]): string[] {
+  return [
+    '<details><summary>Errors and their statuses</summary>',
     '',
     'Errors are JSON: `{detail, exc_type, hint?, request_id, errors?, last_json?}`; `request_id` is also in the `X-Request-ID` header. Invalid parameters are 422 with `errors` naming each one. An upstream exception maps by its class, or else by its nearest mapped base class; an unmapped one is 502 with its name in `exc_type`.',
     '',
@@ -154,5 +190,7 @@ function describeService(manifest: Manifest): string {
     '|---|---|---|',
     ...rows,
     ...messages,
-  ].join('\n');
+    '',
+    '</details>',
+  ];
 }

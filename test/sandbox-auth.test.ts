@@ -3,6 +3,7 @@
 import t from 'tap';
 import { authenticator } from 'otplib';
 import { createSandbox, sandboxOptionsFromEnv, TOTP_SEED } from '../adapters/upstream/sandbox/index.js';
+import { SANDBOX_TOTP_SETUP_CODE } from '../adapters/upstream/sandbox/methods/auth.js';
 import { loginAs } from './helpers/sandbox.js';
 import { UpstreamError } from '../engine/types.js';
 import { errorWith } from './helpers/assert.js';
@@ -90,9 +91,13 @@ t.test('two-factor enable and disable for an account', async (t) => {
   const client = await loginAs(sandbox);
   const seed = (await client.call('totp_generate_seed', {})) as string;
   t.match(seed, /^[A-Z2-7]+$/);
-  await t.rejects(client.call('totp_enable', { verification_code: '000000' }), errorWith({ excType: 'ClientBadRequestError' }));
+  // any code but the seed's current one and the documented setup code (SANDBOX_TOTP_SETUP_CODE)
+  const wrong = authenticator.clone({ epoch: NOW }).generate(seed) === '123456' ? '654321' : '123456';
+  await t.rejects(client.call('totp_enable', { verification_code: wrong }), errorWith({ excType: 'ClientBadRequestError' }));
   const codes = (await client.call('totp_enable', { verification_code: authenticator.clone({ epoch: NOW }).generate(seed) })) as string[];
   t.ok(Array.isArray(codes) && codes.length > 0, 'backup codes');
+  t.equal(await client.call('totp_disable', {}), true);
+  t.ok(await client.call('totp_enable', { verification_code: SANDBOX_TOTP_SETUP_CODE }), 'the documented setup code turns it on too');
   t.equal(await client.call('totp_disable', {}), true);
 });
 

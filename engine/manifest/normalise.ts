@@ -4,6 +4,7 @@ import type {
   ArgSource, CallSpec, ConstraintSpec, ErrorTable, HttpMethod, JsonSchema, JsonValue, ParamSpec, ResultSpec, RouteSpec,
 } from '../types.js';
 import { ManifestError } from './errors.js';
+import { checkExclusiveExamples, routeExample } from './examples.js';
 import { normaliseParam } from './params.js';
 import type { RawCall, RawErrors, RawFile, RawRoute } from './raw.js';
 import { schemaRef } from './refs.js';
@@ -48,7 +49,10 @@ function addSchemas(into: Record<string, JsonSchema>, schemas: Record<string, Js
 export function normaliseRoute(raw: RawRoute, file: string, area: string, tag: string): RouteSpec {
   const [method, path] = raw.route.split(' ') as [HttpMethod, string];
   const where = { file, route: raw.route };
-  const params = Object.entries(raw.params ?? {}).map(([name, param]) => normaliseParam(name, param, method, where));
+  const example = routeExample(raw, where);
+  const params = Object.entries(raw.params ?? {}).map(([name, param]) => normaliseParam(name, param, method, where, example[name]));
+  const constraints = constraintsOf(raw);
+  checkExclusiveExamples(params, constraints, where);
   const calls = normaliseCalls(raw, params);
   return Object.freeze({
     key: raw.route,
@@ -61,9 +65,10 @@ export function normaliseRoute(raw: RawRoute, file: string, area: string, tag: s
     summary: raw.summary,
     description: raw.description,
     session: raw.session ?? 'required',
+    core: raw.core === true,
     plugin: raw.plugin,
     params: Object.freeze(params),
-    constraints: Object.freeze(constraintsOf(raw)),
+    constraints: Object.freeze(constraints),
     resolve: Object.freeze((raw.resolve ?? []).map((step) => Object.freeze({ ...step, from: Object.freeze([...step.from]) }))),
     rules: Object.freeze((raw.rules ?? []).map((rule) => ({ ...rule }))),
     calls: Object.freeze(calls),

@@ -1,6 +1,6 @@
 // Normalising one parameter: fills in where it is read, its upstream keyword, and the JSON Schema
 // of its value that the route's validator and the OpenAPI document share.
-import type { HttpMethod, JsonSchema, ParamSource, ParamSpec, ParamType } from '../types.js';
+import type { HttpMethod, JsonSchema, JsonValue, ParamSource, ParamSpec, ParamType } from '../types.js';
 import { ManifestError } from './errors.js';
 import type { RawParam } from './raw.js';
 import { schemaRef } from './refs.js';
@@ -8,7 +8,7 @@ import { schemaRef } from './refs.js';
 const BOUNDS = ['minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum'] as const;
 const FILE_KINDS = new Set(['image', 'video', 'image_or_video', 'audio', 'any']);
 
-export function normaliseParam(name: string, raw: RawParam, method: HttpMethod, where: { file: string; route: string }): ParamSpec {
+export function normaliseParam(name: string, raw: RawParam, method: HttpMethod, where: { file: string; route: string }, example?: JsonValue): ParamSpec {
   const type = (raw.type ?? 'string') as ParamType;
   const key = `params.${name}`;
   const source = sourceOf(type, raw.in, method);
@@ -29,7 +29,7 @@ export function normaliseParam(name: string, raw: RawParam, method: HttpMethod, 
     repeated: raw.repeated ?? false,
     default: raw.default,
     description: raw.description,
-    example: raw.example,
+    example,
     schema,
     upstream: raw.upstream === false ? null : raw.upstream ?? name,
     coerce: type,

@@ -19,7 +19,6 @@ export interface RawParam {
   schema?: JsonSchema | string;
   upstream?: string | false;
   description?: string;
-  example?: JsonValue;
 }
 
 export interface RawCall {
@@ -36,6 +35,8 @@ export interface RawRoute {
   summary: string;
   description?: string;
   session?: 'required' | 'optional' | 'none';
+  /** In the MCP core tool set. */
+  core?: boolean;
   plugin?: string;
   upstream?: string;
   calls?: RawCall[];
@@ -45,6 +46,8 @@ export interface RawRoute {
   at_most_one?: string[][];
   resolve?: { by: string; from: string[]; into: string }[];
   rules?: JsonSchema[];
+  /** The example request: parameter name → value (decoded for json parameters). */
+  example?: Record<string, JsonValue>;
   result: {
     shape: string;
     items?: string | JsonSchema;

@@ -6,7 +6,7 @@ import type { RouteValidator } from '../validate.js';
 import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
-import { checkConstraints, inputReader, type InputReader } from './params.js';
+import { checkConstraints, inputReader } from './params.js';
 import { RequestState } from './request.js';
 import { fileFromPath, respond } from './respond.js';
 import { findSession, sessionIdFrom, sessionRequired } from './session.js';
@@ -25,12 +25,36 @@ export interface RouteDeps {
   readonly contentType: (path: string) => string;
 }
 
-export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
-  const parseBody = bodyParserFor(route, deps.limits);
+/**
+ * The transport-neutral steps of one route, from a found session and read input to the shaped
+ * value: validate → resolve → invoke → shape. HTTP (routeHandler) and MCP tools both call it, so
+ * a tool call meets the same checks, lane, governor and single upstream call as a request.
+ */
+export type RouteRunner = (state: RequestState, problems: ParamProblem[], signal: () => AbortSignal) => Promise<unknown>;
+
+export function routeRunner(route: RouteSpec, deps: RouteDeps): RouteRunner {
   const needsWorkdir = usesWorkdir(route);
-  const readInput = inputReader(route);
   const invoke = compileInvoker(route);
   const resolve = compileResolve(route, deps);
+  const admit = admission(route, deps.validator);
+  const { sessions } = deps.services;
+  return async (state, problems, signal) => {
+    admit(state, problems);
+    const session = state.session;
+    const client = session ? sessions.client(session) : sessions.anonymous();
+    if (resolve) {
+      const resolving = resolve(state.bag, client, session);
+      if (resolving) await resolving;
+    }
+    if (needsWorkdir) state.bag._workdir = await state.workdir();
+    const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, invoke, signal())) : await invoke(state.bag, client);
+    return shaped(route, value, state, deps);
+  };
+}
+
+export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner = routeRunner(route, deps)): Middleware {
+  const parseBody = bodyParserFor(route, deps.limits);
+  const readInput = inputReader(route);
   const { sessions } = deps.services;
   // A read may go to any healthy member of a pool; a mutation acts for one account.
   const readsFromPool = route.method === 'GET' && route.session !== 'none';
@@ -47,17 +71,10 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
       if (!session && readsFromPool) session = await poolSession(ctx, deps.services);
       if (parseBody) await parseBody(ctx, state);
       if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
-      if (!session && route.session === 'required') throw ctx.get('x-pool') ? poolNotForWrites() : sessionRequired();
+      if (!session && route.session === 'required' && ctx.get('x-pool')) throw poolNotForWrites();
       state.session = session;
-      validateInput(ctx, route, state, readInput, deps.validator);
-      const client = session ? sessions.client(session) : sessions.anonymous();
-      if (resolve) {
-        const resolving = resolve(state.bag, client, session?.account.pk ?? 'anonymous');
-        if (resolving) await resolving;
-      }
-      if (needsWorkdir) state.bag._workdir = await state.workdir();
-      const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, invoke, abortOnDisconnect(ctx))) : await invoke(state.bag, client);
-      const writing = respond(ctx, route, shaped(route, value, state, deps), state);
+      const value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx));
+      const writing = respond(ctx, route, value, state);
       if (writing) await writing;
     } finally {
       state.settle();
@@ -80,14 +97,24 @@ function poolSession(ctx: Parameters<Middleware>[0], services: Services): Promis
 const poolNotForWrites = () =>
   new HttpError(422, 'X-Pool names a pool for read (GET) routes only; this route acts for one account', { excType: 'PoolNotAllowed', hint: 'Send X-Session-ID of the account that should act.' });
 
-function validateInput(ctx: Parameters<Middleware>[0], route: RouteSpec, state: RequestState, readInput: InputReader, validator: RouteValidator): void {
-  checkInput(route, readInput(ctx, state), state.bag, validator);
+/** The first step of a run: a session when the route needs one, then valid input; throws otherwise. */
+export type Admission = (state: RequestState, problems: ParamProblem[]) => void;
+
+export function admission(route: RouteSpec, validator: RouteValidator): Admission {
+  return (state, problems) => {
+    if (!state.session && route.session === 'required') throw sessionRequired();
+    validateInput(route, state, problems, validator);
+  };
 }
 
-/** Throws one 422 naming every problem: the coercers' first, then the schema's and the route rules'. */
-export function checkInput(route: RouteSpec, problems: ParamProblem[], bag: InputBag, validator: RouteValidator): void {
-  const schema = validator(bag);
-  const rules = checkConstraints(route, bag);
+/** Validation alone, for input checked before any session is at hand (a job's parameters when it is started). */
+export function inputCheck(route: RouteSpec, validator: RouteValidator): Admission {
+  return (state, problems) => validateInput(route, state, problems, validator);
+}
+
+function validateInput(route: RouteSpec, state: RequestState, problems: ParamProblem[], validator: RouteValidator): void {
+  const schema = validator(state.bag);
+  const rules = checkConstraints(route, state.bag);
   if (problems.length === 0 && schema.length === 0 && rules.length === 0) return;
   const later = [...schema, ...rules];
   // A parameter that failed coercion is reported once, by the coercer, not again by the schema.
@@ -96,16 +123,15 @@ export function checkInput(route: RouteSpec, problems: ParamProblem[], bag: Inpu
   throw invalidParams(problems);
 }
 
-/** `scope` keys the resolver cache: the account pk, or 'anonymous'. */
-export type Resolve = (bag: InputBag, client: SessionClient, scope: string) => Promise<void> | void;
+type Resolve = (bag: InputBag, client: SessionClient, session: SessionRecord | undefined) => Promise<void> | void;
 type Step = { readonly spec: ResolveSpec; readonly resolver: Resolver };
 
 /** The route's resolver steps, bound at boot; synchronous steps (most) cost no promise. */
-export function compileResolve(route: RouteSpec, deps: Pick<RouteDeps, 'resolvers' | 'resolverCache'>): Resolve | undefined {
+function compileResolve(route: RouteSpec, deps: RouteDeps): Resolve | undefined {
   if (route.resolve.length === 0) return undefined;
   const steps: Step[] = route.resolve.map((spec) => ({ spec, resolver: deps.resolvers[spec.by] }));
   const cache = { get: (k: string) => deps.resolverCache.get(k), set: (k: string, v: unknown) => void deps.resolverCache.set(k, v as {}) };
-  return (bag, client, scope) => runSteps(steps, 0, bag, { call: client.call, cache, scope });
+  return (bag, client, session) => runSteps(steps, 0, bag, { call: client.call, cache, scope: session?.account.pk ?? 'anonymous' });
 }
 
 function runSteps(steps: readonly Step[], from: number, bag: InputBag, ctx: ResolveContext): Promise<void> | void {

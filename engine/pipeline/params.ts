@@ -6,29 +6,28 @@ import type { ParamProblem } from '../http-error.js';
 import { CoercionError, type InputBag, type ParamSpec, type RouteSpec } from '../types.js';
 import type { RequestState } from './request.js';
 
-export type RawValues = Readonly<Record<string, unknown>>;
+export type RawValues = Record<string, unknown>;
 
 /** Names the engine reads for itself and never treats as parameters. */
 const RESERVED = new Set(['sessionid']);
 
 export type InputReader = (ctx: ParameterizedContext, state: RequestState) => ParamProblem[];
 
+/** Reads, coerces and collects from where an HTTP request carries the route's parameters. */
+export function inputReader(route: RouteSpec): InputReader {
+  const readValues = valuesReader(route);
+  const method = route.method;
+  // Existing clients send DELETE parameters in the query string; the form wins when both are sent.
+  return (ctx, state) => readValues(method === 'GET' ? ctx.query : formOf(ctx), method === 'DELETE' ? ctx.query : undefined, state);
+}
+
+/** Coerces raw values from one source (and a fallback) into the bag; MCP tool arguments use it too. */
+export type ValuesReader = (first: RawValues, second: RawValues | undefined, state: RequestState) => ParamProblem[];
+
 /**
  * Built once per route at boot: the names it knows, each parameter's bracketed alias and default
  * are worked out here, so a request only reads, coerces and collects.
  */
-export function inputReader(route: RouteSpec): InputReader {
-  const read = valuesReader(route);
-  const method = route.method;
-  // Existing clients send DELETE parameters in the query string; the form wins when both are sent.
-  return (ctx, state) => read(method === 'GET' ? ctx.query : formOf(ctx), method === 'DELETE' ? ctx.query : undefined, state);
-}
-
-/** What a request's state holds of its input: the bag the steps fill and the uploaded files. */
-export type InputState = Pick<RequestState, 'bag' | 'files'>;
-export type ValuesReader = (first: RawValues, second: RawValues | undefined, state: InputState) => ParamProblem[];
-
-/** Reads and coerces a route's parameters from raw values (a query, a form, or a job's saved input). */
 export function valuesReader(route: RouteSpec): ValuesReader {
   const known = new Set(route.params.map((p) => p.name));
   const readers = route.params.map(paramReader);
@@ -51,7 +50,7 @@ function unknownNames(source: RawValues, known: ReadonlySet<string>, problems: P
   }
 }
 
-type ParamRead = (first: RawValues, second: RawValues | undefined, state: InputState, problems: ParamProblem[]) => void;
+type ParamRead = (first: RawValues, second: RawValues | undefined, state: RequestState, problems: ParamProblem[]) => void;
 
 function paramReader(param: ParamSpec): ParamRead {
   const fallback = defaultOf(param);

@@ -14,11 +14,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function respond(ctx: ParameterizedContext, route: RouteSpec, body: unknown, state: RequestState): Promise<void> | void {
   if (isFile(body)) return respondFile(ctx, body, state);
   if (isStream(body)) return respondStream(ctx, body, state);
-  if (isJsonText(body)) {
-    ctx.set('Content-Type', JSON_TYPE);
-    ctx.body = body.text;
-    return;
-  }
+  if (isJsonText(body)) return respondJsonText(ctx, body);
   const contentType = route.result.options.content_type;
   if (typeof contentType === 'string') {
     ctx.type = contentType;
@@ -30,6 +26,29 @@ export function respond(ctx: ParameterizedContext, route: RouteSpec, body: unkno
   ctx.body = JSON.stringify(body);
   const status = route.result.options.status;
   if (typeof status === 'number') ctx.status = status;
+}
+
+/** A large document: cached by ETag (304 when unchanged) and compressed as the client accepts. */
+function respondJsonText(ctx: ParameterizedContext, doc: JsonText): void {
+  ctx.set('Content-Type', JSON_TYPE);
+  if (!doc.etag || !doc.compressed) {
+    ctx.body = doc.text;
+    return;
+  }
+  ctx.set('ETag', doc.etag);
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.vary('Accept-Encoding');
+  if (ctx.get('If-None-Match') === doc.etag) {
+    ctx.status = 304;
+    return;
+  }
+  const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
+  if (encoding === 'br' || encoding === 'gzip') {
+    ctx.set('Content-Encoding', encoding);
+    ctx.body = doc.compressed(encoding);
+    return;
+  }
+  ctx.body = doc.text;
 }
 
 async function respondFile(ctx: ParameterizedContext, file: FileResult, state: RequestState): Promise<void> {

@@ -1,53 +1,36 @@
 // A route's steps for callers that are not an HTTP request (a job's pages): the same coercion,
-// validation, resolvers, calls and shaping as its handler, built once per route on first use.
-import type { LRUCache } from 'lru-cache';
+// validation, resolvers, single upstream call and shaping as its handler and its MCP tool, through
+// the session's lane and governor.
 import { mapError } from '../errors.js';
-import type { RouteValidator } from '../validate.js';
-import type { InputBag, Manifest, Resolver, RouteRunner, RouteSpec, SessionClient, ShapeEntry } from '../types.js';
-import { checkInput, compileResolve, type Resolve } from './handler.js';
-import { compileInvoker, type Invoker } from './invoke.js';
-import { valuesReader, type ValuesReader } from './params.js';
+import type { BackgroundRoutes, InputBag, Manifest, RouteSpec, SessionRecord } from '../types.js';
+import type { RouteSteps } from '../mcp/call.js';
+import { RequestState } from './request.js';
 
-export interface RunnerDeps {
-  readonly manifest: Manifest;
-  readonly validators: ReadonlyMap<RouteSpec, RouteValidator>;
-  readonly shapes: Readonly<Record<string, ShapeEntry>>;
-  readonly resolvers: Readonly<Record<string, Resolver>>;
-  readonly resolverCache: LRUCache<string, {}>;
-}
-
-interface Compiled {
-  readonly read: ValuesReader;
-  readonly resolve?: Resolve;
-  readonly invoke: Invoker;
-}
-
-export function routeRunner(deps: RunnerDeps): RouteRunner {
-  const byKey = new Map(deps.manifest.routes.map((route) => [route.key, route]));
-  const compiled = new Map<RouteSpec, Compiled>();
-  const stepsOf = (route: RouteSpec): Compiled => {
-    let steps = compiled.get(route);
-    if (!steps) compiled.set(route, (steps = { read: valuesReader(route), resolve: compileResolve(route, deps), invoke: compileInvoker(route) }));
-    return steps;
-  };
+export function backgroundRoutes(manifest: Manifest, steps: (route: RouteSpec) => RouteSteps): BackgroundRoutes {
+  const byKey = new Map(manifest.routes.map((route) => [route.key, route]));
   return {
-    routes: deps.manifest.routes,
-    schemas: deps.manifest.schemas,
+    routes: manifest.routes,
+    schemas: manifest.schemas,
     route: (key) => byKey.get(key),
     statusOf: (error) => {
-      const mapped = mapError(error, deps.manifest.errors);
+      const mapped = mapError(error, manifest.errors);
       return { status: mapped.status, excType: mapped.body.exc_type, retryAfter: mapped.retryAfter };
     },
     input(route, raw) {
-      const state = { bag: {} as InputBag, files: [] };
-      checkInput(route, stepsOf(route).read(raw, undefined, state), state.bag, deps.validators.get(route)!);
+      const { readValues, check } = steps(route);
+      const state = new RequestState('background');
+      check(state, readValues(raw as Record<string, unknown>, undefined, state));
       return state.bag;
     },
-    async run(route, bag, client: SessionClient, scope) {
-      const steps = stepsOf(route);
-      const working = { ...bag };
-      if (steps.resolve) await steps.resolve(working, client, scope);
-      return deps.shapes[route.result.shape].shape(await steps.invoke(working, client), route.result, working);
+    async run(route, bag: InputBag, session: SessionRecord, signal: AbortSignal) {
+      const state = new RequestState('background');
+      Object.assign(state.bag, bag);
+      state.session = session;
+      try {
+        return await steps(route).run(state, [], () => signal);
+      } finally {
+        state.settle();
+      }
     },
   };
 }

@@ -47,7 +47,7 @@ export interface Services {
   /** What the system routes report about this running service. */
   readonly app: AppInfo;
   /** Runs any route for background work (jobs, pool reads): input checked as a request's would be. */
-  readonly routes: RouteRunner;
+  readonly routes: BackgroundRoutes;
   /** The background layer (queue, store, events); absent when the app was built without one. */
   readonly work?: WorkLayer;
   /** Read routes may name a pool (X-Pool) instead of a session; set by the pools module at boot. */
@@ -61,13 +61,13 @@ export type Background = (services: Services) => void;
  * The engine's per-route steps for callers that are not an HTTP request: the same coercion,
  * validation, resolvers, calls and shaping as the route's handler.
  */
-export interface RouteRunner {
+export interface BackgroundRoutes {
   /** The route by key ("GET /user/followers"); undefined when there is none. */
   route(key: string): RouteSpec | undefined;
   /** Coerces raw values (strings, or lists of strings, as a query would hold) and validates them; throws the route's 422. */
   input(route: RouteSpec, raw: Readonly<Record<string, unknown>>): InputBag;
-  /** Resolves, calls and shapes, on the given client: exactly one request's upstream work. */
-  run(route: RouteSpec, bag: InputBag, client: SessionClient, scope: string): Promise<unknown>;
+  /** Validates, resolves, calls and shapes for the session: exactly one request's upstream work, through its lane and governor. */
+  run(route: RouteSpec, bag: InputBag, session: SessionRecord, signal: AbortSignal): Promise<unknown>;
   /** The HTTP status (and Retry-After) the one error registry gives a failure. */
   statusOf(error: unknown): { readonly status: number; readonly excType: string; readonly retryAfter?: number };
   /** The manifest's component schemas (item records), for background consumers that read item shapes. */
@@ -137,6 +137,10 @@ export interface Config {
   readonly uploadMaxMb: number;
   /** Trust X-Forwarded-* from a reverse proxy. */
   readonly trustProxy: boolean;
+  /** Tools of the MCP endpoint: core | all | dynamic | none (no /mcp). */
+  readonly mcpTools: 'core' | 'all' | 'dynamic' | 'none';
+  /** Host names /mcp answers to beyond the loopback names and `host`. */
+  readonly mcpAllowedHosts: readonly string[];
   /** Adapter- and plugin-specific settings, read from SOCIALGATE_* variables and flags. */
   readonly extra: Readonly<Record<string, string>>;
 }

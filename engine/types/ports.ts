@@ -55,6 +55,11 @@ export interface UpstreamAdapter {
    * sidecar reads the installed version when it starts). Without it, `library` is the answer.
    */
   describe?(): Promise<UpstreamLibrary>;
+  /**
+   * The bytes behind a URL of the upstream's own media host, when it serves one without any network
+   * (the sandbox's): by-URL uploads take them from here instead of fetching. Undefined: fetch it.
+   */
+  mediaBytes?(url: string): Buffer | undefined;
   /** Builds a client from stored options; must not call the platform. */
   open(options: ClientOptions): Promise<UpstreamClient>;
   ready(): Promise<ReadyCheck>;

@@ -59,6 +59,9 @@ export interface StreamResult {
 export interface JsonText {
   readonly kind: 'json';
   readonly text: string;
+  /** For a large document served often (/openapi.json): its ETag, and its bytes compressed once per encoding. */
+  readonly etag?: string;
+  compressed?(encoding: 'br' | 'gzip'): Buffer;
 }
 
 /** A shaper turns the upstream result into the response body. Pure. */

@@ -18,6 +18,7 @@ export interface ParamSpec {
   readonly repeated: boolean;
   readonly default?: JsonValue;
   readonly description?: string;
+  /** The value of this parameter in the route's example request (decoded, for json parameters). */
   readonly example?: JsonValue;
   /** JSON Schema of the decoded value (for `json` parameters, the content schema of one item). */
   readonly schema: JsonSchema;
@@ -83,6 +84,8 @@ export interface RouteSpec {
   readonly summary: string;
   readonly description?: string;
   readonly session: SessionMode;
+  /** Marked for the MCP endpoint's default (core) tool set. */
+  readonly core: boolean;
   readonly plugin?: string;
   readonly params: readonly ParamSpec[];
   readonly constraints: readonly ConstraintSpec[];

@@ -5,7 +5,7 @@
 // page: the page in flight is fetched again and its items are already there or not at all.
 import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../engine/http-error.js';
-import type { Events, InputBag, Logger, RouteRunner, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
+import type { Events, InputBag, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
 import { itemKey, jobKinds, type JobKind } from './kinds.js';
 import { stateOf, type Pools } from './pools.js';
 
@@ -54,7 +54,7 @@ export interface JobSettings {
 export interface JobsDeps {
   readonly work: WorkLayer;
   readonly sessions: SessionService;
-  readonly routes: RouteRunner;
+  readonly routes: BackgroundRoutes;
   readonly pools: Pools;
   readonly log: Logger;
   readonly settings: JobSettings;
@@ -151,7 +151,7 @@ export class Jobs {
     let body: Record<string, unknown>;
     try {
       this.lastPage.set(chosen.record.id, this.now());
-      body = (await this.deps.routes.run(kind.route, this.bagFor(kind, job), this.deps.sessions.client(chosen.record), chosen.record.account.pk)) as Record<string, unknown>;
+      body = (await this.deps.routes.run(kind.route, this.bagFor(kind, job), chosen.record, item.signal)) as Record<string, unknown>;
     } catch (error) {
       const pause = await this.troubleOf(job, chosen.record, error);
       if (pause) return this.pause(job, pause);

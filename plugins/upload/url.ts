@@ -2,7 +2,10 @@
 // into the request's private folder, checked like an upload, and its path replaces the URL.
 import { HttpError, invalidParams } from '../../engine/http-error.js';
 import type { ParamSpec, Plugin, PluginInput } from '../../engine/types.js';
-import { fetchToFile, TransferError, transferSettingsFor, type TransferSettings } from '../../adapters/transfer/index.js';
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fetchToFile, TransferError, transferSettingsFor, type FetchedFile, type TransferSettings } from '../../adapters/transfer/index.js';
 import { checkFile, kindOf, maxBytesFor, type CheckedFile } from './limits.js';
 import { finishBag, prepareUploads, removeLater, type Prepared } from './prepare.js';
 
@@ -24,13 +27,22 @@ async function fetchAll(input: PluginInput, param: ParamSpec, urls: readonly str
   const kind = kindOf(param);
   const checked: CheckedFile[] = [];
   for (const url of urls) {
-    const fetched = await fetchToFile(url, { dir, settings: settings.fetch, maxBytes: maxBytesFor(kind, settings), signal: input.signal }).catch((err: unknown) => {
+    const fetched = await fromUpstream(input, url, dir) ?? await fetchToFile(url, { dir, settings: settings.fetch, maxBytes: maxBytesFor(kind, settings), signal: input.signal }).catch((err: unknown) => {
       throw refusal(param.name, err);
     });
     removeLater(input)(fetched.path);
     checked.push(await checkFile(param.name, fetched, kind, settings, removeLater(input)));
   }
   return checked;
+}
+
+/** A URL of the upstream's own media host (the sandbox's) is its bytes, written without any network. */
+async function fromUpstream(input: PluginInput, url: string, dir: string): Promise<FetchedFile | undefined> {
+  const bytes = input.services.upstream?.mediaBytes?.(url);
+  if (!bytes) return undefined;
+  const path = join(dir, `upstream-${randomUUID()}`);
+  await writeFile(path, bytes);
+  return { path, size: bytes.length, url };
 }
 
 function urlsOf(value: unknown): string[] {

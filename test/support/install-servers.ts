@@ -1,11 +1,15 @@
-// Installs the database servers the store tests start (Debian's redis-server and PostgreSQL) before
+// Installs the database servers the store tests start (Debian's redis-server and PostgreSQL) and the
+// browser the /docs test drives (Debian's chromium) before
 // any test file runs, so that a first run's apt-get does not count against a file's tap timeout.
 // Meant for tap's `before` setting; the tests install on their own too when run alone.
 import { ensureRedisServer } from './redis.js';
 import { installPostgres } from './postgres.js';
+import { ensureChromium } from './chromium.js';
 
 const started = Date.now();
 ensureRedisServer();
 const postgres = installPostgres();
 if ('missing' in postgres) process.stderr.write(`store tests: ${postgres.missing}; test/store-postgres.test.ts will be skipped\n`);
-process.stdout.write(`# store test servers checked in ${Date.now() - started} ms\n`);
+const chromium = ensureChromium();
+if ('missing' in chromium) process.stderr.write(`docs browser test: ${chromium.missing}; test/docs-browser.test.ts will be skipped\n`);
+process.stdout.write(`# store test servers and chromium checked in ${Date.now() - started} ms\n`);

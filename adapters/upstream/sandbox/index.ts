@@ -10,6 +10,7 @@ import { generateWorld } from './world/generate.js';
 import type { World } from './world/types.js';
 
 export { sandboxFileBytes, parseMediaUrl, mediaUrls } from './files.js';
+import { parseMediaUrl, sandboxFileBytes } from './files.js';
 export { codeFromPk, pkFromCode } from './codes.js';
 export { FIXED, PASSWORD, TOTP_SEED, CHALLENGE_CODE } from './world/users.js';
 
@@ -57,6 +58,10 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
     library: { name: 'aiograpi', version: '1.0.9', emulated: true },
     methods: new Set(METHODS.keys()),
     world,
+    mediaBytes(url) {
+      const media = parseMediaUrl(url);
+      return media ? sandboxFileBytes(media.kind, media.key) : undefined;
+    },
     async open(clientOptions: ClientOptions): Promise<UpstreamClient> {
       const client = new SandboxClient(core, METHODS, faults, clientOptions.settings ?? {});
       if (clientOptions.locale) client.state.locale = clientOptions.locale;

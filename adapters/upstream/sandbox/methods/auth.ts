@@ -9,6 +9,12 @@ import type { Ctx, MethodTable } from '../registry.js';
 import { CHALLENGE_CODE, FIXED } from '../world/users.js';
 
 const totp = (ctx: Ctx) => authenticator.clone({ epoch: ctx.core.now(), window: 1 });
+/**
+ * The sandbox also takes this code when enabling two-factor, so the documented example request of
+ * POST /auth/totp works as written (a real code changes every 30 s). Login still wants a real code.
+ */
+export const SANDBOX_TOTP_SETUP_CODE = '000000';
+const setupCodeOk = (ctx: Ctx, code: string, seed: string): boolean => code === SANDBOX_TOTP_SETUP_CODE || totp(ctx).check(code, seed);
 
 function challengePayload(pk: string): JsonValue {
   return {
@@ -105,7 +111,7 @@ export const authMethods: MethodTable = {
   totp_enable: {
     run(ctx, a) {
       const me = ctx.me();
-      if (!me.totpSeed || !totp(ctx).check(str(a.verification_code, 'verification_code'), me.totpSeed)) {
+      if (!me.totpSeed || !setupCodeOk(ctx, str(a.verification_code, 'verification_code'), me.totpSeed)) {
         fail('ClientBadRequestError', 'The code you entered is not valid. Generate a seed with totp_generate_seed and pass its current code.');
       }
       me.totpEnabled = true;

@@ -1,6 +1,7 @@
 // What the world holds beside the generated graph and media, derived from it without drawing a
 // random number (so every seed's world stays as it was): the platform's AI chat characters,
-// broadcast channels, standalone fundraisers and a few notes friends left on demo's reels.
+// broadcast channels, standalone fundraisers, a few notes friends left on demo's reels, and demo's own
+// inbox note and scheduled live broadcast (so the documented examples that read or end them find them).
 import { PHRASES } from './words.js';
 import type { World } from './types.js';
 import { addUser, blankUser, FIXED } from './users.js';
@@ -81,9 +82,22 @@ function generateMediaNotes(world: World): void {
   });
 }
 
+/** Ids of demo's own note and scheduled broadcast: fixed, so the manifest's examples can name them. */
+export const DEMO_NOTE_ID = '17900000000000001';
+export const DEMO_LIVE_ID = '17900000000000002';
+
+/** demo's note in the inbox tray and a live broadcast created but not started yet. */
+function generateDemoNoteAndLive(world: World): void {
+  world.notes.set(DEMO_NOTE_ID, { id: DEMO_NOTE_ID, user: FIXED.demo, text: 'Trying the sandbox', audience: 0, createdAt: world.epoch - 3600, style: 0, track: null, seenBy: new Set() });
+  world.lives.set(DEMO_LIVE_ID, {
+    id: DEMO_LIVE_ID, owner: FIXED.demo, title: 'Sandbox live', state: 'created', createdAt: world.epoch - 600, startedAt: null, endedAt: null, comments: [], viewers: [],
+  });
+}
+
 export function generateExtras(world: World): void {
   generateBots(world);
   generateChannels(world);
   generateFundraisers(world);
   generateMediaNotes(world);
+  generateDemoNoteAndLive(world);
 }

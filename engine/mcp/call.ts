@@ -1,0 +1,116 @@
+// One tool call through the route's own pipeline: the session (as HTTP finds it), the arguments
+// turned into the raw values a form would carry (so the same coercers read them), then the route
+// runner: validation, resolvers, lane, governor, one upstream call, shaping. Errors become tool
+// errors with the body HTTP would write.
+import type { Readable } from 'node:stream';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { mapError } from '../errors.js';
+import type { Admission, RouteRunner } from '../pipeline/handler.js';
+import type { RawValues, ValuesReader } from '../pipeline/params.js';
+import { RequestState } from '../pipeline/request.js';
+import { findSession } from '../pipeline/session.js';
+import { HttpError } from '../http-error.js';
+import { stackWithoutMessage } from '../log.js';
+import { UpstreamError, type ErrorTable, type FileResult, type JsonText, type Logger, type RouteSpec, type SessionService, type StreamResult } from '../types.js';
+import type { ToolEntry } from './tools.js';
+
+/** Who is calling: what the transport knows of the MCP request. */
+export interface Caller {
+  readonly sessionId?: string;
+  readonly requestId: string;
+  /** Origin the caller reached the service at, for download links. */
+  readonly baseUrl: string;
+  readonly signal?: AbortSignal;
+}
+
+/** A route's steps, bound at boot: its runner and its input reader. */
+export interface RouteSteps {
+  readonly run: RouteRunner;
+  /** The run's first step alone (session, validation): what a download link is checked with. */
+  readonly admit: Admission;
+  /** Validation alone (no session needed): what a background job's input is checked with. */
+  readonly check: Admission;
+  readonly readValues: ValuesReader;
+}
+
+export interface CallDeps {
+  readonly sessions: SessionService;
+  readonly log: Logger;
+  readonly errors: ErrorTable;
+  readonly steps: (route: RouteSpec) => RouteSteps;
+}
+
+export async function callTool(entry: ToolEntry, args: Readonly<Record<string, unknown>>, caller: Caller, deps: CallDeps): Promise<CallToolResult> {
+  const state = new RequestState(caller.requestId);
+  try {
+    const { run, admit, readValues } = deps.steps(entry.route);
+    state.session = await sessionOf(entry.route, caller.sessionId, deps.sessions);
+    const raw = rawValues(args);
+    const problems = readValues(raw, undefined, state);
+    // A download is admitted like any call, then answered with its link: the GET runs it.
+    if (entry.link) {
+      admit(state, problems);
+      return answer(linkTo(entry.route, raw, caller.baseUrl));
+    }
+    const value = await run(state, problems, () => caller.signal ?? new AbortController().signal);
+    return answer(structured(entry, await settleFile(value)));
+  } catch (error) {
+    if (!(error instanceof HttpError) && !(error instanceof UpstreamError)) deps.log.error('unhandled error', { request_id: caller.requestId, error: stackWithoutMessage(error) });
+    return toolError(error, deps.errors, caller.requestId);
+  } finally {
+    state.settle();
+  }
+}
+
+async function sessionOf(route: RouteSpec, id: string | undefined, sessions: SessionService) {
+  if (route.session === 'none' || !id) return undefined;
+  return sessions.peek(id) ?? (await findSession(id, sessions));
+}
+
+/**
+ * Arguments as the strings an HTML form would send: a list is one value per item, an object (a
+ * JSON parameter) its JSON text. The route's coercers then read them exactly as they read HTTP.
+ */
+export function rawValues(args: Readonly<Record<string, unknown>>): RawValues {
+  const raw: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined || value === null) continue;
+    raw[name] = Array.isArray(value) ? value.map(text) : text(value);
+  }
+  return raw;
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+function linkTo(route: RouteSpec, raw: RawValues, baseUrl: string): { url: string; method: 'GET' } {
+  const url = new URL(route.path, baseUrl);
+  for (const [name, value] of Object.entries(raw)) for (const one of ([] as unknown[]).concat(value)) url.searchParams.append(name, String(one));
+  return { url: url.href, method: 'GET' };
+}
+
+/** A file or stream a plugin answered with is closed and described, never read into the answer. */
+async function settleFile(value: unknown): Promise<unknown> {
+  if (!value || typeof value !== 'object') return value;
+  const kind = (value as { kind?: unknown }).kind;
+  if (kind === 'json') return JSON.parse((value as JsonText).text) as unknown;
+  if (kind !== 'file' && kind !== 'stream') return value;
+  const file = value as FileResult | StreamResult;
+  if ('stream' in file) (file.stream as Readable).destroy();
+  await file.cleanup?.();
+  return { filename: file.filename, content_type: file.contentType };
+}
+
+function structured(entry: ToolEntry, value: unknown): Record<string, unknown> {
+  return entry.wrapped ? { result: value } : (value as Record<string, unknown>);
+}
+
+function answer(content: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(content) }], structuredContent: content };
+}
+
+/** The body HTTP would write (detail, exc_type, hint, errors), with the status it would have had. */
+export function toolError(error: unknown, errors: ErrorTable, requestId: string): CallToolResult {
+  const mapped = mapError(error, errors);
+  const body = { ...mapped.body, status: mapped.status, request_id: requestId, ...(mapped.retryAfter !== undefined ? { retry_after: mapped.retryAfter } : {}) };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}

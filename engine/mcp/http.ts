@@ -1,0 +1,52 @@
+// /mcp on the service's own port: Streamable HTTP through the SDK's handler, behind the same
+// request context (request id, API key, error body) as every route, and a Host and Origin check
+// against DNS rebinding. Koa writes the SDK's answer like any other body.
+import { Readable } from 'node:stream';
+import type { Middleware } from 'koa';
+import { toWebRequest } from '@modelcontextprotocol/node';
+import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server';
+import { HttpError } from '../http-error.js';
+import type { Logger } from '../types.js';
+import type { Caller } from './call.js';
+import type { ServerFor } from './server.js';
+
+export const MCP_PATH = '/mcp';
+
+/** Host names /mcp answers to: the loopback names, the listening host when it names one, and the configured. */
+export function allowedHosts(host: string, configured: readonly string[]): string[] {
+  const listening = host && host !== '0.0.0.0' && host !== '::' ? [host.includes(':') && !host.startsWith('[') ? `[${host}]` : host] : [];
+  return [...new Set([...localhostAllowedHostnames(), ...listening, ...configured])];
+}
+
+export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], log: Logger): Middleware {
+  const allowed = [...hosts];
+  // The caller rides the SDK's pass-through `authInfo` to the factory: the session is the
+  // request's identity, read by the same rule as every route's (the X-Session-ID header).
+  const handler = createMcpHandler((context) => serverFor((context.authInfo?.extra as { caller: Caller }).caller), {
+    onerror: (error) => log.warn('mcp request failed', { error: error.name }),
+  });
+  return async (ctx) => {
+    ctx.state.route = 'MCP /mcp';
+    checkHost(ctx.get('host'), allowed);
+    checkOrigin(ctx.get('origin') || undefined, allowed);
+    const controller = new AbortController();
+    ctx.res.once('close', () => controller.abort());
+    const request = await toWebRequest(ctx.req, undefined, { signal: controller.signal });
+    const caller: Caller = { sessionId: ctx.get('x-session-id').trim() || undefined, requestId: ctx.state.requestId as string, baseUrl: `${ctx.protocol}://${ctx.host}` };
+    const authInfo: AuthInfo = { token: '', clientId: 'socialgate', scopes: [], extra: { caller } };
+    const response = await handler.fetch(request, { authInfo });
+    ctx.status = response.status;
+    response.headers.forEach((value, name) => ctx.set(name, value));
+    ctx.body = response.body ? Readable.fromWeb(response.body as import('node:stream/web').ReadableStream) : null;
+  };
+}
+
+function checkHost(host: string, allowed: string[]): void {
+  const result = validateHostHeader(host, allowed);
+  if (!result.ok) throw new HttpError(403, `Host not allowed for /mcp: ${result.message}`, { excType: 'HostNotAllowed', hint: 'Add the host name to SOCIALGATE_MCP_ALLOWED_HOSTS (DNS-rebinding protection).' });
+}
+
+function checkOrigin(origin: string | undefined, allowed: string[]): void {
+  const result = validateOriginHeader(origin, allowed);
+  if (!result.ok) throw new HttpError(403, `Origin not allowed for /mcp: ${result.message}`, { excType: 'OriginNotAllowed', hint: 'Browsers may call /mcp only from an allowed host (SOCIALGATE_MCP_ALLOWED_HOSTS).' });
+}

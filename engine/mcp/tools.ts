@@ -1,0 +1,81 @@
+// The MCP tools, built once at boot from the same normalised route records as the router, the
+// validators and the OpenAPI document: a YAML edit that adds a route adds its tool, no code.
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
+import { requestSchema } from '../validate.js';
+import type { JsonSchema, Manifest, RouteSpec } from '../types.js';
+import { objectRoot, selfContained } from './schema.js';
+
+/** One tool and what calling it needs to know about its route. */
+export interface ToolEntry {
+  readonly name: string;
+  readonly route: RouteSpec;
+  /** As `tools/list` shows it. */
+  readonly tool: Tool;
+  /** A download: the call answers a link to the file, never its bytes. */
+  readonly link: boolean;
+  /** The answer is not an object, so the structured content carries it as `result`. */
+  readonly wrapped: boolean;
+}
+
+// The service's own areas stay off the tool list: `system` answers operators (health, metrics,
+// this document), and `auth` moves passwords, codes, exported settings and TOTP seeds, which must
+// not pass through a model's context. Agents act for a session the operator gives them.
+const UNTOOLED_AREAS: ReadonlySet<string> = new Set(['system', 'auth']);
+
+/** A route is a tool unless it belongs to the service itself or takes multipart file bytes. */
+export function servedAsTool(route: RouteSpec): boolean {
+  return !UNTOOLED_AREAS.has(route.area) && !route.params.some((param) => param.type === 'file');
+}
+
+export function buildTools(manifest: Manifest): readonly ToolEntry[] {
+  return Object.freeze(manifest.routes.filter(servedAsTool).map((route) => toolEntry(route, manifest.schemas)));
+}
+
+const FILE_SHAPES = new Set(['file', 'files']);
+
+const LINK_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', description: 'The download route with these arguments: GET it with the same X-Session-ID (and API key).' },
+    method: { const: 'GET' },
+    filename: { type: 'string' },
+  },
+  required: ['url', 'method'],
+};
+
+function toolEntry(route: RouteSpec, components: Manifest['schemas']): ToolEntry {
+  const link = FILE_SHAPES.has(route.result.shape);
+  const object = link ? LINK_SCHEMA : objectRoot(route.result.schema, components);
+  const wrapped = !object;
+  const output = object ?? { type: 'object', properties: { result: route.result.schema }, required: ['result'] };
+  const tool: Tool = {
+    name: route.id,
+    title: route.summary,
+    description: describe(route, link),
+    inputSchema: selfContained(requestSchema(route), components) as Tool['inputSchema'],
+    outputSchema: selfContained(output, components) as Tool['outputSchema'],
+    annotations: annotationsFor(route),
+  };
+  return Object.freeze({ name: route.id, route, tool: Object.freeze(tool), link, wrapped });
+}
+
+function describe(route: RouteSpec, link: boolean): string {
+  const text = route.description ? `${route.summary}. ${route.description}` : route.summary;
+  return link ? `${text}\n\nAnswers a link to the file (and its name), never the bytes.` : text;
+}
+
+/**
+ * From the HTTP method: GET only reads; DELETE removes; GET, PATCH (setters here) and DELETE
+ * leave the same state when repeated, POST may not (a second comment, a second message). Every
+ * tool reaches the platform, an open world.
+ */
+export function annotationsFor(route: RouteSpec): ToolAnnotations {
+  const method = route.method;
+  return Object.freeze({
+    title: route.summary,
+    readOnlyHint: method === 'GET',
+    destructiveHint: method === 'DELETE',
+    idempotentHint: method !== 'POST',
+    openWorldHint: true,
+  });
+}
