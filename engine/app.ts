@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { LRUCache } from 'lru-cache';
 import { mapError } from './errors.js';
-import { HttpError } from './http-error.js';
+import { serviceError } from './service-errors.js';
 import { loadManifest, defaultManifestDir } from './manifest/load.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
@@ -75,6 +75,7 @@ export function createApp(options: AppOptions): App {
       const row = rowFor(error, manifest.errors);
       return row?.status === 429 ? row.retryAfter ?? options.config.throttleBackoffSeconds : undefined;
     },
+    challenged: (error) => rowFor(error, manifest.errors)?.session === 'challenge',
   });
   const openapiText = servedDocument(openapi);
   const app: AppInfo = {
@@ -190,10 +191,10 @@ function runInOrder(stack: readonly Koa.Middleware[]): Koa.Middleware {
 }
 
 // A 405 owes the client the list of methods the path has.
-const notAllowed = (allow: string) => new HttpError(405, `Method not allowed on this path (allowed: ${allow})`, { excType: 'MethodNotAllowed', headers: { Allow: allow } });
+const notAllowed = (allow: string) => serviceError('MethodNotAllowed', `Method not allowed on this path (allowed: ${allow})`, { headers: { Allow: allow } });
 
 const noSuchRoute = (): never => {
-  throw new HttpError(404, 'No such route', { excType: 'NotFound', hint: 'GET /openapi.json lists every route.' });
+  throw serviceError('NoSuchRoute', 'No such route');
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -239,7 +240,7 @@ function requireApiKey(key: string, manifest: Manifest, routed: Koa.Middleware):
   return (ctx, next) => {
     if (open.has(ctx.path) || ctx.path.startsWith('/docs/')) return routed(ctx, next);
     const given = ctx.get('x-api-key') || ctx.get('authorization').replace(/^Bearer\s+/i, '');
-    if (!given || !safeEqual(given, key)) throw new HttpError(401, 'API key required', { excType: 'ApiKeyRequired', hint: 'Send the API key as Authorization: Bearer KEY or X-API-Key.' });
+    if (!given || !safeEqual(given, key)) throw serviceError('ApiKeyRequired', 'API key required');
     return routed(ctx, next);
   };
 }

@@ -1,6 +1,7 @@
 // The one place that maps failures to HTTP: upstream exceptions through the registry (by name,
 // then through the base chain), the engine's own HttpErrors, and anything else as a 500.
 import { HttpError } from './http-error.js';
+import { serviceError } from './service-errors.js';
 import type { ErrorRow, ErrorTable } from './types.js';
 import { UpstreamError } from './types.js';
 
@@ -45,16 +46,17 @@ export function rowFor(error: UpstreamError, table: ErrorTable): ErrorRow | unde
 }
 
 export function mapError(error: unknown, table: ErrorTable): MappedError {
-  if (error instanceof HttpError) {
-    return {
-      status: error.status,
-      retryAfter: error.retryAfter,
-      headers: error.headers,
-      body: { detail: error.message, exc_type: error.excType, hint: error.hint, errors: error.errors, ...(error.extra ?? {}) },
-    };
-  }
   if (error instanceof UpstreamError) return mapUpstream(error, table);
-  return { status: 500, body: { detail: 'Internal server error', exc_type: 'InternalError' } };
+  return mapOwn(error instanceof HttpError ? error : serviceError('InternalError', 'Internal server error'));
+}
+
+function mapOwn(error: HttpError): MappedError {
+  return {
+    status: error.status,
+    retryAfter: error.retryAfter,
+    headers: error.headers,
+    body: { detail: error.message, exc_type: error.excType, hint: error.hint, errors: error.errors, ...(error.extra ?? {}) },
+  };
 }
 
 function mapUpstream(error: UpstreamError, table: ErrorTable): MappedError {

@@ -2,17 +2,12 @@
 // validators use. Nothing about a route is written here by hand.
 import { OpenApiBuilder, type EncodingObject, type OperationObject, type ParameterObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
 import { forOpenApi } from './openapi-schema.js';
-import type { JsonValue, Manifest, ParamSpec, RouteSpec } from './types.js';
+import { codes, SERVICE_ERRORS, serviceCodesFor } from './service-errors.js';
+import type { ErrorTable, JsonValue, Manifest, ParamSpec, RouteSpec } from './types.js';
 
 export const SERVICE_VERSION = '6.0.0';
-const ERROR_STATUSES: Record<string, string> = {
-  '401': 'Missing, unknown or refused session, or bad credentials',
-  '403': 'The platform wants a challenge solved (body carries last_json) or refused the action',
-  '404': 'No such object on the platform',
-  '422': 'Invalid parameters; `errors` names each one',
-  '429': 'The platform is throttling the account; see Retry-After',
-  '502': 'The upstream failed with an exception this service does not map',
-};
+/** What an upstream that raised an exception nobody mapped answers (engine/errors.ts). */
+const UNMAPPED_STATUS = 502;
 
 export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyAuth?: boolean } = {}): Record<string, unknown> {
   const builder = OpenApiBuilder.create()
@@ -29,10 +24,11 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
   for (const [name, schema] of Object.entries(manifest.schemas)) builder.addSchema(name, forOpenApi(schema) as SchemaObject);
   builder.addSchema('ErrorBody', errorBodySchema());
   builder.addResponse('Error', { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
-  for (const [status, description] of Object.entries(ERROR_STATUSES)) builder.addResponse(errorResponseName(status), errorResponse(description));
+  const errors = errorStatuses(manifest.errors);
+  for (const [status, description] of errors.descriptions) builder.addResponse(errorResponseName(status), errorResponse(description));
   const paths: Record<string, Record<string, OperationObject>> = {};
   for (const route of manifest.routes) {
-    const { operation, requestSchema } = operationFor(route, !!opts.apiKeyAuth && route.area !== 'system');
+    const { operation, requestSchema } = operationFor(route, !!opts.apiKeyAuth && route.area !== 'system', errors.upstream);
     if (requestSchema) builder.addSchema(requestSchemaName(route), requestSchema);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
@@ -50,7 +46,7 @@ function securityOf(route: RouteSpec, apiKey: boolean): OperationObject['securit
 
 export const requestSchemaName = (route: RouteSpec): string => route.id[0].toUpperCase() + route.id.slice(1) + 'Request';
 
-function operationFor(route: RouteSpec, apiKey: boolean): { operation: OperationObject; requestSchema?: SchemaObject } {
+function operationFor(route: RouteSpec, apiKey: boolean, upstream: readonly number[]): { operation: OperationObject; requestSchema?: SchemaObject } {
   const inQuery = route.method === 'GET' || route.method === 'DELETE';
   const operation: OperationObject = {
     operationId: route.id,
@@ -58,7 +54,7 @@ function operationFor(route: RouteSpec, apiKey: boolean): { operation: Operation
     description: route.description ?? route.summary,
     tags: [route.tag],
     parameters: inQuery ? route.params.filter((p) => p.type !== 'file').map(queryParameter) : [],
-    responses: responsesFor(route),
+    responses: responsesFor(route, apiKey, upstream),
   };
   operation.security = securityOf(route, apiKey);
   if (inQuery && !route.params.some((p) => p.type === 'file')) return { operation };
@@ -128,18 +124,42 @@ function describeParam(param: ParamSpec): string {
   return parts.join(' ');
 }
 
-function responsesFor(route: RouteSpec): ResponsesObject {
+function responsesFor(route: RouteSpec, apiKey: boolean, upstream: readonly number[]): ResponsesObject {
   const ok = route.result.description ?? 'Success';
   const schema = forOpenApi(route.result.schema) as SchemaObject;
   const binary = route.result.shape === 'file' || route.result.shape === 'files';
   const contentType = binary ? (route.result.shape === 'files' ? 'application/zip' : 'application/octet-stream') : (route.result.options.content_type as string | undefined) ?? 'application/json';
   const responses: ResponsesObject = { [String(route.result.options.status ?? 200)]: { description: ok, content: { [contentType]: { schema } } } };
-  for (const status of Object.keys(ERROR_STATUSES)) {
-    if (status === '401' && route.session === 'none' && !route.plugin) continue;
-    // By reference: written out on each of ~280 operations they were half of the document's bytes.
-    responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
-  }
+  // By reference: written out on each of ~280 operations they were half of the document's bytes.
+  for (const status of errorStatusesOf(route, apiKey, upstream)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
   return responses;
+}
+
+/** Every status the route can answer besides 200: its own codes' (engine/service-errors.ts) and, when it calls the upstream, the upstream table's. */
+export function errorStatusesOf(route: RouteSpec, apiKey: boolean, upstream: readonly number[]): string[] {
+  const own = serviceCodesFor(route).filter((code) => apiKey || code !== 'ApiKeyRequired').map((code) => SERVICE_ERRORS[code].status);
+  const theirs = route.calls.length > 0 || route.plugin ? upstream : [];
+  return [...new Set([...own, ...theirs])].sort((a, b) => a - b).map(String);
+}
+
+/** The statuses of both registries, each described by the codes that answer it. */
+function errorStatuses(table: ErrorTable): { upstream: number[]; descriptions: [string, string][] } {
+  const byStatus = new Map<number, { own: string[]; upstream: string[] }>();
+  const at = (status: number) => byStatus.get(status) ?? byStatus.set(status, { own: [], upstream: [] }).get(status)!;
+  for (const code of codes()) at(SERVICE_ERRORS[code].status).own.push(code);
+  for (const [name, row] of Object.entries(table.rows)) at(row.status).upstream.push(name);
+  for (const message of table.messages) at(message.row.status);
+  at(UNMAPPED_STATUS).upstream.push('any unmapped exception');
+  const upstream = [...byStatus].filter(([, names]) => names.upstream.length > 0).map(([status]) => status);
+  const descriptions = [...byStatus].sort(([a], [b]) => a - b).map(([status, names]): [string, string] => [String(status), describeStatus(names)]);
+  return { upstream, descriptions };
+}
+
+function describeStatus(names: { own: string[]; upstream: string[] }): string {
+  const parts = [];
+  if (names.own.length) parts.push(`The service: ${names.own.join(', ')}`);
+  if (names.upstream.length) parts.push(`The upstream: ${names.upstream.join(', ')}`);
+  return parts.join('. ') + '. `exc_type` says which.';
 }
 
 const errorResponseName = (status: string): string => `Error${status}`;
@@ -175,16 +195,25 @@ function describeService(manifest: Manifest): string {
     '',
     'Every operation comes with an example request that works as shown: its ids are real in the sandbox\'s default world (seed 1) as seen by demo. Mutually exclusive parameters show one of them; lists are sent as repeated fields; JSON fields are sent as JSON text.',
     '',
-    ...errorTable(rows, messages),
+    ...errorTable(rows, messages, ownRows()),
   ].join('\n');
 }
 
+const ownRows = (): string[] => codes().map((code) => {
+  const row = SERVICE_ERRORS[code];
+  return `| ${code} | ${row.status} | ${row.when}${'hint' in row ? ` ${row.hint}` : ''} |`;
+});
+
 /** Collapsed behind a link so the landing screen stays three steps and the Authorize button. */
-function errorTable(rows: readonly string[], messages: readonly string[]): string[] {
+function errorTable(rows: readonly string[], messages: readonly string[], own: readonly string[]): string[] {
   return [
     '<details><summary>Errors and their statuses</summary>',
     '',
     'Errors are JSON: `{detail, exc_type, hint?, request_id, errors?, last_json?}`; `request_id` is also in the `X-Request-ID` header. Invalid parameters are 422 with `errors` naming each one. An upstream exception maps by its class, or else by its nearest mapped base class; an unmapped one is 502 with its name in `exc_type`.',
+    '',
+    '| the service\'s own `exc_type` | status | when |',
+    '|---|---|---|',
+    ...own,
     '',
     '| upstream exception (and subclasses) | status | hint |',
     '|---|---|---|',

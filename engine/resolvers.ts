@@ -1,6 +1,6 @@
 // Resolver registry: steps that turn what a client knows (a username) into what the upstream
 // takes (a pk), through a cache so a repeated lookup costs no upstream call.
-import { invalidParams } from './http-error.js';
+import { invalidParams } from './service-errors.js';
 import type { InputBag, ResolveContext, ResolveSpec, Resolver } from './types.js';
 
 const NUMERIC = /^\d+$/;

@@ -9,7 +9,7 @@
 // refreshed settings export, so a restart resumes from the newest cookies.
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { HttpError } from './http-error.js';
+import { serviceError } from './service-errors.js';
 import { Lanes } from './lane.js';
 import type { Metrics } from './metrics.js';
 import type {
@@ -30,6 +30,8 @@ export interface SessionsOptions {
   readonly throttleBackoffSeconds: number;
   /** Whether an upstream failure is the throttling family (429): a number (its mapped Retry-After) when it is. */
   readonly throttled: (error: UpstreamError) => number | undefined;
+  /** Whether an upstream failure leaves the session waiting for a challenge (the error registry's `session: challenge`). */
+  readonly challenged: (error: UpstreamError) => boolean;
   readonly now?: () => number;
 }
 
@@ -50,7 +52,6 @@ type Patch = Partial<Omit<SessionRecord, 'id' | 'createdAt'>>;
 
 const ANONYMOUS = '\u0000anonymous';
 const TOUCH_EVERY_MS = 60_000;
-const CHALLENGES = new Set(['ChallengeError', 'ChallengeRequired', 'ChallengeRedirection', 'ChallengeSelfieCaptcha', 'ChallengeUnknownStep', 'SelectContactPointRecoveryForm', 'RecaptchaChallengeForm', 'SubmitPhoneNumberForm', 'LegacyForceSetNewPasswordForm', 'CheckpointRequired']);
 
 export class Sessions implements SessionService {
   private readonly cache: LRUCache<string, Entry>;
@@ -178,7 +179,7 @@ export class Sessions implements SessionService {
   /** One call, inside the session's lane. Awaits only what is not already at hand. */
   private async callNow(id: string, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
     const entry = this.trusted(id) ?? (await this.fresh(id));
-    if (!entry) throw new HttpError(401, 'Session not found or revoked', { excType: 'SessionNotFound', hint: 'Log in again with POST /auth/login.' });
+    if (!entry) throw serviceError('SessionNotFound', 'Session not found or revoked');
     this.govern(entry.record);
     const client = entry.live ?? (await this.clientOf(entry));
     const started = performance.now();
@@ -219,11 +220,7 @@ export class Sessions implements SessionService {
   private govern(record: SessionRecord): void {
     const left = (record.throttledUntil ?? 0) - this.now();
     if (left > 0) {
-      throw new HttpError(429, 'The platform throttled this session; calls are paused until the back-off ends', {
-        excType: 'SessionThrottled',
-        retryAfter: Math.ceil(left / 1000),
-        hint: 'Pause automation and retry after the Retry-After delay; lower the request rate.',
-      });
+      throw serviceError('SessionThrottled', 'The platform throttled this session; calls are paused until the back-off ends', { retryAfter: Math.ceil(left / 1000) });
     }
   }
 
@@ -238,7 +235,7 @@ export class Sessions implements SessionService {
       if (error.retryAfter === undefined) (error as { retryAfter?: number }).retryAfter = seconds;
       return 'throttled';
     }
-    if (CHALLENGES.has(error.excType) || error.bases.includes('ChallengeError')) {
+    if (this.options.challenged(error)) {
       if (entry.record.state !== 'challenge') await this.update(entry.record, { state: 'challenge' });
       return 'challenge';
     }

@@ -1,6 +1,6 @@
 // Result-shape registry: each shape is a small pure function from what the upstream returned to
 // the response body, plus the documented schema of that body. Chosen by `result.shape`.
-import { HttpError } from './http-error.js';
+import { serviceError } from './service-errors.js';
 import type { InputBag, JsonSchema, ResultSpec, ShapeEntry } from './types.js';
 
 type SchemaArgs = { readonly items?: JsonSchema; readonly schema?: JsonSchema };
@@ -9,7 +9,7 @@ const itemsOf = (args: SchemaArgs): JsonSchema => args.items ?? anyObject;
 
 function asTuple(value: unknown, size: number, shape: string): unknown[] {
   if (!Array.isArray(value) || value.length < size) {
-    throw new HttpError(502, `upstream returned no ${shape} tuple`, { excType: 'UpstreamShapeError' });
+    throw serviceError('UpstreamShapeError', `upstream returned no ${shape} tuple`);
   }
   return value;
 }
@@ -98,7 +98,7 @@ const find: ShapeEntry = {
     const match = items.find((item) => fields.every(([key, input]) => String((item as Record<string, unknown>)?.[key]) === String(pick(bag, input))));
     if (match === undefined) {
       const wanted = fields.map(([key, input]) => `${key} ${JSON.stringify(pick(bag, input))}`).join(', ');
-      throw new HttpError(404, `Nothing matches ${wanted}`, { excType: 'NotFound' });
+      throw serviceError('NothingMatches', `Nothing matches ${wanted}`);
     }
     return match;
   },

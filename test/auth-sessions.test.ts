@@ -80,7 +80,8 @@ async function harness(options: { recordTtlMs?: number } = {}) {
   const sessions = new Sessions({
     upstream, store, metrics: createMetrics(), log: createLogger('silent'), cacheSize: 10,
     recordTtlMs: options.recordTtlMs ?? 30_000, throttleBackoffSeconds: 60,
-    throttled: (error) => (error.excType === 'PleaseWaitFewMinutes' ? 300 : undefined), now: () => clock.now,
+    throttled: (error) => (error.excType === 'PleaseWaitFewMinutes' ? 300 : undefined),
+    challenged: (error) => error.excType === 'ChallengeRequired', now: () => clock.now,
   });
   const login = await upstream.open({ settings: {} });
   await login.call('login', {});

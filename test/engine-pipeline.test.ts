@@ -217,7 +217,7 @@ t.test('unknown routes are JSON 404s', async (t) => {
   const { client } = await setup(t);
   const reply = await client.request('GET', '/hashtag/related');
   t.equal(reply.status, 404);
-  t.equal((reply.body as { exc_type: string }).exc_type, 'NotFound');
+  t.equal((reply.body as { exc_type: string }).exc_type, 'NoSuchRoute');
 });
 
 t.test('constant results call nothing; rules tie the values of one parameter to another', async (t) => {

@@ -2,7 +2,7 @@
 // that call, the URL must be http(s), its host one of the platform's media hosts, and every address
 // the host resolves to a public one (unless allow-listed): otherwise a caller could make the
 // server fetch from its own network and hand back what it finds.
-import { invalidParams } from '../../engine/http-error.js';
+import { invalidParams } from '../../engine/service-errors.js';
 import type { InputBag, ResolveSpec, Resolver } from '../../engine/types.js';
 import { isHostAllowListed, parseAllowList, type AllowList } from './address-guard.js';
 import { parseHttpUrl } from './fetcher.js';

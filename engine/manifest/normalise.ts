@@ -126,8 +126,8 @@ function normaliseResult(raw: RawRoute['result']): ResultSpec {
 }
 
 function normaliseErrors(raw: RawErrors): ErrorTable {
-  const row = (r: { status: number; hint?: string; detail?: string; retry_after?: number }) =>
-    Object.freeze({ status: r.status, hint: r.hint, detail: r.detail, retryAfter: r.retry_after });
+  const row = (r: { status: number; hint?: string; detail?: string; retry_after?: number; session?: 'challenge' }) =>
+    Object.freeze({ status: r.status, hint: r.hint, detail: r.detail, retryAfter: r.retry_after, session: r.session });
   return Object.freeze({
     hierarchy: Object.freeze({ ...raw.hierarchy }),
     rows: Object.freeze(Object.fromEntries(Object.entries(raw.rows).map(([name, r]) => [name, row(r)]))),

@@ -64,7 +64,7 @@ export interface RawRoute {
 
 export interface RawErrors {
   hierarchy: Record<string, string[]>;
-  rows: Record<string, { status: number; hint?: string; detail?: string; retry_after?: number }>;
+  rows: Record<string, { status: number; hint?: string; detail?: string; retry_after?: number; session?: 'challenge' }>;
   messages?: { contains: string; exc_type?: string; status: number; hint?: string; detail?: string; retry_after?: number }[];
 }
 

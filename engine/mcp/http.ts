@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server';
-import { HttpError } from '../http-error.js';
+import { serviceError } from '../service-errors.js';
 import type { Logger } from '../types.js';
 import type { Caller } from './call.js';
 import type { ServerFor } from './server.js';
@@ -43,10 +43,10 @@ export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], log:
 
 function checkHost(host: string, allowed: string[]): void {
   const result = validateHostHeader(host, allowed);
-  if (!result.ok) throw new HttpError(403, `Host not allowed for /mcp: ${result.message}`, { excType: 'HostNotAllowed', hint: 'Add the host name to SOCIALGATE_MCP_ALLOWED_HOSTS (DNS-rebinding protection).' });
+  if (!result.ok) throw serviceError('HostNotAllowed', `Host not allowed for /mcp: ${result.message}`);
 }
 
 function checkOrigin(origin: string | undefined, allowed: string[]): void {
   const result = validateOriginHeader(origin, allowed);
-  if (!result.ok) throw new HttpError(403, `Origin not allowed for /mcp: ${result.message}`, { excType: 'OriginNotAllowed', hint: 'Browsers may call /mcp only from an allowed host (SOCIALGATE_MCP_ALLOWED_HOSTS).' });
+  if (!result.ok) throw serviceError('OriginNotAllowed', `Origin not allowed for /mcp: ${result.message}`);
 }

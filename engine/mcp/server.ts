@@ -2,7 +2,8 @@
 // built once at boot: `tools/list` hands back the prebuilt array, `tools/call` finds the tool by
 // name and runs it through the route's pipeline.
 import { Server, type CallToolResult } from '@modelcontextprotocol/server';
-import { HttpError, invalidParams } from '../http-error.js';
+import type { HttpError } from '../http-error.js';
+import { invalidParams, serviceError } from '../service-errors.js';
 import { SERVICE_VERSION } from '../openapi.js';
 import { callTool, toolError, type CallDeps, type Caller } from './call.js';
 import { listingFor, searchIndex, type Listing, type ToolSet } from './sets.js';
@@ -45,6 +46,6 @@ function found(content: object): CallToolResult {
 }
 
 const unknownTool = (name: string): HttpError =>
-  new HttpError(404, `No tool named "${name}"`, { excType: 'UnknownTool', hint: 'tools/list names the tools of this endpoint (with the dynamic set, find_routes finds them).' });
+  serviceError('UnknownTool', `No tool named "${name}"`);
 
 export type { Listing };

@@ -13,7 +13,8 @@ import multer from '@koa/multer';
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ByteCap, formatBytes } from '../bytes.js';
-import { HttpError } from '../http-error.js';
+import type { HttpError } from '../http-error.js';
+import { invalidParams, serviceError } from '../service-errors.js';
 import type { ParamSpec, RouteSpec, UploadedFile } from '../types.js';
 import type { RequestState } from './request.js';
 
@@ -43,7 +44,9 @@ export function bodyParserFor(route: RouteSpec, limits: BodyLimits): Parse | und
   const multipart = multipartFor(route, limits);
   return async (ctx, state) => {
     if (ctx.is('multipart/form-data')) return multipart(ctx, state);
-    await form(ctx, async () => undefined);
+    await form(ctx, async () => undefined).catch((error: unknown) => {
+      throw formError(error, limits);
+    });
   };
 }
 
@@ -141,12 +144,20 @@ function multipartError(error: MulterFailure, caps: Caps): HttpError {
   const field = error.field ?? 'file';
   const cap = caps.get(field);
   if (error.code === 'LIMIT_FILE_SIZE' && cap) return tooLarge(field, cap);
-  if (error.code === 'LIMIT_UNEXPECTED_FILE') return new HttpError(422, `Unexpected file field ${field}`, { excType: 'ValidationError', errors: [{ param: field, problem: 'not a file field of this route' }] });
-  if (error.code?.startsWith('LIMIT_')) return new HttpError(413, `Multipart limit exceeded: ${error.message}`, { excType: 'PayloadTooLarge' });
-  return new HttpError(400, `Malformed multipart body: ${error.message}`, { excType: 'BadRequest' });
+  if (error.code === 'LIMIT_UNEXPECTED_FILE') return invalidParams([{ param: field, problem: 'not a file field of this route' }]);
+  if (error.code?.startsWith('LIMIT_')) return serviceError('PayloadTooLarge', `Multipart limit exceeded: ${error.message}`);
+  return serviceError('MalformedBody', `Malformed multipart body: ${error.message}`);
+}
+
+/** koa-body's own failures (http-errors with a status) as the service's codes; anything else is ours to find. */
+function formError(error: unknown, limits: BodyLimits): unknown {
+  const status = (error as { status?: unknown }).status;
+  if (status === 413) return serviceError('PayloadTooLarge', `The form is over the ${formatBytes(limits.formBytes)} limit`);
+  if (typeof status === 'number' && status >= 400 && status < 500) return serviceError('MalformedBody', `Malformed form body: ${(error as Error).message}`);
+  return error;
 }
 
 function tooLarge(field: string, cap: FileCap, headers?: Readonly<Record<string, string>>): HttpError {
-  return new HttpError(413, `File ${field} is too large: ${cap.problem}`, { excType: 'PayloadTooLarge', errors: [{ param: field, problem: cap.problem }], headers });
+  return serviceError('PayloadTooLarge', `File ${field} is too large: ${cap.problem}`, { errors: [{ param: field, problem: cap.problem }], headers });
 }
 

@@ -1,7 +1,8 @@
 // One route's pipeline, built once at boot: session → parse → coerce → validate → resolve →
 // invoke → shape → respond. Each step is a small function in this folder.
 import type { Middleware } from 'koa';
-import { HttpError, invalidParams, type ParamProblem } from '../http-error.js';
+import type { ParamProblem } from '../http-error.js';
+import { invalidParams, serviceError } from '../service-errors.js';
 import type { RouteValidator } from '../validate.js';
 import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
@@ -71,7 +72,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
       if (!session && readsFromPool) session = await poolSession(ctx, deps.services);
       if (parseBody) await parseBody(ctx, state);
       if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
-      if (!session && route.session === 'required' && ctx.get('x-pool')) throw poolNotForWrites();
+      if (!session && route.session === 'required' && ctx.get('x-pool')) throw serviceError('PoolNotAllowed', 'X-Pool names a pool for read (GET) routes only; this route acts for one account');
       state.session = session;
       const value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx));
       const writing = respond(ctx, route, value, state);
@@ -90,12 +91,9 @@ function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefine
 function poolSession(ctx: Parameters<Middleware>[0], services: Services): Promise<SessionRecord> | undefined {
   const pool = ctx.get('x-pool').trim();
   if (!pool) return undefined;
-  if (!services.pools) throw new HttpError(503, 'Pools are not available on this instance', { excType: 'PoolsUnavailable' });
+  if (!services.pools) throw serviceError('PoolsUnavailable', 'Pools are not available on this instance');
   return services.pools.choose(pool);
 }
-
-const poolNotForWrites = () =>
-  new HttpError(422, 'X-Pool names a pool for read (GET) routes only; this route acts for one account', { excType: 'PoolNotAllowed', hint: 'Send X-Session-ID of the account that should act.' });
 
 /** The first step of a run: a session when the route needs one, then valid input; throws otherwise. */
 export type Admission = (state: RequestState, problems: ParamProblem[]) => void;

@@ -1,6 +1,6 @@
 // Invoke: run the route's upstream calls in order, each when its condition holds, passing the
 // keywords the manifest maps from the input bag. The last call that ran is the result.
-import { HttpError } from '../http-error.js';
+import { serviceError } from '../service-errors.js';
 import { pick } from '../shapes.js';
 import type { ArgSource, CallSpec, Condition, InputBag, RouteSpec, SessionClient } from '../types.js';
 
@@ -34,7 +34,7 @@ async function runSeveral(route: RouteSpec, calls: readonly CompiledCall[], bag:
     if (call.as) bag[call.as] = result;
   }
   if (!ran && route.calls.length === 0) return undefined; // a constant result: nothing to call
-  if (!ran) throw new HttpError(422, 'No upstream call matches the given parameters', { excType: 'ValidationError' });
+  if (!ran) throw serviceError('ValidationError', 'No upstream call matches the given parameters');
   return route.result.from ? bag[route.result.from] : result;
 }
 

@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ParameterizedContext } from 'koa';
-import { HttpError } from '../http-error.js';
+import { serviceError } from '../service-errors.js';
 import type { FileResult, JsonText, RouteSpec, StreamResult } from '../types.js';
 import type { RequestState } from './request.js';
 
@@ -54,7 +54,7 @@ function respondJsonText(ctx: ParameterizedContext, doc: JsonText): void {
 async function respondFile(ctx: ParameterizedContext, file: FileResult, state: RequestState): Promise<void> {
   if (file.cleanup) state.defer(file.cleanup);
   const info = await stat(file.path).catch(() => undefined);
-  if (!info?.isFile()) throw new HttpError(502, 'The upstream reported a file it did not write', { excType: 'UpstreamFileMissing' });
+  if (!info?.isFile()) throw serviceError('UpstreamFileMissing', 'The upstream reported a file it did not write');
   ctx.type = file.contentType;
   ctx.length = info.size;
   ctx.attachment(file.filename, { type: 'attachment' });

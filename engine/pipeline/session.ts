@@ -1,7 +1,8 @@
 // Session: the X-Session-ID header, else the legacy sessionid in query, form field or cookie (in
 // that order). Only the service's own ids are accepted; a missing or unknown one is a 401.
 import type { ParameterizedContext } from 'koa';
-import { HttpError } from '../http-error.js';
+import type { HttpError } from '../http-error.js';
+import { serviceError } from '../service-errors.js';
 import type { SessionRecord, SessionService } from '../types.js';
 
 export function sessionIdFrom(ctx: ParameterizedContext): string | undefined {
@@ -15,10 +16,10 @@ export function sessionIdFrom(ctx: ParameterizedContext): string | undefined {
 }
 
 export const sessionRequired = (): HttpError =>
-  new HttpError(401, 'Session ID required', { excType: 'SessionRequired', hint: 'Send the session ID from POST /auth/login in the X-Session-ID header.' });
+  serviceError('SessionRequired', 'Session ID required');
 
 const sessionUnknown = (): HttpError =>
-  new HttpError(401, 'Session not found or revoked', { excType: 'SessionNotFound', hint: 'Log in again with POST /auth/login and use the new session ID.' });
+  serviceError('SessionNotFound', 'Session not found or revoked');
 
 export async function findSession(id: string | undefined, sessions: SessionService): Promise<SessionRecord | undefined> {
   if (!id) return undefined;

@@ -116,6 +116,8 @@ export interface ErrorRow {
   readonly retryAfter?: number;
   /** Body detail override; otherwise the upstream message. */
   readonly detail?: string;
+  /** The state a session that met this exception is in: a challenge waits for its owner. */
+  readonly session?: 'challenge';
 }
 export interface ErrorTable {
   /** exception name → its direct bases, as the upstream defines them. */

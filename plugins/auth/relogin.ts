@@ -4,7 +4,7 @@
 // settings dropped; throttling and challenges leave it as it is (the governor and the challenge
 // state deal with those).
 import type { Plugin, PluginInput } from '../../engine/types.js';
-import { HttpError } from '../../engine/http-error.js';
+import { serviceError } from '../../engine/service-errors.js';
 import { UpstreamError } from '../../engine/types.js';
 
 const FINAL = new Set(['BadPassword', 'BadCredentials', 'LoginRequired', 'ClientLoginRequired', 'ReloginAttemptExceeded', 'AccountSuspended']);
@@ -12,7 +12,7 @@ const FINAL = new Set(['BadPassword', 'BadCredentials', 'LoginRequired', 'Client
 export const relogin: Plugin = {
   uses: ['relogin', 'get_settings'],
   async handle({ session, client, services }: PluginInput) {
-    if (!session || !client) throw new HttpError(401, 'Session ID required', { excType: 'SessionRequired' });
+    if (!session || !client) throw serviceError('SessionRequired', 'Session ID required');
     try {
       await client.call('relogin', {});
     } catch (error) {

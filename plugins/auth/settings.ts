@@ -3,7 +3,8 @@
 // changes). An imported export is checked with one upstream call before it is saved, so a dead or
 // foreign export is refused now rather than failing on every later request. A throttled account
 // stays throttled under its new id.
-import { HttpError } from '../../engine/http-error.js';
+import type { HttpError } from '../../engine/http-error.js';
+import { serviceError } from '../../engine/service-errors.js';
 import type { Plugin, PluginInput, SessionRecord } from '../../engine/types.js';
 import { accountOf, closeQuietly, requestedOptions } from './options.js';
 
@@ -35,8 +36,7 @@ function carried(session: SessionRecord): Partial<SessionRecord> {
 }
 
 function settingsRequired(): HttpError {
-  return new HttpError(422, 'Invalid parameters: settings (required without a session)', {
-    excType: 'ValidationError',
+  return serviceError('ValidationError', 'Invalid parameters: settings (required without a session)', {
     errors: [{ param: 'settings', problem: 'required without a session' }],
     hint: 'Send the settings export as the settings form field, or send X-Session-ID to change proxy, locale or timezone only.',
   });

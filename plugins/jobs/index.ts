@@ -1,7 +1,7 @@
 // The jobs and pools routes (manifest/jobs.yaml, manifest/pools.yaml) and the background module
 // that runs jobs. The module is installed once per app (bin/compose.ts lists it); the plugins find
 // its Jobs and Pools through the app's services.
-import { HttpError } from '../../engine/http-error.js';
+import { serviceError } from '../../engine/service-errors.js';
 import type { Plugin, PluginInput, Services } from '../../engine/types.js';
 import { exportJob, type ExportFormat } from './export.js';
 import { Pools } from './pools.js';
@@ -36,7 +36,7 @@ function millis(extra: Readonly<Record<string, string>>, key: string, fallback: 
 
 function parts(services: Services): { jobs: Jobs; pools: Pools } {
   const found = installed.get(services);
-  if (!found) throw new HttpError(503, 'Background work is not available on this instance', { excType: 'JobsUnavailable' });
+  if (!found) throw serviceError('JobsUnavailable', 'Background work is not available on this instance');
   return found;
 }
 
@@ -52,7 +52,7 @@ export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
 
   'jobs.create': plugin(async (input) => {
     const pool = text(input, 'pool');
-    if (!pool && !input.session) throw new HttpError(401, 'A job needs a session (X-Session-ID) or a pool', { excType: 'SessionRequired', hint: 'Send X-Session-ID, or name a pool in `pool`.' });
+    if (!pool && !input.session) throw serviceError('SessionRequired', 'A job needs a session (X-Session-ID) or a pool', { hint: 'Send X-Session-ID, or name a pool in `pool`.' });
     const route = String(input.input.route).includes(' ') ? String(input.input.route) : `GET ${input.input.route}`;
     const job = await parts(input.services).jobs.create({ route, params: (input.input.params ?? {}) as Record<string, unknown>, limit: Number(input.input.limit ?? 0), session: input.session, pool });
     return jobView(job);
@@ -60,7 +60,7 @@ export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
 
   'jobs.list': plugin(async (input) => {
     const pool = text(input, 'pool');
-    if (!pool && !input.session) throw new HttpError(401, 'Name a session (X-Session-ID) or a pool to list its jobs', { excType: 'SessionRequired' });
+    if (!pool && !input.session) throw serviceError('SessionRequired', 'Name a session (X-Session-ID) or a pool to list its jobs');
     return (await parts(input.services).jobs.list(pool ? { pool } : { pk: input.session!.account.pk })).map((job) => jobView(job));
   }),
 
@@ -81,7 +81,7 @@ export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'pools.create': plugin(async (input) => parts(input.services).pools.create(String(input.input.name), (input.input.sessions ?? []) as string[])),
   'pools.list': plugin(async (input) => parts(input.services).pools.list()),
   'pools.delete': plugin(async (input) => {
-    if (!(await parts(input.services).pools.remove(String(input.input.name)))) throw new HttpError(404, `No pool named "${input.input.name}"`, { excType: 'PoolNotFound' });
+    if (!(await parts(input.services).pools.remove(String(input.input.name)))) throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
     return true;
   }),
   'pools.add_member': plugin(async (input) => parts(input.services).pools.addMember(String(input.input.name), String(input.input.session_id))),

@@ -3,13 +3,12 @@
 // healthy; throttled cools down until the governor's time; a challenge, a logged-out or a revoked
 // session is quarantined until it is resolved. Members keep their own proxies (their sessions').
 // Session ids are secrets: the work store keeps them sealed, answers name members by account.
-import { HttpError } from '../../engine/http-error.js';
+import type { HttpError } from '../../engine/http-error.js';
+import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import type { PoolChooser, SessionRecord, SessionService, WorkStore } from '../../engine/types.js';
 
 const BUCKET = 'pools';
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
-/** When nothing says when a quarantined member may be back, callers are told to look again after this. */
-const QUARANTINE_RETRY_SECONDS = 60;
 
 export type MemberState = 'healthy' | 'cooling' | 'quarantined';
 
@@ -63,7 +62,7 @@ export class Pools implements PoolChooser {
   async removeMember(name: string, member: string): Promise<{ name: string; members: MemberView[] }> {
     const pool = await this.load(name);
     const pk = await this.pkOf(pool, member);
-    if (!pk) throw new HttpError(404, `Pool "${name}" has no member ${member.length > 24 ? 'with that session' : `"${member}"`}`, { excType: 'PoolMemberNotFound' });
+    if (!pk) throw serviceError('PoolMemberNotFound', `Pool "${name}" has no member ${member.length > 24 ? 'with that session' : `"${member}"`}`);
     await this.store.update<StoredPool>(BUCKET, name, (current) => current && { ...current, members: current.members.filter((m) => m.pk !== pk) });
     this.cache.delete(name);
     return this.view(name);
@@ -109,10 +108,10 @@ export class Pools implements PoolChooser {
     const cooling = members.filter((m) => m.state === 'cooling').map((m) => m.until ?? 0);
     if (cooling.length) {
       const seconds = Math.max(1, Math.ceil((Math.min(...cooling) - this.now()) / 1000));
-      return new HttpError(429, `No member of pool "${name}" is healthy: the platform throttled them; the first is back in ${seconds} s`, { excType: 'PoolThrottled', retryAfter: seconds, hint: 'Retry after the Retry-After delay, or add members to the pool.' });
+      return serviceError('PoolThrottled', `No member of pool "${name}" is healthy: the platform throttled them; the first is back in ${seconds} s`, { retryAfter: seconds });
     }
     const detail = members.length ? `every member of pool "${name}" is quarantined (challenge or logged out)` : `pool "${name}" has no members`;
-    return new HttpError(503, `No member of pool "${name}" is healthy: ${detail}`, { excType: 'PoolUnavailable', retryAfter: QUARANTINE_RETRY_SECONDS, hint: 'Resolve the members\' challenges or log them in again (PATCH /auth/relogin), or add members.' });
+    return serviceError('PoolUnavailable', `No member of pool "${name}" is healthy: ${detail}`);
   }
 
   private async health(pool: string, member: StoredMember): Promise<{ view: MemberView; record?: SessionRecord }> {
@@ -132,14 +131,14 @@ export class Pools implements PoolChooser {
     const cached = this.cache.get(name);
     if (cached && !fresh && this.now() - cached.at < this.ttlMs) return cached.pool;
     const pool = await this.store.get<StoredPool>(BUCKET, name);
-    if (!pool) throw new HttpError(404, `No pool named "${name}"`, { excType: 'PoolNotFound', hint: 'POST /pools creates one; GET /pools lists them.' });
+    if (!pool) throw serviceError('PoolNotFound', `No pool named "${name}"`);
     this.cache.set(name, { pool, at: this.now() });
     return pool;
   }
 
   private async memberFor(pool: string, sessionId: string): Promise<StoredMember> {
     const record = await this.sessions.find(sessionId);
-    if (!record) throw new HttpError(422, 'A member session is unknown or revoked', { excType: 'ValidationError', errors: [{ param: 'sessions', problem: 'unknown or revoked session' }] });
+    if (!record) throw invalidParams([{ param: 'sessions', problem: 'unknown or revoked session' }]);
     return { sealed: this.store.seal(sessionId, pool), pk: record.account.pk, username: record.account.username, added_at: this.now() };
   }
 
@@ -166,5 +165,5 @@ function mergeMembers(current: readonly StoredMember[], added: readonly StoredMe
 }
 
 function checkName(name: string): void {
-  if (!NAME.test(name)) throw new HttpError(422, 'A pool name is 1 to 64 letters, digits, dots, dashes or underscores', { excType: 'ValidationError', errors: [{ param: 'pool', problem: 'not a valid pool name' }] });
+  if (!NAME.test(name)) throw invalidParams([{ param: 'pool', problem: 'a pool name is 1 to 64 letters, digits, dots, dashes or underscores' }]);
 }

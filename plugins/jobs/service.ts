@@ -5,6 +5,7 @@
 // page: the page in flight is fetched again and its items are already there or not at all.
 import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../engine/http-error.js';
+import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import type { Events, InputBag, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
 import { itemKey, jobKinds, type JobKind } from './kinds.js';
 import { stateOf, type Pools } from './pools.js';
@@ -109,7 +110,7 @@ export class Jobs {
 
   async get(id: string): Promise<JobRecord> {
     const job = await this.store.get<JobRecord>(BUCKET, id);
-    if (!job) throw new HttpError(404, 'No job with that id', { excType: 'JobNotFound', hint: 'GET /jobs lists the jobs of a session or pool.' });
+    if (!job) throw serviceError('JobNotFound', 'No job with that id');
     if (!TERMINAL.has(job.state) && (await this.store.get(CANCELLED, id))) return { ...job, state: 'cancelled' };
     return job;
   }
@@ -133,7 +134,7 @@ export class Jobs {
 
   kindFor(route: string): JobKind {
     const kind = this.kinds.get(route.trim().replace(/\s+/, ' '));
-    if (!kind) throw new HttpError(422, `"${route}" is not a paged route; GET /jobs/kinds lists the routes a job can collect`, { excType: 'ValidationError', errors: [{ param: 'route', problem: 'not a paged route' }] });
+    if (!kind) throw invalidParams([{ param: 'route', problem: `"${route}" is not a paged route; GET /jobs/kinds lists the routes a job can collect` }]);
     return kind;
   }
 

@@ -2,7 +2,7 @@
 // document and the explorer. They need no session and call no upstream method (/build and /deps
 // may start the upstream's runtime, a sidecar, to learn the library version).
 import { docsPage } from '../../engine/docs.js';
-import { HttpError } from '../../engine/http-error.js';
+import { serviceError } from '../../engine/service-errors.js';
 import type { Plugin, PluginInput, UpstreamAdapter, UpstreamLibrary } from '../../engine/types.js';
 
 const plugin = (handle: (input: PluginInput) => Promise<unknown> | unknown): Plugin => ({ uses: [], handle: async (input) => handle(input) });
@@ -19,7 +19,7 @@ export const systemPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     const checks = { store, upstream: { ...upstream, adapter: services.upstream.name } };
     const failing = Object.entries(checks).filter(([, check]) => !check.ok).map(([name]) => name);
     if (failing.length) {
-      throw new HttpError(503, `Not ready: ${failing.map((name) => `${name} (${checks[name as keyof typeof checks].detail ?? 'failed'})`).join('; ')}`, { excType: 'NotReady', extra: { checks } });
+      throw serviceError('NotReady', `Not ready: ${failing.map((name) => `${name} (${checks[name as keyof typeof checks].detail ?? 'failed'})`).join('; ')}`, { extra: { checks } });
     }
     return { status: 'ready', checks };
   }),

@@ -1,6 +1,6 @@
 // Per-kind size limits and content checks for one file, answered as HTTP outcomes that name the
 // field: 413 for a file over its kind's limit, 422 for content that is not the declared kind.
-import { HttpError, invalidParams } from '../../engine/http-error.js';
+import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import type { ParamSpec } from '../../engine/types.js';
 import { checkKind, formatBytes, isContentKind, withExtension, type ContentKind, type Sniffed, type TransferSettings } from '../../adapters/transfer/index.js';
 
@@ -57,7 +57,7 @@ type SizedKind = 'image' | 'video' | 'audio' | 'any' | undefined;
 function checkSize(field: string, size: number, actual: SizedKind, kind: ContentKind, settings: TransferSettings): void {
   if (size <= limitOf(actual, kind, settings)) return;
   const problem = `${formatBytes(size)} is ${overLimit(actual, kind, settings)}`;
-  throw new HttpError(413, `File ${field} is too large: ${problem}`, { excType: 'PayloadTooLarge', errors: [{ param: field, problem }] });
+  throw serviceError('PayloadTooLarge', `File ${field} is too large: ${problem}`, { errors: [{ param: field, problem }] });
 }
 
 /** `actual` is the kind the content turned out to be; undefined before it is known. */

@@ -1,7 +1,7 @@
 // Story routes choose the photo or the video call by `as_video`. Its default (false) cannot be told
 // from an explicit false, so the content decides for a video; an explicit true on an image is a
 // contradiction the caller should hear about rather than an upstream failure.
-import { invalidParams } from '../../engine/http-error.js';
+import { invalidParams } from '../../engine/service-errors.js';
 import type { InputBag, RouteSpec } from '../../engine/types.js';
 
 export function settleAsVideo(route: RouteSpec, bag: InputBag, field: string, kind: 'image' | 'video' | 'audio' | undefined): void {

@@ -1,6 +1,7 @@
 // upload.url: the by/url upload routes. Each url parameter is fetched through the guarded fetcher
 // into the request's private folder, checked like an upload, and its path replaces the URL.
-import { HttpError, invalidParams } from '../../engine/http-error.js';
+import type { HttpError } from '../../engine/http-error.js';
+import { serviceError } from '../../engine/service-errors.js';
 import type { ParamSpec, Plugin, PluginInput } from '../../engine/types.js';
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -56,8 +57,7 @@ function refusal(field: string, err: unknown): HttpError {
   if (!(err instanceof TransferError)) throw err;
   const extra = { reason: err.problem };
   if (err.problem === 'size') {
-    return new HttpError(413, `The file at ${field} is too large: ${err.message}`, { excType: 'PayloadTooLarge', errors: [{ param: field, problem: err.message }], extra });
+    return serviceError('PayloadTooLarge', `The file at ${field} is too large: ${err.message}`, { errors: [{ param: field, problem: err.message }], extra });
   }
-  const base = invalidParams([{ param: field, problem: err.message }]);
-  return new HttpError(422, `The URL in ${field} was not fetched: ${err.message}`, { excType: 'UrlNotFetched', errors: base.errors, extra });
+  return serviceError('UrlNotFetched', `The URL in ${field} was not fetched: ${err.message}`, { errors: [{ param: field, problem: err.message }], extra });
 }

@@ -1,0 +1,87 @@
+// The service's own errors: every outcome the engine, its plugins and adapters decide themselves
+// (the upstream's exceptions are mapped by manifest/errors.yaml instead). A site raises by code,
+// `serviceError('SessionNotFound', detail)`, never with a status of its own; the OpenAPI document
+// lists, on each operation, the statuses of the codes whose `on` holds for that route; the drift test
+// (test/service-errors.test.ts) proves every code raised in the source is here and every code here
+// is raised somewhere. Adding an error is one row.
+import { HttpError, type HttpErrorOptions, type ParamProblem } from './http-error.js';
+import type { RouteSpec } from './types/route.js';
+
+/** Where a code can be answered: a route predicate, or 'outside' for answers no operation gives (unrouted paths, /mcp). */
+export type ErrorScope = ((route: RouteSpec) => boolean) | 'outside';
+
+export interface ServiceErrorRow {
+  readonly status: number;
+  readonly hint?: string;
+  readonly retryAfter?: number;
+  /** One line for the document's table: when it happens. */
+  readonly when: string;
+  readonly on: ErrorScope;
+}
+
+const always = (): boolean => true;
+const withSession = (route: RouteSpec): boolean => route.session !== 'none';
+const callsUpstream = (route: RouteSpec): boolean => route.calls.length > 0 || route.plugin !== undefined;
+const withParams = (route: RouteSpec): boolean => route.params.length > 0;
+const withBody = (route: RouteSpec): boolean => route.method !== 'GET';
+const fetchesUrls = (route: RouteSpec): boolean => route.params.some((p) => p.type === 'url');
+const firstMatch = (route: RouteSpec): boolean => route.result.shape === 'find';
+const fileResult = (route: RouteSpec): boolean => route.result.shape === 'file' || route.result.shape === 'files';
+const systemRoute = (route: RouteSpec): boolean => route.area === 'system';
+const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none';
+
+export const SERVICE_ERRORS = {
+  SessionRequired: { status: 401, on: withSession, when: 'The route acts for an account and no session ID was sent.', hint: 'Send the session ID from POST /auth/login in the X-Session-ID header.' },
+  SessionNotFound: { status: 401, on: withSession, when: 'The session ID is unknown, revoked or logged out.', hint: 'Log in again with POST /auth/login and use the new session ID.' },
+  SessionThrottled: { status: 429, on: withSession, when: 'The platform throttled this session; calls wait for the back-off without reaching the platform.', hint: 'Wait for Retry-After; calls before then are refused without reaching the platform.' },
+  ApiKeyRequired: { status: 401, on: (route) => !systemRoute(route), when: 'The deployment sets an API key and the request did not carry it.', hint: 'Send the API key as Authorization: Bearer KEY or X-API-Key.' },
+  ValidationError: { status: 422, on: withParams, when: 'A parameter is missing, malformed or out of range; `errors` names each one.' },
+  UrlNotFetched: { status: 422, on: fetchesUrls, when: 'A by-URL parameter could not be fetched (refused address, bad answer, wrong content).' },
+  PayloadTooLarge: { status: 413, on: withBody, when: 'The body, or a file in it, is over its limit; `errors` names the field.' },
+  MalformedBody: { status: 400, on: withBody, when: 'A form or multipart body could not be parsed.' },
+  MethodNotAllowed: { status: 405, on: always, when: 'The path exists but not with this method; Allow lists the methods it has.' },
+  NothingMatches: { status: 404, on: firstMatch, when: 'The list the platform answered has no item matching the given parameters.' },
+  UpstreamShapeError: { status: 502, on: callsUpstream, when: 'The upstream answered a value of an unexpected shape.' },
+  UpstreamFileMissing: { status: 502, on: fileResult, when: 'The upstream reported a file it did not write.' },
+  NotReady: { status: 503, on: systemRoute, when: 'GET /ready: a dependency (store, upstream) is not ready; `checks` says which.' },
+  InternalError: { status: 500, on: always, when: 'A failure inside the service; the log has its class and frames under the request id.' },
+  NoSuchRoute: { status: 404, on: 'outside', when: 'No route has this path.', hint: 'GET /openapi.json lists every route.' },
+  HostNotAllowed: { status: 403, on: 'outside', when: '/mcp: the Host header is not an allowed host (DNS-rebinding protection).', hint: 'Add the host name to SOCIALGATE_MCP_ALLOWED_HOSTS.' },
+  OriginNotAllowed: { status: 403, on: 'outside', when: '/mcp: a browser Origin that is not an allowed host.', hint: 'Browsers may call /mcp only from an allowed host (SOCIALGATE_MCP_ALLOWED_HOSTS).' },
+  PoolNotAllowed: { status: 422, on: (route) => route.session === 'required' && route.method !== 'GET', when: 'A route that acts for one account (not a GET) was sent X-Pool instead of a session.', hint: 'Send X-Session-ID of the account that should act.' },
+  PoolsUnavailable: { status: 503, on: poolReads, when: 'X-Pool was sent to an instance built without the background layer.' },
+  PoolThrottled: { status: 429, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy and some cool down after a throttle; Retry-After says when the first is back.', hint: 'Retry after the Retry-After delay, or add members to the pool.' },
+  PoolUnavailable: { status: 503, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy, all are quarantined (challenge, logged out, revoked) or there are none.', retryAfter: 60, hint: "Resolve the members' challenges or log them in again (PATCH /auth/relogin), or add members." },
+  PoolNotFound: { status: 404, on: (route) => poolReads(route) || route.area === 'pools' || route.area === 'jobs', when: 'X-Pool or `pool`/`name` names no pool.', hint: 'POST /pools creates one; GET /pools lists them.' },
+  PoolMemberNotFound: { status: 404, on: (route) => route.area === 'pools', when: 'The pool has no such member.' },
+  JobNotFound: { status: 404, on: (route) => route.area === 'jobs', when: 'No job has this id.', hint: 'GET /jobs lists the jobs of a session or pool.' },
+  JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools', when: 'The instance was built without the background layer.' },
+  UnknownTool: { status: 404, on: 'outside', when: '/mcp: tools/call names no tool of this endpoint.', hint: 'tools/list names the tools of this endpoint (with the dynamic set, find_routes finds them).' },
+} as const satisfies Record<string, ServiceErrorRow>;
+
+export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;
+
+/** Options a raise site may add: never a status or an exc_type, which the row decides. */
+export type RaiseOptions = Omit<HttpErrorOptions, 'excType'>;
+
+/** The one way the service raises an error of its own: by code, with the row's status and hint unless the site knows better. */
+export function serviceError(code: ServiceErrorCode, detail: string, options: RaiseOptions = {}): HttpError {
+  const row: ServiceErrorRow = SERVICE_ERRORS[code];
+  return new HttpError(row.status, detail, { hint: row.hint, retryAfter: row.retryAfter, ...options, excType: code });
+}
+
+/** A 422 that names every offending parameter. */
+export function invalidParams(errors: readonly ParamProblem[]): HttpError {
+  const detail = 'Invalid parameters: ' + errors.map((e) => `${e.param} (${e.problem})`).join('; ');
+  return serviceError('ValidationError', detail, { errors });
+}
+
+/** The codes a route can answer, for its documented responses. */
+export function serviceCodesFor(route: RouteSpec): ServiceErrorCode[] {
+  return codes().filter((code) => {
+    const on: ErrorScope = SERVICE_ERRORS[code].on;
+    return on !== 'outside' && on(route);
+  });
+}
+
+export const codes = (): ServiceErrorCode[] => Object.keys(SERVICE_ERRORS) as ServiceErrorCode[];
