@@ -11,6 +11,8 @@ export interface Metrics {
   observeUpstream(method: string, outcome: string, seconds: number): void;
   /** Every request and upstream series as it stands (cumulative since start), for windows over time. */
   snapshot(): MetricsSnapshot;
+  /** A gauge read at scrape time (e.g. pool members per state); `collect` answers its rows. */
+  gauge(name: string, help: string, labels: readonly string[], collect: () => Promise<readonly GaugeRow[]>): void;
 }
 
 /** One series' cumulative figures: its labels, count, sum of seconds and per-bucket counts. */
@@ -26,6 +28,11 @@ export interface MetricsSnapshot {
   readonly upstream: readonly SeriesFigures[];
   readonly requestBounds: readonly number[];
   readonly upstreamBounds: readonly number[];
+}
+
+export interface GaugeRow {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
 }
 
 const UNMATCHED = 'unmatched ';
@@ -47,6 +54,15 @@ export function createMetrics(): Metrics {
     observeRequest: (route, method, status, seconds) => requests.series(route === 'unmatched' ? UNMATCHED + method : route, status, method).observe(seconds),
     observeUpstream: (method, outcome, seconds) => upstream.series(method, outcome).observe(seconds),
     snapshot: () => ({ at: Date.now(), requests: requests.figures(), upstream: upstream.figures(), requestBounds: REQUEST_BUCKETS, upstreamBounds: UPSTREAM_BUCKETS }),
+    gauge: (name, help, labels, collect) => {
+      const gauge: client.Gauge = new client.Gauge({
+        name, help, labelNames: [...labels], registers: [registry],
+        async collect() {
+          gauge.reset();
+          for (const row of await collect()) gauge.set(row.labels, row.value);
+        },
+      });
+    },
   };
 }
 

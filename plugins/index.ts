@@ -5,5 +5,6 @@ import { authPlugins } from './auth/index.js';
 import { consolePlugins } from './console/index.js';
 import { systemPlugins } from './system/index.js';
 import { uploadPlugins } from './upload/index.js';
+import { jobPlugins } from './jobs/index.js';
 
-export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...consolePlugins });
+export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins, ...consolePlugins });
