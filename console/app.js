@@ -1,4 +1,4 @@
-// The operator console: one page, a view per hash (#sessions, #login, #health), fed by one
+// The operator console: one page, a view per hash (#sessions, #login, #jobs, #health), fed by one
 // server-sent event stream (/console/events). preact and htm, no build step of their own.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -7,10 +7,12 @@ import { api, ApiError } from './api.js';
 import { SessionsView } from './sessions.js';
 import { LoginView } from './login.js';
 import { HealthView } from './health.js';
+import { JobsView } from './jobs.js';
 
 const VIEWS = [
   { id: 'sessions', title: 'Sessions', view: SessionsView },
   { id: 'login', title: 'Log in an account', view: LoginView },
+  { id: 'jobs', title: 'Jobs', view: JobsView },
   { id: 'health', title: 'Health', view: HealthView },
 ];
 
@@ -21,13 +23,14 @@ function currentView() {
 
 /** The live state: the last `sessions` and `health` events, and whether the stream is up. */
 function useLive(enabled) {
-  const [live, setLive] = useState({ sessions: null, health: null, connected: false });
+  const [live, setLive] = useState({ sessions: null, health: null, jobs: null, connected: false });
   useEffect(() => {
     if (!enabled) return undefined;
     const source = new EventSource('/console/events');
     const take = (name) => (event) => setLive((state) => ({ ...state, [name]: JSON.parse(event.data), connected: true }));
     source.addEventListener('sessions', take('sessions'));
     source.addEventListener('health', take('health'));
+    source.addEventListener('jobs', take('jobs'));
     source.addEventListener('open', () => setLive((state) => ({ ...state, connected: true })));
     source.addEventListener('error', () => setLive((state) => ({ ...state, connected: false })));
     return () => source.close();

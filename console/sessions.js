@@ -17,6 +17,34 @@ function State({ session }) {
   return html`<span class=${'state state-' + session.state}>${STATE_LABEL[session.state] || session.state}</span>${until ? html`<br /><small>until ${when(until)}</small>` : ''}`;
 }
 
+function Pools({ session, say }) {
+  const name = session.account.username || session.account.pk;
+  const add = async (event) => {
+    event.preventDefault();
+    const pool = new FormData(event.target).get('pool').trim();
+    try {
+      await api('POST', '/console/pools/members', { ref: session.ref, name: pool });
+      event.target.reset();
+      say(`${name} added to pool ${pool}.`);
+    } catch (error) {
+      say(`Adding ${name} to pool ${pool} failed: ${error.message}`);
+    }
+  };
+  const remove = (pool) => async () => {
+    try {
+      await api('DELETE', '/pools/members', { name: pool, member: session.account.pk });
+      say(`${name} removed from pool ${pool}.`);
+    } catch (error) {
+      say(`Removing ${name} from pool ${pool} failed: ${error.message}`);
+    }
+  };
+  return html`<ul class="pools">${session.pools.map((pool) => html`<li>${pool} <button type="button" class="chip" onClick=${remove(pool)} aria-label=${`Remove ${name} from pool ${pool}`}>×</button></li>`)}</ul>
+    <form class="add-pool" onSubmit=${add}>
+      <input name="pool" aria-label=${'Pool to add ' + name + ' to'} placeholder="pool" pattern="[A-Za-z0-9._-]{1,64}" required size="8" />
+      <button type="submit" aria-label=${'Add ' + name + ' to the pool'}>Add</button>
+    </form>`;
+}
+
 function Actions({ session, say }) {
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -56,7 +84,7 @@ export function SessionsView({ live, say }) {
     <div class="scroll" role="region" aria-label="Sessions table" tabindex="0">
       <table class="sessions stack">
         <caption class="sr-only">Sessions, most recently used first</caption>
-        <thead><tr><th scope="col">Account</th><th scope="col">State</th><th scope="col">Last use</th><th scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col">Account</th><th scope="col">State</th><th scope="col">Last use</th><th scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Pools</th><th scope="col">Actions</th></tr></thead>
         <tbody>
           ${list.sessions.map((s) => html`<tr key=${s.ref} data-account=${s.account.username}>
             <th scope="row">${s.account.username || '(no username)'}<br /><small class="muted">pk ${s.account.pk}</small></th>
@@ -64,6 +92,7 @@ export function SessionsView({ live, say }) {
             <td data-label="Last use"><time datetime=${s.last_used_at} title=${when(s.last_used_at)}>${ago(s.last_used_at)}</time></td>
             <td data-label="Requests"><${Usage} usage=${s.usage} /></td>
             <td data-label="Proxy">${s.proxy_host || html`<span class="muted">none</span>`}</td>
+            <td data-label="Pools"><${Pools} session=${s} say=${say} /></td>
             <td data-label="Actions"><${Actions} session=${s} say=${say} /></td>
           </tr>`)}
         </tbody>

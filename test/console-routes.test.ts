@@ -8,7 +8,7 @@ import { consoleToken } from '../engine/console.js';
 import { serve, stringBody, type Client } from './helpers/http.js';
 
 const KEY = 'console-key-for-tests-0123456789';
-const http = await serve(await composeApp(testConfig({ apiKey: KEY })));
+const http = await serve(await composeApp(testConfig({ apiKey: KEY, extra: { JOB_INTERVAL_MS: '0' } })));
 t.teardown(() => http.close());
 const keyed = { 'x-api-key': KEY };
 const as = (sid: string) => ({ ...keyed, 'x-session-id': sid });
@@ -130,6 +130,33 @@ t.test('live: a login and a throttle arrive on the event stream', async (t) => {
   const after = await events.next('sessions', (list) => list.sessions.some((s) => s.account.username === 'demo_throttled' && s.state === 'active' && s.usage && !Object.keys(s.usage).length));
   t.ok(after, 'a new session is pushed');
   t.notOk(events.text().includes(sid), 'the stream never carries a session id');
+});
+
+t.test('jobs of every owner, started by ref; pools joined by ref, shown on the session', async (t) => {
+  const events = await eventStream(http, keyed);
+  t.teardown(() => events.close());
+  await login('demo');
+  const ref = (await find('demo')).ref;
+  const bad = await http.request('POST', '/console/jobs', { form: { route: 'GET /user/followers', params: '{}' }, headers: keyed });
+  t.match(bad, { status: 422, body: { exc_type: 'ValidationError' } }, 'a job needs a session or a pool');
+  t.match(await http.request('POST', '/console/jobs', { form: { ref, route: 'GET /user', params: '{}' }, headers: keyed }), { status: 422, body: { errors: [{ param: 'route' }] } }, 'a route that is not paged is named');
+  const started = await http.request('POST', '/console/jobs', { form: { ref, route: 'GET /user/followers', params: '{"user_id": "5000000001"}', limit: '120' }, headers: keyed });
+  t.match(started, { status: 202, body: { route: 'GET /user/followers', account: { username: 'demo' }, limit: 120 } });
+  const id = (started.body as { id: string }).id;
+  const done = await events.next('jobs', (list) => list.jobs.some((job: { id: string; state: string }) => job.id === id && job.state === 'done'), 15_000);
+  const job = done.jobs.find((j: { id: string }) => j.id === id);
+  t.equal(job.items, 120, 'the job collected its limit, pushed on the event stream');
+  t.notOk(JSON.stringify(done).includes('"session"'), 'no sealed session in the list');
+  const listed = (await http.request('GET', '/console/jobs', { headers: keyed })).body as { jobs: { id: string }[] };
+  t.ok(listed.jobs.some((j) => j.id === id), 'GET /console/jobs lists it');
+  const csv = await http.request('GET', '/jobs/results', { query: { id, format: 'csv' }, headers: keyed });
+  t.equal(csv.text.trim().split('\n').length, 121, 'its CSV export: a header and 120 rows');
+
+  t.match(await http.request('POST', '/console/pools/members', { form: { ref, name: 'readers' }, headers: keyed }), { status: 200, body: { name: 'readers', members: [{ username: 'demo' }] } });
+  t.same((await find('demo')).pools, ['readers'], 'the session shows its pool');
+  const pooled = await http.request('POST', '/console/jobs', { form: { pool: 'readers', route: 'GET /user/following', params: '{"user_id": "5000000001"}', limit: '10' }, headers: keyed });
+  t.match(pooled, { status: 202, body: { pool: 'readers' } }, 'a job for a pool');
+  t.match(await http.request('POST', '/console/jobs', { form: { pool: 'nobody', route: 'GET /user/following', params: '{"user_id": "5000000001"}' }, headers: keyed }), { status: 404, body: { exc_type: 'PoolNotFound' } });
 });
 
 /** Reads server-sent events as they come; next() waits for one that passes the test. */

@@ -1,10 +1,13 @@
 // GET /console/events: the console's live updates as server-sent events. A session change made
 // by this instance (login, state, throttle, revocation) is pushed within a moment; growing use
-// counts at most every few seconds; health every ten. The page never polls.
+// counts at most every few seconds; jobs every second while one is under way; health every ten.
+// The page never polls.
 import { PassThrough } from 'node:stream';
 import type { Services, StreamResult } from '../../engine/types.js';
 import { healthOf } from './health.js';
 import { listSessions } from './sessions.js';
+import { allJobs } from './jobs.js';
+import { jobsOf } from '../jobs/index.js';
 
 export interface EventTimings {
   /** A burst of changes is sent as one list after this delay. */
@@ -12,9 +15,13 @@ export interface EventTimings {
   readonly usageEveryMs: number;
   readonly healthEveryMs: number;
   readonly keepAliveMs: number;
+  /** Jobs are re-read this often while one is under way (their bars move), five times slower otherwise. */
+  readonly jobsEveryMs: number;
 }
 
-export const TIMINGS: EventTimings = { settleMs: 150, usageEveryMs: 3000, healthEveryMs: 10_000, keepAliveMs: 15_000 };
+export const TIMINGS: EventTimings = { settleMs: 150, usageEveryMs: 3000, healthEveryMs: 10_000, keepAliveMs: 15_000, jobsEveryMs: 1000 };
+
+const UNDER_WAY = new Set(['queued', 'running', 'paused']);
 
 export function consoleEvents(services: Services, signal: AbortSignal, timings: EventTimings = TIMINGS): StreamResult {
   const stream = new PassThrough();
@@ -30,10 +37,25 @@ export function consoleEvents(services: Services, signal: AbortSignal, timings: 
   };
   const pushHealth = () => healthOf(services).then((health) => send('health', health), () => undefined);
   const soon = () => void (pending ??= setTimeout(pushSessions, timings.settleMs));
+  // Sent when they changed: a bar moves while its job runs, nothing is sent while none does.
+  let jobsSent = '';
+  let jobsActive = true;
+  let jobTicks = 0;
+  const pushJobs = () => {
+    if (!jobsOf(services) || (!jobsActive && jobTicks++ % 5 !== 0)) return;
+    allJobs(services).then((list) => {
+      jobsActive = list.jobs.some((job) => UNDER_WAY.has(String(job.state)));
+      const text = JSON.stringify(list.jobs.map(({ rate: _r, eta_seconds: _e, elapsed_seconds: _s, ...stable }) => stable));
+      if (text === jobsSent && !jobsActive) return;
+      jobsSent = text;
+      send('jobs', list);
+    }, () => undefined);
+  };
   const unsubscribe = services.sessions.subscribe(soon);
   const timers = [
     setInterval(() => services.usage.version !== usageSeen && soon(), timings.usageEveryMs),
     setInterval(pushHealth, timings.healthEveryMs),
+    setInterval(pushJobs, timings.jobsEveryMs),
     setInterval(() => !stream.destroyed && stream.write(': keep-alive\n\n'), timings.keepAliveMs),
   ];
   const stop = () => {
@@ -48,5 +70,6 @@ export function consoleEvents(services: Services, signal: AbortSignal, timings: 
   stream.write('retry: 2000\n\n');
   pushSessions();
   void pushHealth();
+  pushJobs();
   return { kind: 'stream', stream, contentType: 'text/event-stream; charset=utf-8', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
 }

@@ -5,6 +5,7 @@ import type { Plugin, PluginInput } from '../../engine/types.js';
 import { reloginSession } from '../auth/relogin.js';
 import { consoleEvents } from './events.js';
 import { healthOf } from './health.js';
+import { addToPool, allJobs, startJob } from './jobs.js';
 import { closeConsole, consolePage, openConsole } from './page.js';
 import { listSessions, recordOf, viewOf } from './sessions.js';
 
@@ -30,5 +31,8 @@ export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     return viewOf(await services.sessions.update(record, next), services);
   }),
   'console.health': plugin(({ services }) => healthOf(services)),
+  'console.jobs': plugin(({ services }) => allJobs(services)),
+  'console.start_job': plugin(startJob),
+  'console.pool_member': plugin(addToPool),
   'console.events': plugin(({ services, signal }) => consoleEvents(services, signal)),
 });

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { serviceError } from '../../engine/service-errors.js';
 import type { Services, SessionRecord } from '../../engine/types.js';
+import { poolsByAccount } from './jobs.js';
 
 /** A console listing reads (and decrypts) every record: past this many it stops and says so. */
 export const LIST_LIMIT = 2000;
@@ -18,6 +19,8 @@ export interface ConsoleSession {
   readonly proxy_host: string | null;
   readonly locale: string | null;
   readonly usage: Record<string, { requests: number; errors: number }>;
+  /** The pools the session's account is a member of. */
+  readonly pools: readonly string[];
 }
 
 /** 132 bits of SHA-256: unguessable, stable across instances and restarts, and no way back to the id. */
@@ -25,7 +28,7 @@ export function refOf(id: string): string {
   return createHash('sha256').update('socialgate console ref\0').update(id).digest('base64url').slice(0, 22);
 }
 
-export function viewOf(record: SessionRecord, services: Services, now = Date.now()): ConsoleSession {
+export function viewOf(record: SessionRecord, services: Services, now = Date.now(), pools: ReadonlyMap<string, readonly string[]> = new Map()): ConsoleSession {
   const throttled = record.throttledUntil !== undefined && record.throttledUntil > now;
   return {
     ref: refOf(record.id),
@@ -37,6 +40,7 @@ export function viewOf(record: SessionRecord, services: Services, now = Date.now
     proxy_host: proxyHost(record.proxy),
     locale: record.locale ?? null,
     usage: services.usage.of(record.id),
+    pools: pools.get(record.account.pk) ?? [],
   };
 }
 
@@ -62,7 +66,8 @@ export async function listSessions(services: Services): Promise<{ sessions: Cons
   }
   records.sort((a, b) => b.lastUsedAt - a.lastUsedAt);
   const now = Date.now();
-  return { sessions: records.map((record) => viewOf(record, services, now)), truncated };
+  const pools = await poolsByAccount(services);
+  return { sessions: records.map((record) => viewOf(record, services, now, pools)), truncated };
 }
 
 /** The record a ref names, read through the session service (so its cache sees what follows). */

@@ -34,6 +34,11 @@ function millis(extra: Readonly<Record<string, string>>, key: string, fallback: 
   return value;
 }
 
+/** The app's jobs and pools, when its background layer runs them (the console reads them too). */
+export function jobsOf(services: Services): { jobs: Jobs; pools: Pools } | undefined {
+  return installed.get(services);
+}
+
 function parts(services: Services): { jobs: Jobs; pools: Pools } {
   const found = installed.get(services);
   if (!found) throw serviceError('JobsUnavailable', 'Background work is not available on this instance');

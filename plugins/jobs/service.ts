@@ -122,6 +122,12 @@ export class Jobs {
     return Promise.all(mine.sort((a, b) => b.created_at - a.created_at).map((job) => this.get(job.id)));
   }
 
+  /** Every job of every owner, newest first, at most `limit` (the operator console's list). */
+  async all(limit: number): Promise<JobRecord[]> {
+    const all = (await this.store.list<JobRecord>(BUCKET)).map((d) => d.value).sort((a, b) => b.created_at - a.created_at).slice(0, limit);
+    return Promise.all(all.map((job) => this.get(job.id)));
+  }
+
   async cancel(id: string): Promise<JobRecord> {
     const job = await this.get(id);
     if (TERMINAL.has(job.state)) return job;

@@ -1,0 +1,43 @@
+// The console's jobs and pools: every job of every owner (the jobs routes list one owner's), a job
+// started for a session named by ref, and a session added to a pool by ref. Each goes through the
+// jobs module's own service, so its checks, pacing and events are the same as the API's.
+import { serviceError } from '../../engine/service-errors.js';
+import type { PluginInput, Services } from '../../engine/types.js';
+import { jobsOf } from '../jobs/index.js';
+import { jobView } from '../jobs/service.js';
+import { recordOf } from './sessions.js';
+
+export const JOB_LIST_LIMIT = 200;
+
+function parts(services: Services) {
+  const found = jobsOf(services);
+  if (!found) throw serviceError('JobsUnavailable', 'Background work is not available on this instance');
+  return found;
+}
+
+export async function allJobs(services: Services): Promise<{ jobs: Record<string, unknown>[] }> {
+  const now = Date.now();
+  return { jobs: (await parts(services).jobs.all(JOB_LIST_LIMIT)).map((job) => jobView(job, now)) };
+}
+
+export async function startJob({ input, services }: PluginInput): Promise<Record<string, unknown>> {
+  const { jobs } = parts(services);
+  const session = typeof input.ref === 'string' ? await recordOf(input.ref, services) : undefined;
+  const pool = typeof input.pool === 'string' ? input.pool : undefined;
+  const route = String(input.route).includes(' ') ? String(input.route) : `GET ${input.route}`;
+  return jobView(await jobs.create({ route, params: (input.params ?? {}) as Record<string, unknown>, limit: Number(input.limit ?? 0), session, pool }));
+}
+
+export async function addToPool({ input, services }: PluginInput) {
+  const record = await recordOf(String(input.ref), services);
+  return parts(services).pools.create(String(input.name), [record.id]);
+}
+
+/** Pool names by member account pk, for the session list; empty without the jobs module. */
+export async function poolsByAccount(services: Services): Promise<Map<string, string[]>> {
+  const byPk = new Map<string, string[]>();
+  const found = jobsOf(services);
+  if (!found) return byPk;
+  for (const pool of await found.pools.list()) for (const member of pool.members) byPk.set(member.pk, [...(byPk.get(member.pk) ?? []), pool.name]);
+  return byPk;
+}
