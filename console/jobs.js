@@ -15,7 +15,7 @@ function seconds(n) {
 
 function Bar({ job }) {
   const label = `Progress of job ${job.id}`;
-  if (job.state === 'done') return html`<progress aria-label=${label} max="1" value="1">done</progress>`;
+  if (job.state === 'done' && !(job.limit > 0)) return html`<progress aria-label=${label} max="1" value="1">done</progress>`;
   if (job.limit > 0) return html`<progress aria-label=${label} max=${job.limit} value=${Math.min(job.items, job.limit)}>${job.items} of ${job.limit}</progress>`;
   return html`<progress aria-label=${label}>${job.items} items</progress>`; // no known total: indeterminate
 }
@@ -34,8 +34,7 @@ function JobRow({ job, say }) {
   return html`<li class="card job" data-job=${job.id} data-state=${job.state}>
     <h2 class="job-title">${job.route} <small class="muted">for ${owner}</small></h2>
     <${Bar} job=${job} />
-    <p class="job-figures"><span class=${'state state-' + job.state}>${job.state}</span>
-      · ${job.items}${job.limit ? ` of ${job.limit}` : ''} items · ${job.pages} pages · ${job.rate}/s · ${UNDER_WAY.has(job.state) ? `${seconds(job.eta_seconds)} left` : `took ${seconds(job.elapsed_seconds)}`}</p>
+    <p class="job-figures"><span class=${'state state-' + job.state}>${job.state}</span>${' · '}${job.items}${job.limit ? ` of ${job.limit}` : ''} items · ${job.pages} ${job.pages === 1 ? 'page' : 'pages'} · ${job.rate}/s · ${UNDER_WAY.has(job.state) ? `${seconds(job.eta_seconds)} left` : `took ${seconds(job.elapsed_seconds)}`}</p>
     ${job.paused && html`<p class="problem">Paused: ${job.paused.reason}${job.paused.until ? ` until ${new Date(job.paused.until).toLocaleTimeString()}` : ''}${job.paused.detail ? ` (${job.paused.detail})` : ''}</p>`}
     ${job.error && html`<p class="problem">Failed: ${job.error.exc_type}: ${job.error.detail}</p>`}
     <div class="row">
@@ -74,9 +73,9 @@ function StartForm({ sessions, say }) {
       <div><label for="job-route">Route</label>
         <select id="job-route" name="route" required>${kinds.map((k) => html`<option value=${k.route}>${k.route}</option>`)}</select></div>
       <div><label for="job-params">Parameters (JSON)</label>
-        <input id="job-params" name="params" value='{"user_id": "5000000001"}' /></div>
+        <input id="job-params" name="params" defaultValue='{"user_id": "5000000001"}' /></div>
       <div><label for="job-limit">Most items (0: all)</label>
-        <input id="job-limit" name="limit" type="number" min="0" value="0" /></div>
+        <input id="job-limit" name="limit" type="number" min="0" defaultValue="0" /></div>
     </div>
     ${problem && html`<p class="problem" role="alert">${problem}</p>`}
     <button type="submit">Start</button>

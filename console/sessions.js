@@ -32,7 +32,7 @@ function Pools({ session, say }) {
   };
   const remove = (pool) => async () => {
     try {
-      await api('DELETE', '/pools/members', { name: pool, member: session.account.pk });
+      await api('DELETE', '/console/pools/members', { ref: session.ref, name: pool });
       say(`${name} removed from pool ${pool}.`);
     } catch (error) {
       say(`Removing ${name} from pool ${pool} failed: ${error.message}`);

@@ -58,7 +58,7 @@ export const SERVICE_ERRORS = {
   PoolThrottled: { status: 429, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy and some cool down after a throttle; Retry-After says when the first is back.', hint: 'Retry after the Retry-After delay, or add members to the pool.' },
   PoolUnavailable: { status: 503, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy, all are quarantined (challenge, logged out, revoked) or there are none.', retryAfter: 60, hint: "Resolve the members' challenges or log them in again (PATCH /auth/relogin), or add members." },
   PoolNotFound: { status: 404, on: (route) => poolReads(route) || route.area === 'pools' || route.area === 'jobs' || consoleWork(route), when: 'X-Pool or `pool`/`name` names no pool.', hint: 'POST /pools creates one; GET /pools lists them.' },
-  PoolMemberNotFound: { status: 404, on: (route) => route.area === 'pools', when: 'The pool has no such member.' },
+  PoolMemberNotFound: { status: 404, on: (route) => route.area === 'pools' || consoleWork(route), when: 'The pool has no such member.' },
   JobNotFound: { status: 404, on: (route) => route.area === 'jobs', when: 'No job has this id.', hint: 'GET /jobs lists the jobs of a session or pool.' },
   JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools' || consoleWork(route), when: 'The instance was built without the background layer.' },
   UnknownTool: { status: 404, on: 'outside', when: '/mcp: tools/call names no tool of this endpoint.', hint: 'tools/list names the tools of this endpoint (with the dynamic set, find_routes finds them).' },

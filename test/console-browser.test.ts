@@ -21,7 +21,8 @@ if ('missing' in installed) {
 
 async function run(): Promise<void> {
   t.ok(readFileSync(`${consoleDir()}/index.html`, 'utf8').includes('importmap'), 'the console is built (npm run build)');
-  const { client } = await product({ apiKey: KEY });
+  // Pages of a job 300 ms apart: the bar is seen moving, and the whole job takes two or three seconds.
+  const { client } = await product({ apiKey: KEY, extra: { JOB_INTERVAL_MS: '300' } });
   t.teardown(() => client.close());
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
   t.teardown(() => browser.close());
@@ -103,6 +104,39 @@ async function run(): Promise<void> {
     t.notOk(left.sessions.some((s) => s.account.username === 'demo_2fa'), 'gone from the store');
   });
 
+  t.test('add a session to a pool from its row', async (t) => {
+    const target = row(page, 'demo_challenge');
+    await target.getByRole('textbox', { name: 'Pool to add demo_challenge to' }).fill('readers');
+    await target.getByRole('button', { name: 'Add demo_challenge to the pool' }).click();
+    await target.getByRole('button', { name: 'Remove demo_challenge from pool readers' }).waitFor();
+    t.pass('the pool shows on the row');
+  });
+
+  t.test('a job started from the page: its bar reaches the end', async (t) => {
+    await page.getByRole('link', { name: 'Jobs' }).click();
+    await page.getByRole('heading', { name: 'Start a job' }).waitFor();
+    await page.getByLabel('For').selectOption({ label: 'demo_challenge' });
+    await page.getByLabel('Route').selectOption('GET /user/followers');
+    await page.getByLabel('Parameters (JSON)').fill('{"user_id": "5000000001", "amount": 20}');
+    await page.getByLabel('Most items (0: all)').fill('150');
+    await page.getByRole('button', { name: 'Start' }).click();
+    const job = page.locator('li.job').first();
+    const bar = job.getByRole('progressbar');
+    await bar.waitFor();
+    const reading = () => bar.evaluate((el) => [(el as HTMLProgressElement).value, (el as HTMLProgressElement).max]);
+    const seen = new Set<number>();
+    for (let i = 0; i < 100 && (await job.getAttribute('data-state')) !== 'done'; i++) {
+      seen.add((await reading())[0]);
+      await page.waitForTimeout(50);
+    }
+    await page.locator('li.job[data-state="done"]').first().waitFor({ timeout: 10_000 });
+    t.same(await reading(), [150, 150], 'the bar is full: 150 of 150');
+    t.ok(seen.size >= 2, `the bar moved on its way (values seen: ${[...seen].join(', ')})`);
+    t.ok(await job.getByRole('link', { name: 'CSV' }).isVisible(), 'the export can be downloaded');
+    await page.screenshot({ path: `${ARTIFACTS}/console-jobs.png`, fullPage: true });
+    await axe(t, page, 'jobs');
+  });
+
   t.test('health: the upstream and the last hour by family', async (t) => {
     await page.getByRole('link', { name: 'Health' }).click();
     await page.getByRole('heading', { name: 'Upstream' }).waitFor();
@@ -119,7 +153,7 @@ async function run(): Promise<void> {
     await fresh.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor();
     await fresh.keyboard.press('Tab');
     t.equal(await fresh.evaluate(() => document.activeElement?.textContent), 'Skip to content', 'the first Tab reaches the skip link');
-    for (let i = 0; i < 3; i++) await fresh.keyboard.press('Tab');
+    for (let i = 0; i < 4; i++) await fresh.keyboard.press('Tab');
     t.equal(await fresh.evaluate(() => document.activeElement?.textContent), 'Health', 'the views are reached by Tab');
     await fresh.keyboard.press('Enter');
     await fresh.getByRole('heading', { name: 'Health', level: 1 }).waitFor();

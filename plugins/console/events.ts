@@ -1,6 +1,6 @@
 // GET /console/events: the console's live updates as server-sent events. A session change made
 // by this instance (login, state, throttle, revocation) is pushed within a moment; growing use
-// counts at most every few seconds; jobs every second while one is under way; health every ten.
+// counts at most every few seconds; jobs twice a second while one is under way; health every ten.
 // The page never polls.
 import { PassThrough } from 'node:stream';
 import type { Services, StreamResult } from '../../engine/types.js';
@@ -19,9 +19,17 @@ export interface EventTimings {
   readonly jobsEveryMs: number;
 }
 
-export const TIMINGS: EventTimings = { settleMs: 150, usageEveryMs: 3000, healthEveryMs: 10_000, keepAliveMs: 15_000, jobsEveryMs: 1000 };
+export const TIMINGS: EventTimings = { settleMs: 150, usageEveryMs: 3000, healthEveryMs: 10_000, keepAliveMs: 15_000, jobsEveryMs: 500 };
 
 const UNDER_WAY = new Set(['queued', 'running', 'paused']);
+
+type Topic = 'sessions' | 'jobs';
+/** Open streams per app, told when a console action changed what they show beyond session records (pools, a new job). */
+const streams = new WeakMap<Services, Set<(topic: Topic) => void>>();
+
+export function consoleChanged(services: Services, topic: Topic): void {
+  for (const push of streams.get(services) ?? []) push(topic);
+}
 
 export function consoleEvents(services: Services, signal: AbortSignal, timings: EventTimings = TIMINGS): StreamResult {
   const stream = new PassThrough();
@@ -52,6 +60,9 @@ export function consoleEvents(services: Services, signal: AbortSignal, timings: 
     }, () => undefined);
   };
   const unsubscribe = services.sessions.subscribe(soon);
+  const open = streams.get(services) ?? streams.set(services, new Set()).get(services)!;
+  const told = (topic: Topic) => (topic === 'jobs' ? ((jobsActive = true), pushJobs()) : soon());
+  open.add(told);
   const timers = [
     setInterval(() => services.usage.version !== usageSeen && soon(), timings.usageEveryMs),
     setInterval(pushHealth, timings.healthEveryMs),
@@ -60,6 +71,7 @@ export function consoleEvents(services: Services, signal: AbortSignal, timings: 
   ];
   const stop = () => {
     unsubscribe();
+    open.delete(told);
     for (const timer of timers) clearInterval(timer);
     if (pending) clearTimeout(pending);
     stream.end();

@@ -5,7 +5,7 @@ import type { Plugin, PluginInput } from '../../engine/types.js';
 import { reloginSession } from '../auth/relogin.js';
 import { consoleEvents } from './events.js';
 import { healthOf } from './health.js';
-import { addToPool, allJobs, startJob } from './jobs.js';
+import { addToPool, allJobs, removeFromPool, startJob } from './jobs.js';
 import { closeConsole, consolePage, openConsole } from './page.js';
 import { listSessions, recordOf, viewOf } from './sessions.js';
 
@@ -34,5 +34,6 @@ export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'console.jobs': plugin(({ services }) => allJobs(services)),
   'console.start_job': plugin(startJob),
   'console.pool_member': plugin(addToPool),
+  'console.pool_member_remove': plugin(removeFromPool),
   'console.events': plugin(({ services, signal }) => consoleEvents(services, signal)),
 });

@@ -5,6 +5,7 @@ import { serviceError } from '../../engine/service-errors.js';
 import type { PluginInput, Services } from '../../engine/types.js';
 import { jobsOf } from '../jobs/index.js';
 import { jobView } from '../jobs/service.js';
+import { consoleChanged } from './events.js';
 import { recordOf } from './sessions.js';
 
 export const JOB_LIST_LIMIT = 200;
@@ -25,12 +26,23 @@ export async function startJob({ input, services }: PluginInput): Promise<Record
   const session = typeof input.ref === 'string' ? await recordOf(input.ref, services) : undefined;
   const pool = typeof input.pool === 'string' ? input.pool : undefined;
   const route = String(input.route).includes(' ') ? String(input.route) : `GET ${input.route}`;
-  return jobView(await jobs.create({ route, params: (input.params ?? {}) as Record<string, unknown>, limit: Number(input.limit ?? 0), session, pool }));
+  const job = await jobs.create({ route, params: (input.params ?? {}) as Record<string, unknown>, limit: Number(input.limit ?? 0), session, pool });
+  consoleChanged(services, 'jobs');
+  return jobView(job);
 }
 
 export async function addToPool({ input, services }: PluginInput) {
   const record = await recordOf(String(input.ref), services);
-  return parts(services).pools.create(String(input.name), [record.id]);
+  const pool = await parts(services).pools.create(String(input.name), [record.id]);
+  consoleChanged(services, 'sessions');
+  return pool;
+}
+
+export async function removeFromPool({ input, services }: PluginInput) {
+  const record = await recordOf(String(input.ref), services);
+  const pool = await parts(services).pools.removeMember(String(input.name), record.account.pk);
+  consoleChanged(services, 'sessions');
+  return pool;
 }
 
 /** Pool names by member account pk, for the session list; empty without the jobs module. */
