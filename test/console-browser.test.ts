@@ -6,18 +6,13 @@ import t, { type Test } from 'tap';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium } from './support/chromium.js';
+import { CHROMIUM, CHROMIUM_FLAGS, withChromium } from './support/browser.js';
 import { product } from './helpers/full-app.js';
 import { consoleDir } from '../engine/console.js';
 
 const KEY = 'console-browser-key-0123456789';
 const ARTIFACTS = 'test/artifacts';
-const installed = ensureChromium();
-if ('missing' in installed) {
-  t.test('the console in a browser', { skip: `console browser test: ${installed.missing}` }, () => {});
-} else {
-  await run();
-}
+await withChromium('console browser test', run);
 
 async function run(): Promise<void> {
   t.ok(readFileSync(`${consoleDir()}/index.html`, 'utf8').includes('importmap'), 'the console is built (npm run build)');

@@ -22,6 +22,7 @@ interface Listed {
   throttled_until: string | null;
   proxy_host: string | null;
   usage: Record<string, { requests: number; errors: number }>;
+  pools: string[];
 }
 const listed = async (headers: Record<string, string> = keyed) => {
   const reply = await http.request('GET', '/console/sessions', { headers });
@@ -127,7 +128,7 @@ t.test('live: a login and a throttle arrive on the event stream', async (t) => {
   t.type(first.sessions, Array, 'the list at once on connecting');
   t.ok(await events.next('health'), 'and the health figures');
   const sid = await login('demo_throttled');
-  const after = await events.next('sessions', (list) => list.sessions.some((s) => s.account.username === 'demo_throttled' && s.state === 'active' && s.usage && !Object.keys(s.usage).length));
+  const after = await events.next('sessions', (list) => list.sessions.some((s: Listed) => s.account.username === 'demo_throttled' && s.state === 'active' && s.usage && !Object.keys(s.usage).length));
   t.ok(after, 'a new session is pushed');
   t.notOk(events.text().includes(sid), 'the stream never carries a session id');
 });

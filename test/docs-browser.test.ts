@@ -5,15 +5,10 @@
 import t from 'tap';
 import { mkdirSync } from 'node:fs';
 import { chromium, type Page, type Request } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium } from './support/chromium.js';
+import { CHROMIUM, CHROMIUM_FLAGS, withChromium } from './support/browser.js';
 import { product } from './helpers/full-app.js';
 
-const installed = ensureChromium();
-if ('missing' in installed) {
-  t.test('the docs page in a browser', { skip: `docs browser test: ${installed.missing}` }, () => {});
-} else {
-  await run();
-}
+await withChromium('docs browser test', run);
 
 async function run(): Promise<void> {
   const { app, client } = await product();

@@ -1,4 +1,4 @@
-// Debian's chromium for the /docs browser test, installed by chromium.sh when missing. Returns the
+// Debian's chromium for the browser tests (/docs, /console), installed by chromium.sh when missing. Returns the
 // reason when it cannot be installed, so the test skips saying why instead of passing silently.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -12,3 +12,4 @@ export function ensureChromium(): { ok: true } | { missing: string } {
   if (result.status === 0) return { ok: true };
   return { missing: `chromium is missing and test/support/chromium.sh could not install it with apt-get (exit ${result.status}): ${(result.stderr || result.stdout || '').trim().slice(-300)}` };
 }
+

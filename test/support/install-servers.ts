@@ -1,5 +1,5 @@
 // Installs the database servers the store tests start (Debian's redis-server and PostgreSQL) and the
-// browser the /docs test drives (Debian's chromium) before
+// browser the /docs and /console tests drive (Debian's chromium) before
 // any test file runs, so that a first run's apt-get does not count against a file's tap timeout.
 // Meant for tap's `before` setting; the tests install on their own too when run alone.
 import { ensureRedisServer } from './redis.js';
@@ -11,5 +11,5 @@ ensureRedisServer();
 const postgres = installPostgres();
 if ('missing' in postgres) process.stderr.write(`store tests: ${postgres.missing}; test/store-postgres.test.ts will be skipped\n`);
 const chromium = ensureChromium();
-if ('missing' in chromium) process.stderr.write(`docs browser test: ${chromium.missing}; test/docs-browser.test.ts will be skipped\n`);
+if ('missing' in chromium) process.stderr.write(`browser tests: ${chromium.missing}; test/docs-browser.test.ts and test/console-browser.test.ts will be skipped\n`);
 process.stdout.write(`# store test servers and chromium checked in ${Date.now() - started} ms\n`);
