@@ -22,7 +22,7 @@ import type { AppInfo, Background, Config, Logger, Manifest, Plugin, Resolver, R
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
-import { CONSOLE_ASSET_PREFIX, CONSOLE_COOKIE, CONSOLE_HEADER, consoleAssets, consoleToken, sameSecret } from './console.js';
+import { CONSOLE_ASSET_PREFIX, CONSOLE_COOKIE, CONSOLE_HEADER, consoleAssets, sameSecret, validToken } from './console.js';
 import { RecentMetrics } from './recent.js';
 import { SessionUsage } from './usage.js';
 import { stackWithoutMessage } from './log.js';
@@ -250,11 +250,10 @@ function writeError(ctx: Koa.Context, error: unknown, manifest: Manifest, reques
 /** When an API key is configured, every non-system route requires it (Bearer or X-API-Key). */
 function requireApiKey(key: string, manifest: Manifest, routed: Koa.Middleware): Koa.Middleware {
   const open = new Set(manifest.routes.filter((r) => r.area === 'system').map((r) => r.path));
-  const token = consoleToken(key);
   return (ctx, next) => {
     if (open.has(ctx.path) || ctx.path.startsWith('/docs/') || ctx.path.startsWith(CONSOLE_ASSET_PREFIX)) return routed(ctx, next);
     const given = ctx.get('x-api-key') || ctx.get('authorization').replace(/^Bearer\s+/i, '');
-    if (given ? sameSecret(given, key) : fromConsole(ctx, token)) return routed(ctx, next);
+    if (given ? sameSecret(given, key) : fromConsole(ctx, key)) return routed(ctx, next);
     throw serviceError('ApiKeyRequired', 'API key required');
   };
 }
@@ -264,8 +263,8 @@ function requireApiKey(key: string, manifest: Manifest, routed: Koa.Middleware):
  * changes something must also carry the console's header, which another site's form or link
  * cannot add: the cookie alone authorises reads only (the page's event stream cannot send headers).
  */
-function fromConsole(ctx: Koa.Context, token: string): boolean {
+function fromConsole(ctx: Koa.Context, key: string): boolean {
   const cookie = ctx.cookies.get(CONSOLE_COOKIE);
-  if (!cookie || !sameSecret(cookie, token)) return false;
+  if (!cookie || !validToken(key, cookie)) return false;
   return ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.get(CONSOLE_HEADER) === '1';
 }

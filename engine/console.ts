@@ -51,11 +51,18 @@ function filesUnder(dir: string): string[] {
 }
 
 /**
- * What the cookie holds: an HMAC of the key, never the key, so a leaked cookie jar does not hand
- * over the key itself (it still opens this service's API: treat it like a session).
+ * What the cookie holds: its end (epoch seconds) and an HMAC of it under the key, never the key,
+ * so a leaked cookie jar does not hand over the key itself and stops working at its end (it
+ * still opens this service's API until then: treat it like a session).
  */
-export function consoleToken(apiKey: string): string {
-  return createHmac('sha256', apiKey).update('socialgate console v1').digest('base64url');
+export function consoleToken(apiKey: string, expiresAt: number): string {
+  return `${expiresAt}.${createHmac('sha256', apiKey).update(`socialgate console v1 ${expiresAt}`).digest('base64url')}`;
+}
+
+/** Whether a cookie is a token of this key that has not ended yet. */
+export function validToken(apiKey: string, cookie: string, now = Date.now()): boolean {
+  const expiresAt = Number(cookie.slice(0, cookie.indexOf('.')));
+  return Number.isSafeInteger(expiresAt) && expiresAt * 1000 > now && sameSecret(cookie, consoleToken(apiKey, expiresAt));
 }
 
 export function sameSecret(a: string, b: string): boolean {

@@ -59,11 +59,24 @@ t.test('the page is open; its data needs the key, given once through a cookie', 
   const { ref } = await find('demo');
   t.match(await http.request('DELETE', '/console/sessions/throttle', { form: { ref }, headers: jar }), { status: 401, body: { exc_type: 'ApiKeyRequired' } }, 'a change needs the console header besides the cookie');
   t.equal((await http.request('DELETE', '/console/sessions/throttle', { form: { ref }, headers: { ...jar, 'x-socialgate-console': '1' } })).status, 200, 'with it, the change is made');
-  t.equal((await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${consoleToken('another-key')}` } })).status, 401, 'a proof of another key opens nothing');
+  const soon = Math.floor(Date.now() / 1000) + 600;
+  t.equal((await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${consoleToken('another-key', soon)}` } })).status, 401, 'a proof of another key opens nothing');
+  t.equal((await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${consoleToken(KEY, Math.floor(Date.now() / 1000) - 1)}` } })).status, 401, 'a proof past its end opens nothing');
+  t.equal((await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${consoleToken(KEY, soon)}` } })).status, 200, 'a current proof of this key does');
+  t.equal((await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${soon}.forged` } })).status, 401, 'a forged one does not');
   const closed = await http.request('DELETE', '/console/key', { headers: { ...jar, 'x-socialgate-console': '1' } });
   t.match(closed.headers.get('set-cookie'), /socialgate_console=;/, 'closing clears the cookie');
   await http.request('DELETE', '/console/sessions', { form: { ref }, headers: keyed });
   void sid;
+});
+
+t.test('without an API key the console is as open as the API', async (t) => {
+  const open = await serve(await composeApp(testConfig()));
+  t.teardown(() => open.close());
+  const reply = await open.request('POST', '/console/key', { form: { key: 'anything' } });
+  t.match(reply, { status: 200, body: { required: false } });
+  t.notOk(reply.headers.get('set-cookie'), 'no cookie to set');
+  t.equal((await open.request('GET', '/console/sessions')).status, 200);
 });
 
 t.test('every session with its state, use by family and proxy host; never a secret', async (t) => {

@@ -7,7 +7,7 @@ import { CONSOLE_COOKIE, consoleDir, consoleToken, sameSecret } from '../../engi
 import { serviceError } from '../../engine/service-errors.js';
 import type { PluginInput, ReplyResult } from '../../engine/types.js';
 
-/** The cookie outlives a working day, not a week. */
+/** The cookie (and the token in it, checked by the service) lasts a working day. */
 const COOKIE_SECONDS = 12 * 3600;
 
 let page: Promise<string> | undefined;
@@ -26,7 +26,8 @@ export function openConsole({ input, services }: PluginInput): ReplyResult | { r
   const key = services.config.apiKey;
   if (!key) return { required: false };
   if (!sameSecret(String(input.key), key)) throw serviceError('ApiKeyWrong', 'Wrong API key');
-  return { kind: 'reply', body: { required: true }, cookies: [{ name: CONSOLE_COOKIE, value: consoleToken(key), maxAgeSeconds: COOKIE_SECONDS }] };
+  const expiresAt = Math.floor(Date.now() / 1000) + COOKIE_SECONDS;
+  return { kind: 'reply', body: { required: true }, cookies: [{ name: CONSOLE_COOKIE, value: consoleToken(key, expiresAt), maxAgeSeconds: COOKIE_SECONDS }] };
 }
 
 export function closeConsole({ services }: PluginInput): ReplyResult {
