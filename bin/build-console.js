@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Run by `npm run build` (and so by `npm ci`): the operator console into dist/console: its own
 // files from console/ and the ES module builds of preact, its hooks and htm from node_modules
-// (about 17 KB, no bundler, no CDN: the page's import map names these files).
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+// (about 17 KB, no bundler, no CDN: the page's import map names these files), and the page with
+// its content security policy.
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 
@@ -17,8 +19,19 @@ const VENDOR = {
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'vendor'), { recursive: true });
-for (const name of readdirSync('console')) copyFileSync(join('console', name), join(out, name));
+for (const name of readdirSync('console')) if (name !== 'index.html') copyFileSync(join('console', name), join(out, name));
+writeFileSync(join(out, 'index.html'), withPolicy(readFileSync('console/index.html', 'utf8')));
 for (const [name, file] of Object.entries(VENDOR)) copyFileSync(packageFile(file), join(out, 'vendor', name));
+
+/**
+ * The page's content security policy allows scripts from the service only, and the one inline
+ * script, the import map, by its hash: nothing else runs, and nothing loads from off the machine.
+ */
+function withPolicy(page) {
+  const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(page);
+  if (!map) throw new Error('build-console: console/index.html has no import map');
+  return page.replace('IMPORTMAP_HASH', `sha256-${createHash('sha256').update(map[1]).digest('base64')}`);
+}
 
 /** A file inside an installed package: its folder is found from its main entry (exports maps hide package.json). */
 function packageFile(path) {
