@@ -72,8 +72,11 @@ export async function listSessions(services: Services): Promise<{ sessions: Cons
 
 /** The record a ref names, read through the session service (so its cache sees what follows). */
 export async function recordOf(ref: string, services: Services): Promise<SessionRecord> {
+  let read = 0;
+  // The same records a listing shows, no more: a store is never walked past LIST_LIMIT.
   for await (const record of services.store.list()) {
     if (refOf(record.id) === ref) return (await services.sessions.find(record.id)) ?? record;
+    if (++read === LIST_LIMIT) break;
   }
   throw serviceError('ConsoleSessionNotFound', 'No session has this ref');
 }
