@@ -1,4 +1,4 @@
-// socialgate CLI: serve, mcp, openapi, routes, audit, sessions.
+// socialgate CLI: serve, mcp, openapi, routes, audit, sessions, jobs.
 import { createServer } from 'node:http';
 import { loadConfig } from '../engine/config.js';
 import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
@@ -18,6 +18,8 @@ commands:
   audit          classify the upstream's public methods against the manifest (--json, --markdown, --methods FILE)
   sessions list | sessions revoke ID
                  operate on the session store
+  jobs start ROUTE key=value... | jobs watch ID | jobs export ID --format csv
+                 start, watch and export background jobs on a running service (--url, --session)
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -30,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'routes': return printRoutes();
       case 'audit': return await audit(rest);
       case 'sessions': return await sessions(rest);
+      case 'jobs': return await jobs(rest);
       case undefined: case 'help': case '--help': case '-h':
         process.stdout.write(USAGE);
         return command ? 0 : 2;
@@ -93,4 +96,9 @@ async function audit(argv: string[]): Promise<number> {
 async function sessions(argv: string[]): Promise<number> {
   const { runSessions } = await import('./sessions.js');
   return runSessions(argv, (text) => process.stdout.write(text));
+}
+
+async function jobs(argv: string[]): Promise<number> {
+  const { runJobs } = await import('./jobs.js');
+  return runJobs(argv, { out: process.stdout, err: (text) => process.stderr.write(text) });
 }

@@ -8,8 +8,9 @@ import { checkExtraKeys } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { projectRoot } from '../engine/manifest/load.js';
 import { SERVICE_VERSION } from '../engine/openapi.js';
-import type { Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
+import type { Background, Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
 import { openStore } from '../adapters/store/index.js';
+import { lockMsOf, openWork, WORK_SETTING_KEYS } from '../adapters/work/index.js';
 import { zipFiles } from '../adapters/transfer/zip.js';
 import { contentTypeFor } from '../adapters/transfer/content-type.js';
 import { downloadGuard, PLATFORM_MEDIA_HOSTS } from '../adapters/transfer/download-guard.js';
@@ -18,6 +19,7 @@ import { resolvers } from '../engine/resolvers.js';
 import { TRANSFER_DEFAULTS, transferSettingsFor } from '../adapters/transfer/settings.js';
 import { createSandbox, sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
 import { plugins } from '../plugins/index.js';
+import { installJobs, JOB_SETTING_KEYS, jobSettings } from '../plugins/jobs/index.js';
 import { streamCapFor } from '../plugins/upload/index.js';
 
 export interface ComposeOverrides {
@@ -37,10 +39,17 @@ const EXTRA_KEYS = [
   'DOWNLOAD_HOSTS', // hosts the by-URL download routes may name
   'SESSION_KEY', 'SESSION_IDLE_DAYS', // session encryption and expiry
   'GIT_SHA', // /build, when the build has no git checkout
+  ...JOB_SETTING_KEYS, // pacing of jobs
+  ...WORK_SETTING_KEYS, // the background layer
 ];
+
+/** Background modules, each defining its work kinds before the queue starts. */
+const background: readonly Background[] = [installJobs];
 
 export async function composeApp(config: Config, overrides: ComposeOverrides = {}): Promise<App> {
   checkExtraKeys(config.extra, EXTRA_KEYS);
+  jobSettings(config.extra); // a bad pacing value stops the start
+  lockMsOf(config.extra);
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config, log));
@@ -48,11 +57,12 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   return createApp({ config, upstream, store, log, ...productParts(config), build: buildInfo(), deps: depsInfo() });
 }
 
-/** The product's plugins, extra resolvers and file helpers: what createApp and the loader need. */
+/** The product's plugins, extra resolvers, file helpers and background layer: what createApp and the loader need. */
 export function productParts(config: Config) {
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
-  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits };
+  const work = (log: Logger) => openWork(config, log);
+  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background };
 }
 
 /** For tools that load the manifest without serving (openapi, routes, audit). */

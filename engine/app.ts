@@ -9,7 +9,8 @@ import { serviceError } from './service-errors.js';
 import { loadManifest, defaultManifestDir } from './manifest/load.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
-import { admission, routeHandler, routeRunner } from './pipeline/handler.js';
+import { admission, inputCheck, routeHandler, routeRunner } from './pipeline/handler.js';
+import { backgroundRoutes } from './pipeline/runner.js';
 import { valuesReader } from './pipeline/params.js';
 import { MCP_PATH, mcpFor } from './mcp/index.js';
 import type { RouteSteps } from './mcp/call.js';
@@ -17,7 +18,7 @@ import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
-import type { AppInfo, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter } from './types.js';
+import type { AppInfo, Background, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
@@ -40,6 +41,10 @@ export interface AppOptions {
   readonly build?: Readonly<Record<string, string>>;
   readonly deps?: Readonly<Record<string, string>>;
   readonly limits?: Partial<BodyLimits>;
+  /** Opens the background layer (queue, store, events); called once with the app's logger. */
+  readonly work?: (log: Logger) => WorkLayer & { close(): Promise<void> };
+  /** Background modules (jobs, events): each defines its work kinds before the queue starts. */
+  readonly background?: readonly Background[];
 }
 
 export interface App {
@@ -77,11 +82,17 @@ export function createApp(options: AppOptions): App {
     openapi: () => openapiText,
     metricsText: () => metrics.registry.metrics(),
     metricsContentType: metrics.registry.contentType,
+    gauge: metrics.gauge,
     build: options.build ?? {},
     deps: options.deps ?? {},
   };
-  const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app };
-  const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers });
+  // Filled by buildRouter: each route's steps, which MCP tools and background jobs run too.
+  const steps = new Map<RouteSpec, RouteSteps>();
+  const work = options.work?.(options.log);
+  const routes = backgroundRoutes(manifest, (route) => steps.get(route)!);
+  const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, routes, work };
+  const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers }, steps);
+  if (work) startBackground(work, services, options.background ?? []);
   const koa = new Koa({ proxy: options.config.trustProxy });
   // One Koa middleware: request context around the (key check and) route table, with the 404 as
   // the table's `next`. Each further app middleware would cost every request a hop of Koa's chain.
@@ -92,11 +103,18 @@ export function createApp(options: AppOptions): App {
     koa, router, manifest, openapi, services, metrics,
     callback: () => koa.callback(),
     close: async () => {
+      await work?.close();
       await sessions.close();
       await options.upstream.close();
       await options.store.close();
     },
   };
+}
+
+/** Each module defines its kinds, then the queue starts: work a previous run left is picked up. */
+function startBackground(work: WorkLayer, services: Services, modules: readonly Background[]): void {
+  for (const install of modules) install(services);
+  work.queue.start().catch((error) => services.log.error('background work did not start', { error: stackWithoutMessage(error) }));
 }
 
 /**
@@ -113,7 +131,7 @@ export interface RouteTable {
   entries(): { method: string; path: string }[];
 }
 
-function buildRouter(manifest: Manifest, services: Services, options: AppOptions): RouteTable {
+function buildRouter(manifest: Manifest, services: Services, options: AppOptions, steps: Map<RouteSpec, RouteSteps>): RouteTable {
   const validators = compileValidators(manifest);
   const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
   const limits: BodyLimits = {
@@ -122,14 +140,13 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
     fileCap: options.limits?.fileCap,
   };
   const routers = new Map<string, Router>();
-  const steps = new Map<RouteSpec, RouteSteps>();
   for (const route of manifest.routes) {
     const deps = {
       services, validator: validators.get(route)!, shape: shapes[route.result.shape], plugin: route.plugin ? options.plugins[route.plugin] : undefined,
       resolvers: options.resolvers ?? resolvers, resolverCache, limits, zip: options.zip, contentType: options.contentType,
     };
     const run = routeRunner(route, deps);
-    steps.set(route, { run, admit: admission(route, deps.validator), readValues: valuesReader(route) });
+    steps.set(route, { run, admit: admission(route, deps.validator), check: inputCheck(route, deps.validator), readValues: valuesReader(route) });
     const handler = routeHandler(route, deps, run);
     const router = routers.get(route.path) ?? routers.set(route.path, new Router()).get(route.path)!;
     router.register(route.path, [route.method], [handler], { name: route.id });

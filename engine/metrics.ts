@@ -9,6 +9,13 @@ export interface Metrics {
   readonly registry: client.Registry;
   observeRequest(route: string, method: string, status: number, seconds: number): void;
   observeUpstream(method: string, outcome: string, seconds: number): void;
+  /** A gauge read at scrape time (e.g. pool members per state); `collect` answers its rows. */
+  gauge(name: string, help: string, labels: readonly string[], collect: () => Promise<readonly GaugeRow[]>): void;
+}
+
+export interface GaugeRow {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
 }
 
 const UNMATCHED = 'unmatched ';
@@ -29,6 +36,15 @@ export function createMetrics(): Metrics {
     registry,
     observeRequest: (route, method, status, seconds) => requests.series(route === 'unmatched' ? UNMATCHED + method : route, status, method).observe(seconds),
     observeUpstream: (method, outcome, seconds) => upstream.series(method, outcome).observe(seconds),
+    gauge: (name, help, labels, collect) => {
+      const gauge: client.Gauge = new client.Gauge({
+        name, help, labelNames: [...labels], registers: [registry],
+        async collect() {
+          gauge.reset();
+          for (const row of await collect()) gauge.set(row.labels, row.value);
+        },
+      });
+    },
   };
 }
 

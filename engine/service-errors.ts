@@ -28,6 +28,7 @@ const fetchesUrls = (route: RouteSpec): boolean => route.params.some((p) => p.ty
 const firstMatch = (route: RouteSpec): boolean => route.result.shape === 'find';
 const fileResult = (route: RouteSpec): boolean => route.result.shape === 'file' || route.result.shape === 'files';
 const systemRoute = (route: RouteSpec): boolean => route.area === 'system';
+const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none';
 
 export const SERVICE_ERRORS = {
   SessionRequired: { status: 401, on: withSession, when: 'The route acts for an account and no session ID was sent.', hint: 'Send the session ID from POST /auth/login in the X-Session-ID header.' },
@@ -47,6 +48,14 @@ export const SERVICE_ERRORS = {
   NoSuchRoute: { status: 404, on: 'outside', when: 'No route has this path.', hint: 'GET /openapi.json lists every route.' },
   HostNotAllowed: { status: 403, on: 'outside', when: '/mcp: the Host header is not an allowed host (DNS-rebinding protection).', hint: 'Add the host name to SOCIALGATE_MCP_ALLOWED_HOSTS.' },
   OriginNotAllowed: { status: 403, on: 'outside', when: '/mcp: a browser Origin that is not an allowed host.', hint: 'Browsers may call /mcp only from an allowed host (SOCIALGATE_MCP_ALLOWED_HOSTS).' },
+  PoolNotAllowed: { status: 422, on: (route) => route.session === 'required' && route.method !== 'GET', when: 'A route that acts for one account (not a GET) was sent X-Pool instead of a session.', hint: 'Send X-Session-ID of the account that should act.' },
+  PoolsUnavailable: { status: 503, on: poolReads, when: 'X-Pool was sent to an instance built without the background layer.' },
+  PoolThrottled: { status: 429, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy and some cool down after a throttle; Retry-After says when the first is back.', hint: 'Retry after the Retry-After delay, or add members to the pool.' },
+  PoolUnavailable: { status: 503, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy, all are quarantined (challenge, logged out, revoked) or there are none.', retryAfter: 60, hint: "Resolve the members' challenges or log them in again (PATCH /auth/relogin), or add members." },
+  PoolNotFound: { status: 404, on: (route) => poolReads(route) || route.area === 'pools' || route.area === 'jobs', when: 'X-Pool or `pool`/`name` names no pool.', hint: 'POST /pools creates one; GET /pools lists them.' },
+  PoolMemberNotFound: { status: 404, on: (route) => route.area === 'pools', when: 'The pool has no such member.' },
+  JobNotFound: { status: 404, on: (route) => route.area === 'jobs', when: 'No job has this id.', hint: 'GET /jobs lists the jobs of a session or pool.' },
+  JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools', when: 'The instance was built without the background layer.' },
   UnknownTool: { status: 404, on: 'outside', when: '/mcp: tools/call names no tool of this endpoint.', hint: 'tools/list names the tools of this endpoint (with the dynamic set, find_routes finds them).' },
 } as const satisfies Record<string, ServiceErrorRow>;
 

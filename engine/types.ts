@@ -5,3 +5,4 @@ export * from './types/route.js';
 export * from './types/ports.js';
 export * from './types/registries.js';
 export * from './types/plugins.js';
+export * from './types/work.js';

@@ -4,5 +4,6 @@ import type { Plugin } from '../engine/types.js';
 import { authPlugins } from './auth/index.js';
 import { systemPlugins } from './system/index.js';
 import { uploadPlugins } from './upload/index.js';
+import { jobPlugins } from './jobs/index.js';
 
-export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins });
+export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins });

@@ -35,11 +35,11 @@ export function encryptingCodec(masterKey: Buffer): SessionCodec {
   };
 }
 
-function subkey(master: Buffer, info: string): Buffer {
+export function subkey(master: Buffer, info: string): Buffer {
   return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), info, 32));
 }
 
-function seal(key: Buffer, plaintext: string, aad: string): string {
+export function seal(key: Buffer, plaintext: string, aad: string): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad));
@@ -47,7 +47,7 @@ function seal(key: Buffer, plaintext: string, aad: string): string {
   return VERSION + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
 }
 
-function open(key: Buffer, text: string, aad: string): string {
+export function open(key: Buffer, text: string, aad: string): string {
   if (!text.startsWith(VERSION)) throw new CodecError('session record is not encrypted with this format');
   const raw = Buffer.from(text.slice(VERSION.length), 'base64url');
   if (raw.length < IV_BYTES + TAG_BYTES) throw new CodecError('session record is truncated');

@@ -21,7 +21,7 @@ export async function openStore(config: Config, options: OpenOptions = {}): Prom
 }
 
 /** A memory store lives and dies with the process: without a configured key it needs no key file. */
-function sessionKeyFor(config: Config, create: boolean): Buffer {
+export function sessionKeyFor(config: Config, create: boolean): Buffer {
   if (config.store.startsWith('memory:') && !config.extra.SESSION_KEY) return randomBytes(32);
   return loadSessionKey({ setting: config.extra.SESSION_KEY, dataDir: config.dataDir, create });
 }

@@ -119,6 +119,7 @@ function normaliseResult(raw: RawRoute['result']): ResultSpec {
   if (raw.keys) options.keys = raw.keys;
   if (raw.content_type) options.content_type = raw.content_type;
   if (raw.value !== undefined) options.value = raw.value;
+  if (raw.status !== undefined) options.status = raw.status;
   if (raw.items !== undefined) options.items = schemaRef(raw.items) as JsonValue;
   if (raw.schema !== undefined) options.schema = schemaRef(raw.schema) as JsonValue;
   return Object.freeze({ shape: raw.shape, schema: {}, options: Object.freeze(options), from: raw.from, description: raw.description });

@@ -58,6 +58,7 @@ export interface RawRoute {
     content_type?: string;
     description?: string;
     value?: JsonValue;
+    status?: number;
   };
 }
 

@@ -28,6 +28,8 @@ export interface RouteSteps {
   readonly run: RouteRunner;
   /** The run's first step alone (session, validation): what a download link is checked with. */
   readonly admit: Admission;
+  /** Validation alone (no session needed): what a background job's input is checked with. */
+  readonly check: Admission;
   readonly readValues: ValuesReader;
 }
 

@@ -2,7 +2,7 @@
 // invoke → shape → respond. Each step is a small function in this folder.
 import type { Middleware } from 'koa';
 import type { ParamProblem } from '../http-error.js';
-import { invalidParams } from '../service-errors.js';
+import { invalidParams, serviceError } from '../service-errors.js';
 import type { RouteValidator } from '../validate.js';
 import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
@@ -57,6 +57,8 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
   const parseBody = bodyParserFor(route, deps.limits);
   const readInput = inputReader(route);
   const { sessions } = deps.services;
+  // A read may go to any healthy member of a pool; a mutation acts for one account.
+  const readsFromPool = route.method === 'GET' && route.session !== 'none';
   // One async frame per request: the state settles in `finally` however the handler ends (answered,
   // thrown or cut off), and its temp files wait for that.
   return async (ctx) => {
@@ -67,8 +69,10 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
       // and cookie after it, form first (the documented order).
       const given = route.session === 'none' ? undefined : headerOrQuerySession(ctx);
       let session = given ? sessions.peek(given) ?? (await findSession(given, sessions)) : undefined;
+      if (!session && readsFromPool) session = await poolSession(ctx, deps.services);
       if (parseBody) await parseBody(ctx, state);
       if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
+      if (!session && route.session === 'required' && ctx.get('x-pool')) throw serviceError('PoolNotAllowed', 'X-Pool names a pool for read (GET) routes only; this route acts for one account');
       state.session = session;
       const value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx));
       const writing = respond(ctx, route, value, state);
@@ -83,6 +87,14 @@ function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefine
   return ctx.get('x-session-id').trim() || (typeof ctx.query.sessionid === 'string' ? ctx.query.sessionid : undefined) || undefined;
 }
 
+/** The session of a healthy member of the pool named by X-Pool, when one is named. */
+function poolSession(ctx: Parameters<Middleware>[0], services: Services): Promise<SessionRecord> | undefined {
+  const pool = ctx.get('x-pool').trim();
+  if (!pool) return undefined;
+  if (!services.pools) throw serviceError('PoolsUnavailable', 'Pools are not available on this instance');
+  return services.pools.choose(pool);
+}
+
 /** The first step of a run: a session when the route needs one, then valid input; throws otherwise. */
 export type Admission = (state: RequestState, problems: ParamProblem[]) => void;
 
@@ -91,6 +103,11 @@ export function admission(route: RouteSpec, validator: RouteValidator): Admissio
     if (!state.session && route.session === 'required') throw sessionRequired();
     validateInput(route, state, problems, validator);
   };
+}
+
+/** Validation alone, for input checked before any session is at hand (a job's parameters when it is started). */
+export function inputCheck(route: RouteSpec, validator: RouteValidator): Admission {
+  return (state, problems) => validateInput(route, state, problems, validator);
 }
 
 function validateInput(route: RouteSpec, state: RequestState, problems: ParamProblem[], validator: RouteValidator): void {

@@ -1,6 +1,8 @@
 import type { RouteSpec } from './route.js';
 import type { CallOptions, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
+import type { JsonSchema } from './route.js';
+import type { WorkLayer } from './work.js';
 
 // ── Plugins ─────────────────────────────────────────────────────────────────────────────────
 
@@ -44,6 +46,41 @@ export interface Services {
   readonly log: Logger;
   /** What the system routes report about this running service. */
   readonly app: AppInfo;
+  /** Runs any route for background work (jobs, pool reads): input checked as a request's would be. */
+  readonly routes: BackgroundRoutes;
+  /** The background layer (queue, store, events); absent when the app was built without one. */
+  readonly work?: WorkLayer;
+  /** Read routes may name a pool (X-Pool) instead of a session; set by the pools module at boot. */
+  pools?: PoolChooser;
+}
+
+/** A background module (jobs, events): defines its work kinds on the queue before it starts. */
+export type Background = (services: Services) => void;
+
+/**
+ * The engine's per-route steps for callers that are not an HTTP request: the same coercion,
+ * validation, resolvers, calls and shaping as the route's handler.
+ */
+export interface BackgroundRoutes {
+  /** The route by key ("GET /user/followers"); undefined when there is none. */
+  route(key: string): RouteSpec | undefined;
+  /** Coerces raw values (strings, or lists of strings, as a query would hold) and validates them; throws the route's 422. */
+  input(route: RouteSpec, raw: Readonly<Record<string, unknown>>): InputBag;
+  /** Validates, resolves, calls and shapes for the session: exactly one request's upstream work, through its lane and governor. */
+  run(route: RouteSpec, bag: InputBag, session: SessionRecord, signal: AbortSignal): Promise<unknown>;
+  /** The HTTP status (and Retry-After) the one error registry gives a failure. */
+  statusOf(error: unknown): { readonly status: number; readonly excType: string; readonly retryAfter?: number };
+  /** The manifest's component schemas (item records), for background consumers that read item shapes. */
+  readonly schemas: Readonly<Record<string, JsonSchema>>;
+  readonly routes: readonly RouteSpec[];
+}
+
+/**
+ * Chooses a healthy member session of a named pool for one call; throws 404 for an unknown pool,
+ * 429 or 503 with Retry-After when no member is healthy. Installed by the module that keeps pools.
+ */
+export interface PoolChooser {
+  choose(pool: string): Promise<SessionRecord>;
 }
 
 export interface AppInfo {
@@ -51,6 +88,8 @@ export interface AppInfo {
   openapi(): JsonText;
   metricsText(): Promise<string>;
   readonly metricsContentType: string;
+  /** Registers a gauge read at scrape time (background modules: pool members per state, jobs per state). */
+  gauge(name: string, help: string, labels: readonly string[], collect: () => Promise<readonly { readonly labels: Readonly<Record<string, string>>; readonly value: number }[]>): void;
   readonly build: Readonly<Record<string, string>>;
   readonly deps: Readonly<Record<string, string>>;
 }

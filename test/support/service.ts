@@ -9,10 +9,13 @@ import { freePort, killOnExit, removeFolder, stopChild, tail, tempFolder, waitFo
 const CLI = fileURLToPath(new URL('../../bin/socialgate.js', import.meta.url));
 
 export interface ServiceOptions {
-  readonly store: string;
+  /** The store URL; absent: the default SQLite file in the instance's own data folder. */
+  readonly store?: string;
   /** SOCIALGATE_SESSION_KEY: 32 bytes as 64 hex digits. */
   readonly key: string;
   readonly sessionCacheTtlMs?: number;
+  /** Further SOCIALGATE_* settings (e.g. SOCIALGATE_JOB_INTERVAL_MS). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface Reply {
@@ -26,6 +29,8 @@ export interface Service {
   request(method: string, path: string, options?: { form?: Record<string, string>; headers?: Record<string, string> }): Promise<Reply>;
   /** SIGTERM; answers the exit code (0 when it shut down cleanly). */
   stop(): Promise<number | null>;
+  /** SIGKILL, as a crash: nothing is flushed or closed. */
+  kill(): Promise<void>;
   /** Starts the process again on the same port and data folder; resolves once ready. */
   start(): Promise<void>;
   /** Stops it and removes its data folder. */
@@ -53,14 +58,15 @@ async function service(options: ServiceOptions): Promise<Service> {
     url,
     request: (method, path, request = {}) => send(url, method, path, request),
     async start() {
-      const args = [CLI, 'serve', '--port', String(port), '--host', '127.0.0.1', '--store', options.store, '--data-dir', dataDir, '--log-level', 'warn'];
+      const args = [CLI, 'serve', '--port', String(port), '--host', '127.0.0.1', ...(options.store ? ['--store', options.store] : []), '--data-dir', dataDir, '--log-level', 'warn'];
       if (options.sessionCacheTtlMs !== undefined) args.push('--session-cache-ttl-ms', String(options.sessionCacheTtlMs));
-      child = killOnExit(spawn(process.execPath, args, { env: environment(options.key), stdio: ['ignore', 'pipe', 'pipe'] }));
+      child = killOnExit(spawn(process.execPath, args, { env: { ...environment(options.key), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] }));
       const output = tail(child.stderr);
       child.stdout!.resume();
       await waitFor(`socialgate serve on port ${port}`, () => isReady(url), child, output, 30_000);
     },
     stop: () => (child ? stopChild(child, 'SIGTERM', 10_000) : Promise.resolve(null)),
+    kill: async () => void (child && (await stopChild(child, 'SIGKILL'))),
     async dispose() {
       if (child) await stopChild(child, 'SIGTERM', 2000);
       removeFolder(dataDir);

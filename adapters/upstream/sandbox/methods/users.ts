@@ -17,7 +17,9 @@ const shorts = (ctx: Ctx, pks: Iterable<string>) => [...pks].flatMap((pk) => (ct
 function followList(ctx: Ctx, user: UserRec, which: 'followers' | 'following', amount: number, cursor: unknown): [unknown[], string] {
   assertVisible(ctx, user);
   const since = (pk: string) => BigInt(which === 'followers' ? followedSince(ctx.world, pk, user.pk) : followedSince(ctx.world, user.pk, pk));
-  const [pks, next] = pageBy([...user[which]], (pk) => [since(pk)], cursor, amount > 0 ? amount : 100);
+  // Every follow made or unmade changes the set's size or the edge counter: the sorted order holds until then.
+  const memo = { owner: user[which], version: `${user[which].size}:${ctx.world.counters.edge}` };
+  const [pks, next] = pageBy(() => [...user[which]], (pk) => [since(pk)], cursor, amount > 0 ? amount : 100, memo);
   return [shorts(ctx, pks), next];
 }
 

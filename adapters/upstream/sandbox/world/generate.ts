@@ -5,13 +5,14 @@ import { generateExtras } from './extras.js';
 import { generateCollections, generateNotes, generateStories, generateThreads } from './social.js';
 import type { World } from './types.js';
 import { FIXED, generateGraph, generateUsers } from './users.js';
+import { generateBig, UserMap } from './big.js';
 
 export function generateWorld(seed: number, nowMs: number): World {
   const world: World = {
     seed,
     // Whole hours, so a restart within the hour gives identical timestamps.
     epoch: Math.floor(nowMs / 3_600_000) * 3600,
-    users: new Map(), byUsername: new Map(), media: new Map(), comments: new Map(), stories: new Map(), highlights: new Map(),
+    users: new UserMap(), byUsername: new Map(), media: new Map(), comments: new Map(), stories: new Map(), highlights: new Map(),
     hashtags: new Map(), locations: new Map(), collections: new Map(), threads: new Map(), messages: new Map(), notes: new Map(),
     mediaNotes: new Map(), channels: new Map(), fundraisers: new Map(), aiBots: [],
     tracks: new Map(), lives: new Map(), challenged: new Set([FIXED.demo_challenge]), since: new Map(),
@@ -28,5 +29,6 @@ export function generateWorld(seed: number, nowMs: number): World {
   generateThreads(world, rng);
   // Drawn from no random numbers, so adding them leaves the rest of every seed's world as it was.
   generateExtras(world);
+  generateBig(world);
   return world;
 }

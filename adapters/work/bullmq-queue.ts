@@ -1,0 +1,130 @@
+// The WorkQueue on BullMQ 6, for several instances sharing Redis or PostgreSQL: every instance is
+// a worker. One BullMQ queue per work kind (its concurrency is the kind's), the item id as the
+// BullMQ job id (a second add while one is waiting, delayed or active is a no-op), attempts with
+// our backoff steps as a custom strategy, "later without an attempt" as moveToDelayed plus
+// DelayedError, and job schedulers for repeating work. A killed instance's active jobs stall and
+// BullMQ hands them to another worker. No queue or lock of our own.
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import type { AddOptions, DefineOptions, Logger, ScheduleOptions, WorkHandler, WorkItem, WorkQueue } from '../../engine/types.js';
+
+export interface BullOptions {
+  /** ioredis connection options or a redis:// URL; or a PostgreSQL connection string with `backend`. */
+  readonly connection: unknown;
+  /** BullMQ's PostgreSQL backend factory, when the queue lives in PostgreSQL. */
+  readonly backend?: unknown;
+  readonly engine: string;
+  readonly log: Logger;
+  /** A job whose worker died is handed to another after about this long (BullMQ's lock and stalled check). */
+  readonly lockMs?: number;
+}
+
+interface Data<T = unknown> {
+  readonly data: T;
+  readonly backoffMs: readonly number[];
+}
+
+const PREFIX = 'socialgate';
+
+export class BullWorkQueue implements WorkQueue {
+  readonly engine: string;
+  private readonly queues = new Map<string, Queue>();
+  private readonly workers: Worker[] = [];
+  private readonly kinds = new Map<string, { handler: WorkHandler<unknown>; options: DefineOptions }>();
+  private readonly abort = new AbortController();
+  private started = false;
+
+  constructor(private readonly options: BullOptions) {
+    this.engine = options.engine;
+  }
+
+  define<T>(kind: string, handler: WorkHandler<T>, options: DefineOptions = {}): void {
+    if (this.started) throw new Error(`work kind "${kind}" defined after the queue started`);
+    if (this.kinds.has(kind)) throw new Error(`work kind "${kind}" defined twice`);
+    this.kinds.set(kind, { handler: handler as WorkHandler<unknown>, options });
+  }
+
+  async add<T>(kind: string, id: string, data: T, options: AddOptions = {}): Promise<void> {
+    const payload: Data<T> = { data, backoffMs: options.backoffMs ?? [1000] };
+    await this.queue(kind).add(kind, payload, {
+      jobId: jobIdOf(id), delay: options.delayMs, attempts: Math.max(1, options.attempts ?? 1),
+      backoff: { type: 'steps' }, removeOnComplete: true, removeOnFail: true,
+    });
+  }
+
+  async remove(kind: string, id: string): Promise<void> {
+    await this.queue(kind).remove(jobIdOf(id)).catch(() => undefined); // an active job is locked: it finishes its run
+  }
+
+  async schedule<T>(kind: string, id: string, data: T, options: ScheduleOptions): Promise<void> {
+    await this.queue(kind).upsertJobScheduler(jobIdOf(id), { every: options.everyMs }, { name: kind, data: { data, backoffMs: [] } satisfies Data<T>, opts: { removeOnComplete: true, removeOnFail: true } });
+  }
+
+  async unschedule(kind: string, id: string): Promise<void> {
+    await this.queue(kind).removeJobScheduler(jobIdOf(id));
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    for (const [kind, { handler, options }] of this.kinds) {
+      const worker = new Worker(queueName(kind), (job, token) => this.run(job, token, handler), {
+        ...this.connectionOptions(),
+        concurrency: Math.max(1, options.concurrency ?? 1),
+        lockDuration: this.options.lockMs ?? 30_000,
+        stalledInterval: this.options.lockMs ?? 30_000,
+        maxStalledCount: 3,
+        settings: { backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: { data: unknown }) => stepOf((job?.data as Data | undefined)?.backoffMs ?? [1000], attemptsMade) },
+      } as never, this.options.backend as never);
+      worker.on('failed', (job, error) => {
+        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) void this.failed(kind, job, error, options);
+      });
+      worker.on('error', (error) => this.options.log.warn('work queue error', { kind, error: error.name }));
+      this.workers.push(worker);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort(new Error('work queue closing'));
+    await Promise.allSettled(this.workers.map((w) => w.close()));
+    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+  }
+
+  private async run(job: Job, token: string | undefined, handler: WorkHandler<unknown>): Promise<void> {
+    const payload = job.data as Data;
+    const item: WorkItem = { kind: job.name, id: idOf(job.id!), data: payload.data, attempt: job.attemptsMade + 1, signal: this.abort.signal };
+    const outcome = await handler(item);
+    if (!outcome) return;
+    const at = 'retryAt' in outcome ? outcome.retryAt : Date.now() + Math.max(0, outcome.delayMs);
+    // Later, not a failure: the job goes back to delayed without spending an attempt.
+    await job.moveToDelayed(Math.max(at, Date.now() + 1), token);
+    throw new DelayedError();
+  }
+
+  private async failed(kind: string, job: Job, error: Error, options: DefineOptions): Promise<void> {
+    const item: WorkItem = { kind, id: idOf(job.id!), data: (job.data as Data).data, attempt: job.attemptsMade, signal: this.abort.signal };
+    try {
+      await options.onFailed?.(item, error);
+    } catch (hookError) {
+      this.options.log.warn('work failure hook threw', { kind, error: String(hookError) });
+    }
+  }
+
+  private queue(kind: string): Queue {
+    let queue = this.queues.get(kind);
+    if (!queue) this.queues.set(kind, (queue = new Queue(queueName(kind), this.connectionOptions() as never, this.options.backend as never)));
+    return queue;
+  }
+
+  private connectionOptions(): Record<string, unknown> {
+    return this.options.backend ? { connection: this.options.connection } : { connection: this.options.connection, prefix: PREFIX };
+  }
+}
+
+const queueName = (kind: string) => `${PREFIX}-${kind}`;
+// BullMQ refuses ':' in custom ids (it separates key parts): ids are escaped one way, both ways.
+const jobIdOf = (id: string) => 'w' + encodeURIComponent(id);
+const idOf = (jobId: string) => decodeURIComponent(jobId.slice(1));
+
+function stepOf(steps: readonly number[], attemptsMade: number): number {
+  return steps[Math.min(Math.max(0, attemptsMade - 1), steps.length - 1)] ?? 1000;
+}

@@ -1,0 +1,82 @@
+// Opens the background layer a config names: the work queue, the work store and the default
+// events log. With a SQLite or memory session store, everything is in one SQLite file beside the
+// sessions (memory: an in-memory database) and the queue runs in this process.
+import { dirname, join, resolve } from 'node:path';
+import type { Config, Events, Logger, WorkLayer, WorkQueue, WorkStore } from '../../engine/types.js';
+import { BullWorkQueue } from './bullmq-queue.js';
+import { redisWorkStore } from './redis-store.js';
+import { pgWorkStore } from './pg-store.js';
+import { createPostgresBackend } from 'bullmq';
+import { sessionKeyFor } from '../store/index.js';
+import { sealerFor } from './sealer.js';
+import { SqliteDb } from './sqlite-db.js';
+import { QUEUE_SCHEMA, SqliteWorkQueue } from './sqlite-queue.js';
+import { STORE_SCHEMA, sqliteWorkStore } from './sqlite-store.js';
+
+export interface OpenedWork extends WorkLayer {
+  close(): Promise<void>;
+}
+
+/** Where the in-process engine keeps its file for a session store URL. */
+export function workFileFor(config: Config): string {
+  const store = config.store;
+  if (store.startsWith('memory:')) return ':memory:';
+  if (store.startsWith('sqlite:')) return join(dirname(resolve(store.replace(/^sqlite:\/\//, ''))), 'work.sqlite');
+  return join(resolve(config.dataDir), 'work.sqlite');
+}
+
+/**
+ * Synchronous: connections open in the background and every call waits for them. With a Redis or
+ * PostgreSQL session store the work is shared by every instance on it (BullMQ); otherwise it is
+ * this process's, in SQLite.
+ */
+export function openWork(config: Config, log: Logger): OpenedWork {
+  const sealer = sealerFor(sessionKeyFor(config, !config.store.startsWith('memory:')));
+  const scheme = config.store.split(':')[0];
+  if (scheme === 'redis' || scheme === 'rediss') return layer(new BullWorkQueue({ connection: redisConnection(config.store), engine: 'bullmq-redis', log, lockMs: lockMsOf(config.extra) }), redisWorkStore(config.store, sealer));
+  if (scheme === 'postgres' || scheme === 'postgresql') {
+    return layer(new BullWorkQueue({ connection: { connectionString: config.store, migrate: true }, backend: createPostgresBackend, engine: 'bullmq-postgres', log, lockMs: lockMsOf(config.extra) }), pgWorkStore(config.store, sealer));
+  }
+  const db = new SqliteDb(workFileFor(config), STORE_SCHEMA + QUEUE_SCHEMA);
+  return layer(new SqliteWorkQueue(db, { log }), sqliteWorkStore(db, sealer));
+}
+
+function layer(queue: WorkQueue, store: WorkStore): OpenedWork {
+  return {
+    queue,
+    store,
+    events: eventLog(store),
+    async close() {
+      await queue.close();
+      await store.close();
+    },
+  };
+}
+
+export const WORK_SETTING_KEYS = ['WORK_LOCK_MS'];
+
+/** How long a dead instance's running work stays locked before another instance takes it over. */
+export function lockMsOf(extra: Readonly<Record<string, string>>): number {
+  const raw = extra.WORK_LOCK_MS;
+  if (raw === undefined || raw === '') return 30_000;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 500 || value > 600_000) throw new Error(`SOCIALGATE_WORK_LOCK_MS must be a whole number of milliseconds from 500 to 600000, got "${raw}"`);
+  return value;
+}
+
+/** BullMQ's workers block on Redis: their connection must retry without a per-request limit. */
+function redisConnection(url: string): Record<string, unknown> {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname, port: Number(parsed.port || 6379), username: parsed.username || undefined, password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    db: Number(parsed.pathname.slice(1) || 0), tls: parsed.protocol === 'rediss:' ? {} : undefined, maxRetriesPerRequest: null,
+  };
+}
+
+/**
+ * Until the events module installs its outbox: events kept in the work store's `events` list,
+ * deduplicated by id, so nothing emitted before then is lost.
+ */
+export function eventLog(store: WorkStore): Events {
+  return { emit: async (event) => void (await store.append('events', [{ key: event.id, value: event }])) };
+}

@@ -1,0 +1,89 @@
+// The jobs and pools routes (manifest/jobs.yaml, manifest/pools.yaml) and the background module
+// that runs jobs. The module is installed once per app (bin/compose.ts lists it); the plugins find
+// its Jobs and Pools through the app's services.
+import { serviceError } from '../../engine/service-errors.js';
+import type { Plugin, PluginInput, Services } from '../../engine/types.js';
+import { exportJob, type ExportFormat } from './export.js';
+import { Pools } from './pools.js';
+import { jobView, Jobs, type JobSettings } from './service.js';
+
+export const JOB_SETTING_KEYS = ['JOB_INTERVAL_MS', 'JOB_RECHECK_MS'];
+const installed = new WeakMap<Services, { jobs: Jobs; pools: Pools }>();
+
+/** The background module: defines the job work kind, offers pools to read routes, adds the gauges. */
+export function installJobs(services: Services): void {
+  if (!services.work) return;
+  const pools = new Pools(services.work.store, services.sessions, services.config.sessionCacheTtlMs);
+  const jobs = new Jobs({ work: services.work, sessions: services.sessions, routes: services.routes, pools, log: services.log, settings: jobSettings(services.config.extra) });
+  jobs.install();
+  services.pools = pools;
+  installed.set(services, { jobs, pools });
+  services.app.gauge('socialgate_pool_members', 'Pool members by state (healthy, cooling, quarantined)', ['pool', 'state'], async () =>
+    (await pools.census()).map((row) => ({ labels: { pool: row.pool, state: row.state }, value: row.count })));
+}
+
+export function jobSettings(extra: Readonly<Record<string, string>>): JobSettings {
+  return { intervalMs: millis(extra, 'JOB_INTERVAL_MS', 2000), recheckMs: millis(extra, 'JOB_RECHECK_MS', 60_000) };
+}
+
+function millis(extra: Readonly<Record<string, string>>, key: string, fallback: number): number {
+  const raw = extra[key];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 86_400_000) throw new Error(`SOCIALGATE_${key} must be a whole number of milliseconds from 0 to 86400000, got "${raw}"`);
+  return value;
+}
+
+function parts(services: Services): { jobs: Jobs; pools: Pools } {
+  const found = installed.get(services);
+  if (!found) throw serviceError('JobsUnavailable', 'Background work is not available on this instance');
+  return found;
+}
+
+const plugin = (handle: (input: PluginInput) => Promise<unknown>): Plugin => ({ uses: [], handle });
+const text = (input: PluginInput, name: string): string | undefined => {
+  const value = input.input[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
+
+export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
+  'jobs.kinds': plugin(async ({ services }) =>
+    [...parts(services).jobs.kinds.values()].map((k) => ({ route: k.route.key, cursor_param: k.cursorParam, key: k.keyField ?? null, columns: k.columns }))),
+
+  'jobs.create': plugin(async (input) => {
+    const pool = text(input, 'pool');
+    if (!pool && !input.session) throw serviceError('SessionRequired', 'A job needs a session (X-Session-ID) or a pool', { hint: 'Send X-Session-ID, or name a pool in `pool`.' });
+    const route = String(input.input.route).includes(' ') ? String(input.input.route) : `GET ${input.input.route}`;
+    const job = await parts(input.services).jobs.create({ route, params: (input.input.params ?? {}) as Record<string, unknown>, limit: Number(input.input.limit ?? 0), session: input.session, pool });
+    return jobView(job);
+  }),
+
+  'jobs.list': plugin(async (input) => {
+    const pool = text(input, 'pool');
+    if (!pool && !input.session) throw serviceError('SessionRequired', 'Name a session (X-Session-ID) or a pool to list its jobs');
+    return (await parts(input.services).jobs.list(pool ? { pool } : { pk: input.session!.account.pk })).map((job) => jobView(job));
+  }),
+
+  'jobs.status': plugin(async (input) => jobView(await parts(input.services).jobs.get(String(input.input.id)))),
+
+  'jobs.results': plugin(async (input) => {
+    const { jobs } = parts(input.services);
+    const id = String(input.input.id);
+    const job = await jobs.get(id);
+    return exportJob({
+      store: input.services.work!.store, job, kind: jobs.kindFor(job.route), format: input.input.format as ExportFormat,
+      follow: input.input.follow === true, current: () => jobs.get(id), signal: input.signal,
+    });
+  }),
+
+  'jobs.cancel': plugin(async (input) => jobView(await parts(input.services).jobs.cancel(String(input.input.id)))),
+
+  'pools.create': plugin(async (input) => parts(input.services).pools.create(String(input.input.name), (input.input.sessions ?? []) as string[])),
+  'pools.list': plugin(async (input) => parts(input.services).pools.list()),
+  'pools.delete': plugin(async (input) => {
+    if (!(await parts(input.services).pools.remove(String(input.input.name)))) throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
+    return true;
+  }),
+  'pools.add_member': plugin(async (input) => parts(input.services).pools.addMember(String(input.input.name), String(input.input.session_id))),
+  'pools.remove_member': plugin(async (input) => parts(input.services).pools.removeMember(String(input.input.name), String(input.input.member))),
+});

@@ -1,0 +1,284 @@
+// Jobs: a paged route collected whole in the background. One work item per job; each run fetches
+// one page through the session's lane and governor (or a healthy pool member's), appends its new
+// items (deduplicated by primary key) and saves the cursor in one transaction, then asks to run
+// again after the pacing interval. So a restart, kill -9 included, resumes from the last saved
+// page: the page in flight is fetched again and its items are already there or not at all.
+import { randomBytes } from 'node:crypto';
+import { HttpError } from '../../engine/http-error.js';
+import { invalidParams, serviceError } from '../../engine/service-errors.js';
+import type { Events, InputBag, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
+import { itemKey, jobKinds, type JobKind } from './kinds.js';
+import { stateOf, type Pools } from './pools.js';
+
+export const JOB_WORK = 'job';
+const BUCKET = 'jobs';
+const CANCELLED = 'jobs-cancelled';
+/** A page run that throws (not a throttle, challenge or dead session) is tried this many times. */
+const ATTEMPTS = 4;
+const BACKOFF_MS = [2000, 10_000, 60_000];
+/** Pages in a row that bring nothing new before a job ends: a cursor that loops or comes back empty. */
+const STALE_PAGES = 3;
+
+export type JobState = 'queued' | 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
+
+export interface JobRecord {
+  readonly id: string;
+  readonly route: string;
+  /** The parameters as given (raw values, re-checked by the route's validator on every page). */
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly limit: number;
+  /** The session's id, sealed (a session id grants the account); absent for a pool job. */
+  readonly session?: string;
+  readonly account?: { readonly pk: string; readonly username: string };
+  readonly pool?: string;
+  readonly state: JobState;
+  readonly paused?: { readonly reason: string; readonly until?: number; readonly detail?: string };
+  readonly error?: { readonly exc_type: string; readonly detail: string };
+  readonly items: number;
+  readonly pages: number;
+  readonly cursor: string;
+  /** Pages in a row that brought no new item. */
+  readonly stale: number;
+  readonly created_at: number;
+  readonly started_at?: number;
+  readonly updated_at: number;
+  readonly finished_at?: number;
+}
+
+export interface JobSettings {
+  /** Milliseconds between two pages of one session; jittered by ±25 %. */
+  readonly intervalMs: number;
+  /** How often a job paused by a challenge or a dead session looks again. */
+  readonly recheckMs: number;
+}
+
+export interface JobsDeps {
+  readonly work: WorkLayer;
+  readonly sessions: SessionService;
+  readonly routes: BackgroundRoutes;
+  readonly pools: Pools;
+  readonly log: Logger;
+  readonly settings: JobSettings;
+  readonly now?: () => number;
+}
+
+const TERMINAL = new Set<JobState>(['done', 'failed', 'cancelled']);
+
+export class Jobs {
+  readonly kinds: ReadonlyMap<string, JobKind>;
+  private readonly store: WorkStore;
+  private readonly now: () => number;
+  /** When each session (or pool member) last fetched a page, for the pacing between pages. */
+  private readonly lastPage = new Map<string, number>();
+
+  constructor(private readonly deps: JobsDeps) {
+    this.kinds = jobKinds(deps.routes.routes, deps.routes.schemas);
+    this.store = deps.work.store;
+    this.now = deps.now ?? Date.now;
+  }
+
+  private get events(): Events {
+    return this.deps.work.events; // read each time: the events module may install its outbox after boot
+  }
+
+  install(): void {
+    this.deps.work.queue.define<{ job: string }>(JOB_WORK, (item) => this.step(item), {
+      concurrency: 8,
+      onFailed: (item, error) => this.fail((item.data as { job: string }).job, error),
+    });
+  }
+
+  // ── Requests ──────────────────────────────────────────────────────────────────────────────
+
+  async create(request: { route: string; params: Readonly<Record<string, unknown>>; limit: number; session?: SessionRecord; pool?: string }): Promise<JobRecord> {
+    const kind = this.kindFor(request.route);
+    this.deps.routes.input(kind.route, { ...request.params, [kind.cursorParam]: '' }); // a bad parameter is a 422 now, not a failed job later
+    if (request.pool) await this.deps.pools.view(request.pool); // 404 for an unknown pool
+    const id = randomBytes(12).toString('base64url');
+    const now = this.now();
+    const job: JobRecord = {
+      id, route: kind.route.key, params: request.params, limit: request.limit,
+      session: request.pool ? undefined : request.session && this.store.seal(request.session.id, id),
+      account: request.pool ? undefined : request.session?.account,
+      pool: request.pool,
+      state: 'queued', items: 0, pages: 0, cursor: '', stale: 0, created_at: now, updated_at: now,
+    };
+    await this.store.put(BUCKET, id, job);
+    await this.deps.work.queue.add(JOB_WORK, id, { job: id }, { attempts: ATTEMPTS, backoffMs: BACKOFF_MS });
+    return job;
+  }
+
+  async get(id: string): Promise<JobRecord> {
+    const job = await this.store.get<JobRecord>(BUCKET, id);
+    if (!job) throw serviceError('JobNotFound', 'No job with that id');
+    if (!TERMINAL.has(job.state) && (await this.store.get(CANCELLED, id))) return { ...job, state: 'cancelled' };
+    return job;
+  }
+
+  /** Jobs of one account (its session's) or of one pool, newest first. */
+  async list(owner: { pk?: string; pool?: string }): Promise<JobRecord[]> {
+    const all = await this.store.list<JobRecord>(BUCKET);
+    const mine = all.map((d) => d.value).filter((job) => (owner.pool ? job.pool === owner.pool : job.account?.pk === owner.pk && !job.pool));
+    return Promise.all(mine.sort((a, b) => b.created_at - a.created_at).map((job) => this.get(job.id)));
+  }
+
+  async cancel(id: string): Promise<JobRecord> {
+    const job = await this.get(id);
+    if (TERMINAL.has(job.state)) return job;
+    await this.store.put(CANCELLED, id, { at: this.now() });
+    await this.deps.work.queue.remove(JOB_WORK, id);
+    // a run already under way sees the mark when it settles; one not under way is settled here
+    await this.finish(job, 'cancelled');
+    return { ...job, state: 'cancelled' };
+  }
+
+  kindFor(route: string): JobKind {
+    const kind = this.kinds.get(route.trim().replace(/\s+/, ' '));
+    if (!kind) throw invalidParams([{ param: 'route', problem: `"${route}" is not a paged route; GET /jobs/kinds lists the routes a job can collect` }]);
+    return kind;
+  }
+
+  // ── One page ──────────────────────────────────────────────────────────────────────────────
+
+  private async step(item: WorkItem<{ job: string }>): Promise<WorkOutcome> {
+    const job = await this.store.get<JobRecord>(BUCKET, item.data.job);
+    if (!job || TERMINAL.has(job.state)) return;
+    if (await this.store.get(CANCELLED, job.id)) return void (await this.finish(job, 'cancelled'));
+    const kind = this.kindFor(job.route);
+    const chosen = await this.sessionFor(job);
+    if ('pause' in chosen) return this.pause(job, chosen.pause);
+    const wait = this.paceFor(chosen.record.id);
+    if (wait > 0) return { delayMs: wait };
+    let body: Record<string, unknown>;
+    try {
+      this.lastPage.set(chosen.record.id, this.now());
+      body = (await this.deps.routes.run(kind.route, this.bagFor(kind, job), chosen.record, item.signal)) as Record<string, unknown>;
+    } catch (error) {
+      const pause = await this.troubleOf(job, chosen.record, error);
+      if (pause) return this.pause(job, pause);
+      throw error;
+    }
+    return this.savePage(kind, job, body);
+  }
+
+  private bagFor(kind: JobKind, job: JobRecord): InputBag {
+    const raw: Record<string, unknown> = { ...job.params, [kind.cursorParam]: job.cursor };
+    if (kind.amount && raw[kind.amount.param] === undefined) raw[kind.amount.param] = String(kind.amount.max);
+    return this.deps.routes.input(kind.route, raw);
+  }
+
+  /** Appends the page's new items and the advanced record in one transaction. */
+  private async savePage(kind: JobKind, job: JobRecord, body: Record<string, unknown>): Promise<WorkOutcome> {
+    const items = Array.isArray(body.items) ? body.items : [];
+    const room = job.limit > 0 ? job.limit - job.items : Infinity;
+    const entries = items.map((value) => ({ key: itemKey(kind, value), value })).slice(0, Math.max(0, room));
+    const next = String(body[kind.cursorField] ?? '');
+    const now = this.now();
+    let saved!: JobRecord;
+    await this.store.append(listOf(job.id), entries, (added) => {
+      const stale = added === 0 ? job.stale + 1 : 0;
+      saved = { ...job, state: 'running', paused: undefined, items: job.items + added, pages: job.pages + 1, cursor: next, stale, started_at: job.started_at ?? now, updated_at: now };
+      return { bucket: BUCKET, key: job.id, value: saved };
+    });
+    const finished = !next || next === job.cursor || saved.stale >= STALE_PAGES || (job.limit > 0 && saved.items >= job.limit);
+    if (await this.store.get(CANCELLED, job.id)) return void (await this.finish(saved, 'cancelled'));
+    if (finished) return void (await this.finish(saved, 'done'));
+    return { delayMs: jittered(this.deps.settings.intervalMs) };
+  }
+
+  private paceFor(sessionId: string): number {
+    const last = this.lastPage.get(sessionId);
+    if (last === undefined || this.deps.settings.intervalMs === 0) return 0;
+    return last + this.deps.settings.intervalMs * 0.75 - this.now();
+  }
+
+  /** The job's session, or a healthy pool member; when there is none, why and until when. */
+  private async sessionFor(job: JobRecord): Promise<{ record: SessionRecord } | { pause: Pause }> {
+    if (job.pool) {
+      try {
+        return { record: await this.deps.pools.choose(job.pool) };
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        const until = error.retryAfter !== undefined ? this.now() + error.retryAfter * 1000 : undefined;
+        return { pause: { reason: error.status === 429 ? 'throttled' : 'no_healthy_member', until, detail: error.message } };
+      }
+    }
+    const id = job.session ? this.store.open(job.session, job.id) : '';
+    const record = id ? await this.deps.sessions.find(id) : undefined;
+    const health = stateOf(record, this.now());
+    if (health.state === 'healthy') return { record: record! };
+    return { pause: { reason: health.reason!, until: health.until, detail: pauseDetail(health.reason!) } };
+  }
+
+  /** After a failed page: a throttle, a challenge or a dead session pauses the job; anything else is an error. */
+  private async troubleOf(job: JobRecord, record: SessionRecord, error: unknown): Promise<Pause | undefined> {
+    const { status } = this.deps.routes.statusOf(error);
+    if (status !== 429 && status !== 401 && status !== 403) return undefined;
+    const now = await this.deps.sessions.find(record.id);
+    const health = stateOf(now, this.now());
+    if (health.state !== 'healthy') return job.pool ? { reason: 'member_' + health.reason, until: this.now() } : { reason: health.reason!, until: health.until, detail: pauseDetail(health.reason!) };
+    if (status === 401) return { reason: 'logged_out', detail: pauseDetail('logged_out') };
+    return undefined;
+  }
+
+  private async pause(job: JobRecord, pause: Pause): Promise<WorkOutcome> {
+    const until = pause.until ?? this.now() + this.deps.settings.recheckMs;
+    // A pool member in trouble is already out of the choice: try the next member at once.
+    if (pause.reason.startsWith('member_')) return { retryAt: until };
+    const changed = job.state !== 'paused' || job.paused?.reason !== pause.reason;
+    await this.store.put(BUCKET, job.id, { ...job, state: 'paused', paused: { reason: pause.reason, until, detail: pause.detail }, updated_at: this.now() });
+    if (changed) await this.emit('job.paused', job, { reason: pause.reason, until });
+    return { retryAt: until };
+  }
+
+  private async finish(job: JobRecord, state: 'done' | 'cancelled'): Promise<void> {
+    const now = this.now();
+    await this.store.put(BUCKET, job.id, { ...job, state, paused: undefined, finished_at: now, updated_at: now });
+    if (state === 'done') await this.emit('job.completed', job, { items: job.items, pages: job.pages });
+  }
+
+  private async fail(id: string, error: unknown): Promise<void> {
+    const job = await this.store.get<JobRecord>(BUCKET, id);
+    if (!job || TERMINAL.has(job.state)) return;
+    const { excType } = this.deps.routes.statusOf(error);
+    const detail = error instanceof HttpError ? error.message : `the page failed ${ATTEMPTS} times (${excType})`;
+    const now = this.now();
+    await this.store.put(BUCKET, id, { ...job, state: 'failed', error: { exc_type: excType, detail }, finished_at: now, updated_at: now });
+    await this.emit('job.failed', job, { exc_type: excType, detail });
+  }
+
+  private async emit(type: string, job: JobRecord, data: Record<string, unknown>): Promise<void> {
+    const serial = type === 'job.paused' ? `${job.pages}.${job.paused?.reason ?? ''}` : '';
+    const event = { id: `${type}:${job.id}${serial ? ':' + serial : ''}`, type, timestamp: this.now(), session: job.account?.pk, data: { job_id: job.id, route: job.route, pool: job.pool, ...data } };
+    await this.events.emit(event).catch((error) => this.deps.log.warn('job event not emitted', { type, error: String(error) }));
+  }
+}
+
+interface Pause {
+  readonly reason: string;
+  readonly until?: number;
+  readonly detail?: string;
+}
+
+export const listOf = (jobId: string): string => `job:${jobId}`;
+
+function pauseDetail(reason: string): string {
+  switch (reason) {
+    case 'throttled': return 'The platform throttled this session; the job resumes when the governor allows.';
+    case 'challenge': return 'The session has a challenge to resolve (POST /auth/challenge/resolve); the job resumes once it is resolved.';
+    default: return 'The session is logged out or revoked; log in again (PATCH /auth/relogin) and the job resumes.';
+  }
+}
+
+function jittered(ms: number): number {
+  return ms === 0 ? 0 : Math.round(ms * (0.75 + Math.random() * 0.5));
+}
+
+/** What status answers show: the record with its rate and estimate of the time left. */
+export function jobView(job: JobRecord, now = Date.now()): Record<string, unknown> {
+  const { session: _sealed, stale: _stale, ...shown } = job;
+  const seconds = ((job.finished_at ?? now) - (job.started_at ?? now)) / 1000;
+  const rate = seconds > 0 ? job.items / seconds : 0;
+  const left = job.limit > 0 && rate > 0 && !TERMINAL.has(job.state) ? Math.ceil((job.limit - job.items) / rate) : null;
+  return { ...shown, rate: Math.round(rate * 100) / 100, eta_seconds: left, elapsed_seconds: Math.round(Math.max(0, seconds)) };
+}
