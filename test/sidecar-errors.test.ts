@@ -70,7 +70,8 @@ t.test('a challenge is a ChallengeRequired with last_json, never a prompt', asyn
   t.match(wrong, { excType: 'ChallengeError', message: /check the code/ });
   t.equal(await client.call('challenge_resolve', { last_json: lastJson }, { challengeCode: CHALLENGE_CODE }), true, 'the code resolves it');
   await new Promise((resolve) => setTimeout(resolve, 50));
-  t.ok(logged.some((l) => l.startsWith('Code entered "123456"')), 'the library print() went to the log (stderr), not the protocol');
+  t.ok(logged.some((l) => l.startsWith('Code entered "[redacted]"')), 'the library print() went to the log (stderr), not the protocol');
+  t.notOk(logged.some((l) => l.includes(CHALLENGE_CODE) || l.includes('000000')), 'and the codes it printed were redacted');
   const again = await rejection(client.call('challenge_resolve', { last_json: lastJson }));
   t.equal(again.excType, 'ChallengeRequired', 'the raising handler is back after that one call');
   t.equal(await client.call('login', { username: 'demo_challenge', password: PASSWORD }), true, 'login passes once resolved');
