@@ -2,6 +2,7 @@
 // invoke → shape → respond. Each step is a small function in this folder.
 import type { Middleware } from 'koa';
 import { invalidParams } from '../http-error.js';
+import type { Typer } from '../typing.js';
 import type { RouteValidator } from '../validate.js';
 import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
@@ -23,6 +24,8 @@ export interface RouteDeps {
   /** Builds the zip stream for the `files` shape (injected: the engine knows no archive format). */
   readonly zip: (paths: readonly string[], filename: string) => StreamResult;
   readonly contentType: (path: string) => string;
+  /** Types the shaped body by the route's schema, for an upstream whose results need it (engine/typing.ts). */
+  readonly typer?: Typer;
 }
 
 export function routeHandler(route: RouteSpec, deps: RouteDeps): Middleware {
@@ -103,7 +106,8 @@ function usesWorkdir(route: RouteSpec): boolean {
 function shaped(route: RouteSpec, value: unknown, state: RequestState, deps: RouteDeps): unknown {
   if (route.result.shape === 'files' && Array.isArray(value)) return deps.zip(value.map(String), `${route.id}.zip`);
   if (route.result.shape === 'file' && typeof value === 'string') return fileFromPath(value, deps.contentType);
-  return deps.shape.shape(value, route.result, state.bag);
+  const body = deps.shape.shape(value, route.result, state.bag);
+  return deps.typer ? deps.typer(body) : body;
 }
 
 /** Aborted when the client goes away before the response is written (long fetches stop early). */
