@@ -18,6 +18,7 @@ import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
+import { compileTyper, type Typer } from './typing.js';
 import type { AppInfo, Background, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
@@ -144,6 +145,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
     const deps = {
       services, validator: validators.get(route)!, shape: shapes[route.result.shape], plugin: route.plugin ? options.plugins[route.plugin] : undefined,
       resolvers: options.resolvers ?? resolvers, resolverCache, limits, zip: options.zip, contentType: options.contentType,
+      typer: typerFor(route, manifest, services.upstream),
     };
     const run = routeRunner(route, deps);
     steps.set(route, { run, admit: admission(route, deps.validator), check: inputCheck(route, deps.validator), readValues: valuesReader(route) });
@@ -160,6 +162,12 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
     dispatch: () => (ctx, next) => (chains.get(ctx.path) ?? next)(ctx, next),
     entries: () => [...routers.values()].flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })))),
   };
+}
+
+/** Compiled once per route, only for an upstream whose results lose their types on the way. */
+function typerFor(route: RouteSpec, manifest: Manifest, upstream: UpstreamAdapter): Typer | undefined {
+  if (!upstream.resultsNeedTyping || shapes[route.result.shape].binary) return undefined;
+  return compileTyper(route.result.schema, manifest.schemas);
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'] as const;

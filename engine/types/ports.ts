@@ -60,6 +60,12 @@ export interface UpstreamAdapter {
    * (the sandbox's): by-URL uploads take them from here instead of fetching. Undefined: fetch it.
    */
   mediaBytes?(url: string): Buffer | undefined;
+  /**
+   * Results cross a boundary that loses their types (the sidecar's JSON: small ids as numbers,
+   * integers past 2^53 as strings): the engine types each response by its route's schema
+   * (engine/typing.ts). The sandbox emits schema-typed values and leaves this unset.
+   */
+  readonly resultsNeedTyping?: boolean;
   /** Builds a client from stored options; must not call the platform. */
   open(options: ClientOptions): Promise<UpstreamClient>;
   ready(): Promise<ReadyCheck>;
