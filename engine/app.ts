@@ -63,6 +63,7 @@ export function createApp(options: AppOptions): App {
   const allResolvers = { ...resolvers, ...(options.resolvers ?? {}) };
   const manifest = loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers } });
   const metrics = createMetrics();
+  sweepGauges(metrics, options.store);
   const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey }));
   const sessions = new Sessions({
     upstream: options.upstream,
@@ -255,4 +256,15 @@ function requireApiKey(key: string, manifest: Manifest, routed: Koa.Middleware):
 
 function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/** The session store's expiry sweeps, by outcome, where the store sweeps at all. */
+function sweepGauges(metrics: Metrics, store: SessionStore): void {
+  const stats = store.sweepStats?.bind(store);
+  if (!stats) return;
+  metrics.gauge('socialgate_session_sweeps', 'Session expiry sweeps since start, by outcome', ['outcome'], async () => {
+    const { runs, failures } = stats();
+    return [{ labels: { outcome: 'ok' }, value: runs - failures }, { labels: { outcome: 'failed' }, value: failures }];
+  });
+  metrics.gauge('socialgate_session_sweep_removed', 'Expired sessions removed by sweeps since start', [], async () => [{ labels: {}, value: stats().removed }]);
 }

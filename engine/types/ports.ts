@@ -91,11 +91,21 @@ export interface SessionRecord {
   readonly lastUsedAt: number;
 }
 
+/** The expiry sweep's record since start, for /metrics. */
+export interface SweepStats {
+  readonly runs: number;
+  readonly failures: number;
+  readonly removed: number;
+}
+
 export interface SessionStore {
   get(id: string): Promise<SessionRecord | undefined>;
   set(record: SessionRecord): Promise<void>;
   delete(id: string): Promise<boolean>;
+  /** Every live record, in bounded memory whatever the count. */
   list(): AsyncIterable<SessionRecord>;
+  /** Stores that sweep expired records themselves report how it goes. */
+  sweepStats?(): SweepStats;
   ready(): Promise<ReadyCheck>;
   close(): Promise<void>;
 }
