@@ -43,14 +43,14 @@ async function load(target: Server, duration = DURATION): Promise<{ rps: number;
 async function main(): Promise<void> {
   const boot = await benchBoot();
   process.stdout.write(`boot: ${JSON.stringify(boot)}\n`);
-  const servers = { socialgate: await child('socialgate'), bare: await child('bare') };
-  const totals = { socialgate: 0, bare: 0 };
-  const cpu = { socialgate: 0, bare: 0 };
+  const servers = { socialgate: await child('socialgate'), bare: await child('bare'), node: await child('node') };
+  const totals = { socialgate: 0, bare: 0, node: 0 };
+  const cpu = { socialgate: 0, bare: 0, node: 0 };
   try {
     // Unmeasured first: both servers' code is optimised by the JIT before any round counts.
     for (const server of Object.values(servers)) await load(server, WARMUP);
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const kind of ['bare', 'socialgate'] as const) {
+      for (const kind of ['node', 'bare', 'socialgate'] as const) {
         const figures = await load(servers[kind]);
         totals[kind] += figures.rps;
         cpu[kind] += figures.cpuUs;
@@ -62,8 +62,9 @@ async function main(): Promise<void> {
   }
   const ratio = totals.socialgate / totals.bare;
   process.stdout.write(`hot path: socialgate ${(totals.socialgate / ROUNDS).toFixed(0)} req/s, bare Koa ${(totals.bare / ROUNDS).toFixed(0)} req/s, ratio ${ratio.toFixed(2)} (target ≥ 0.80)\n`);
-  const [sg, bare] = [cpu.socialgate / ROUNDS, cpu.bare / ROUNDS];
-  process.stdout.write(`server CPU per request: socialgate ${sg.toFixed(1)} µs, bare Koa ${bare.toFixed(1)} µs, ratio ${(bare / sg).toFixed(2)}\n`);
+  process.stdout.write(`hot path against bare node:http sending the same bytes (${(totals.node / ROUNDS).toFixed(0)} req/s): ratio ${(totals.socialgate / totals.node).toFixed(2)} (target ≥ 0.35)\n`);
+  const [sg, bare, node] = [cpu.socialgate / ROUNDS, cpu.bare / ROUNDS, cpu.node / ROUNDS];
+  process.stdout.write(`server CPU per request: socialgate ${sg.toFixed(1)} µs, bare Koa ${bare.toFixed(1)} µs (ratio ${(bare / sg).toFixed(2)}), node:http ${node.toFixed(1)} µs (ratio ${(node / sg).toFixed(2)})\n`);
   if (process.env.BENCH_SKIP_TRANSFER !== '1') process.stdout.write(`transfer (200 MB each):\n${formatFigures(await benchTransfer())}\n`);
 }
 

@@ -53,7 +53,7 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config, log));
-  const store = overrides.store ?? (await openStore(config));
+  const store = overrides.store ?? (await openStore(config, { log }));
   return createApp({ config, upstream, store, log, ...productParts(config), build: buildInfo(), deps: depsInfo() });
 }
 

@@ -48,9 +48,16 @@ function stateOf(record: SessionRecord): string {
   return record.state === 'throttled' && until > Date.now() ? `throttled until ${new Date(until).toISOString()}` : record.state;
 }
 
+/** A shorter prefix would match too many sessions to be a safe thing to revoke by. */
+const MIN_PREFIX = 8;
+
 async function revoke(id: string, store: Awaited<ReturnType<typeof openStore>>, out: (text: string) => void): Promise<number> {
+  if (id.length < MIN_PREFIX) {
+    out(`"${id}" is too short: give at least ${MIN_PREFIX} characters of the session id (as \`sessions list\` shows them)\n`);
+    return 2;
+  }
   const matches: string[] = [];
-  for await (const record of store.list()) if (record.id === id || (id.length >= 8 && record.id.startsWith(id))) matches.push(record.id);
+  for await (const record of store.list()) if (record.id.startsWith(id)) matches.push(record.id);
   if (matches.length !== 1) {
     out(matches.length ? `${matches.length} sessions match "${id}"; give more of the id\n` : `no session matches "${id}"\n`);
     return 1;

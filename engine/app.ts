@@ -18,6 +18,7 @@ import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
+import { compileTyper, type Typer } from './typing.js';
 import type { AppInfo, Background, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
@@ -65,6 +66,7 @@ export function createApp(options: AppOptions): App {
   const allResolvers = { ...resolvers, ...(options.resolvers ?? {}) };
   const manifest = loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers } });
   const metrics = createMetrics();
+  sweepGauges(metrics, options.store);
   const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey }));
   const sessions = new Sessions({
     upstream: options.upstream,
@@ -154,6 +156,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
     const deps = {
       services, validator: validators.get(route)!, shape: shapes[route.result.shape], plugin: route.plugin ? options.plugins[route.plugin] : undefined,
       resolvers: options.resolvers ?? resolvers, resolverCache, limits, zip: options.zip, contentType: options.contentType,
+      typer: typerFor(route, manifest, services.upstream),
     };
     const run = routeRunner(route, deps);
     steps.set(route, { run, admit: admission(route, deps.validator), check: inputCheck(route, deps.validator), readValues: valuesReader(route) });
@@ -171,6 +174,12 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
     dispatch: () => (ctx, next) => (chains.get(ctx.path) ?? next)(ctx, next),
     entries: () => [...routers.values()].flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })))),
   };
+}
+
+/** Compiled once per route, only for an upstream whose results lose their types on the way. */
+function typerFor(route: RouteSpec, manifest: Manifest, upstream: UpstreamAdapter): Typer | undefined {
+  if (!upstream.resultsNeedTyping || shapes[route.result.shape].binary) return undefined;
+  return compileTyper(route.result.schema, manifest.schemas);
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'] as const;
@@ -267,4 +276,15 @@ function fromConsole(ctx: Koa.Context, key: string): boolean {
   const cookie = ctx.cookies.get(CONSOLE_COOKIE);
   if (!cookie || !validToken(key, cookie)) return false;
   return ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.get(CONSOLE_HEADER) === '1';
+}
+
+/** The session store's expiry sweeps, by outcome, where the store sweeps at all. */
+function sweepGauges(metrics: Metrics, store: SessionStore): void {
+  const stats = store.sweepStats?.bind(store);
+  if (!stats) return;
+  metrics.gauge('socialgate_session_sweeps', 'Session expiry sweeps since start, by outcome', ['outcome'], async () => {
+    const { runs, failures } = stats();
+    return [{ labels: { outcome: 'ok' }, value: runs - failures }, { labels: { outcome: 'failed' }, value: failures }];
+  });
+  metrics.gauge('socialgate_session_sweep_removed', 'Expired sessions removed by sweeps since start', [], async () => [{ labels: {}, value: stats().removed }]);
 }

@@ -55,17 +55,26 @@ export function requestSchema(route: RouteSpec): JsonSchema {
  * `npm run build`) where its key shows it was compiled from this very schema, else compiled now.
  * Compiling the product's ~280 validators was most of a boot's time.
  */
-export function compileValidators(manifest: Manifest, precompiled: Precompiled | undefined = loadPrecompiled()): ReadonlyMap<RouteSpec, RouteValidator> {
+/** `precompiled` null compiles every validator now (what a boot without a build does). */
+export function compileValidators(manifest: Manifest, precompiled: Precompiled | null = loadPrecompiled()): ReadonlyMap<RouteSpec, RouteValidator> {
   const validators = new Map<RouteSpec, RouteValidator>();
   const components = componentsKey(manifest);
   let ajv: Ajv | undefined;
   for (const route of manifest.routes) {
     const schema = forAjv(requestSchema(route)) as JsonSchema;
-    const built = precompiled?.keys[route.id] === routeKey(components, schema) ? precompiled.validators[route.id] : undefined;
-    const check = built ?? (ajv ??= createAjv(manifest)).compile(schema);
+    const check = builtFor(route, schema, components, precompiled) ?? (ajv ??= createAjv(manifest)).compile(schema);
     validators.set(route, (input) => (check(input) ? NONE : problems(check)));
   }
   return validators;
+}
+
+const builtFor = (route: RouteSpec, schema: JsonSchema, components: string, precompiled: Precompiled | null): ValidateFunction | undefined =>
+  precompiled?.keys[route.id] === routeKey(components, schema) ? precompiled.validators[route.id] : undefined;
+
+/** The routes the build's validators serve as they are (the bench reports it; the test wants all). */
+export function precompiledRoutes(manifest: Manifest, precompiled: Precompiled | null = loadPrecompiled()): RouteSpec[] {
+  const components = componentsKey(manifest);
+  return manifest.routes.filter((route) => builtFor(route, forAjv(requestSchema(route)) as JsonSchema, components, precompiled));
 }
 
 // ── Precompiled validators (AJV standalone code, made at build time) ────────────────────────
@@ -83,14 +92,14 @@ export interface Precompiled {
 
 export const precompiledPath = (): string => join(projectRoot(), 'dist', 'validators.cjs');
 
-function loadPrecompiled(): Precompiled | undefined {
+function loadPrecompiled(): Precompiled | null {
   const path = precompiledPath();
-  if (!existsSync(path)) return undefined;
+  if (!existsSync(path)) return null;
   try {
     const module = createRequire(import.meta.url)(path) as Record<string, ValidateFunction> & { keys: Record<string, string> };
     return { keys: module.keys, validators: module };
   } catch {
-    return undefined; // a torn build: compile at boot as without one
+    return null; // a torn build: compile at boot as without one
   }
 }
 

@@ -3,22 +3,26 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { canonicalName, classify, isInternal, type AuditReport, type AuditRoute } from '../adapters/upstream/aiograpi/coverage.js';
 import type { MethodsDocument } from '../adapters/upstream/aiograpi/index.js';
+import { shippedMethodsPath } from '../adapters/upstream/aiograpi/options.js';
 import { readMethods, runAudit } from '../bin/audit.js';
 import { FIXTURES } from './helpers/sidecar.js';
 
-const SHARED = '/work/shared';
+// The specification sits beside the project (../shared), wherever the project is checked out.
+const SHARED = fileURLToPath(new URL('../../shared', import.meta.url));
 const METHODS = `${SHARED}/upstream/aiograpi-1.0.9/methods.json`;
 const skip = existsSync(METHODS) ? false : `the shared upstream list (${METHODS}) is not here`;
 const referenceRoutes = (): AuditRoute[] =>
   (JSON.parse(readFileSync(`${SHARED}/spec/route-upstream-map.json`, 'utf8')) as { routes: AuditRoute[] }).routes;
 
-async function run(argv: string[], deps: Parameters<typeof runAudit>[2] = {}): Promise<{ code: number; text: string }> {
+async function run(argv: string[], deps: Parameters<typeof runAudit>[2] = {}): Promise<{ code: number; text: string; notes: string }> {
   let text = '';
-  const code = await runAudit(argv, (s) => void (text += s), deps);
-  return { code, text };
+  let notes = '';
+  const code = await runAudit(argv, (s) => void (text += s), { note: (s) => void (notes += s), ...deps });
+  return { code, text, notes };
 }
 
 t.test('rules: variants, internals, unknown names', async (t) => {
@@ -79,7 +83,7 @@ t.test('text and markdown formats', { skip }, async (t) => {
   t.match(text.text, /\n  exposed     288   reached by a route\n/);
   t.match(text.text, /\nnotification\s+27\s+\d+\s+\d+\s+\d+\s+\d+\n/, 'a row per area');
   t.match(text.text, /\ncandidates\n.*notification_likes/s);
-  t.match(text.text, /unknown upstream names in the manifest: none\n$/);
+  t.match(text.text, /unknown upstream names in the manifest: none\nkeywords the library no longer takes: none\n$/);
   const md = await run(['--markdown', '--methods', METHODS], deps);
   t.match(md.text, /^# aiograpi method coverage\n/);
   t.match(md.text, /\| exposed \| 288 \| reached by a route \|/);
@@ -102,7 +106,7 @@ t.test('installed library through the sidecar; unknown names fail the audit', as
   t.ok(report.upstream_total >= 20, 'the stand-in methods');
   t.match(report.methods.find((m) => m.name === 'user_info'), { class: 'exposed', signature: '(self, user_id: str) -> User' });
   const plain = await run([], { loadRoutes });
-  t.match(plain.text, /unknown upstream names in the manifest \(1; the audit fails\):\n  user_medias_paginated_v1  \(GET \/user\/medias\)\n$/);
+  t.match(plain.text, /unknown upstream names in the manifest \(1; the audit fails\):\n  user_medias_paginated_v1  \(GET \/user\/medias\)\nkeywords the library no longer takes: none\n/);
 });
 
 t.test('usage and input errors', async (t) => {
@@ -120,4 +124,62 @@ t.test('usage and input errors', async (t) => {
   t.same(bare.methods.map((m) => m.name), ['user_info'], 'a bare array is accepted');
   const missingPython = await run(['--python', '/nonexistent/python3'], { loadRoutes: () => [] }).catch((e: Error) => e);
   t.match(missingPython, { message: /aiograpi sidecar is not running.*pass --methods FILE/ });
+});
+
+t.test('the shipped method list is the shared 1.0.9 list (drift)', { skip }, async (t) => {
+  t.same(JSON.parse(readFileSync(shippedMethodsPath(), 'utf8')), JSON.parse(readFileSync(METHODS, 'utf8')));
+});
+
+t.test('no installed aiograpi: the audit uses the shipped list and says so on the side', async (t) => {
+  const introspect = async () => Promise.reject(new Error('aiograpi is not importable: ModuleNotFoundError'));
+  const { code, text, notes } = await run(['--json'], { introspect });
+  const report = JSON.parse(text) as AuditReport;
+  t.match(report, { version: '1.0.9', upstream_total: 520, unknown: [], missing_keywords: [], signature_changes: [] });
+  t.equal(code, 0);
+  t.match(notes, /aiograpi is not importable.*using the method list of aiograpi 1\.0\.9 shipped with socialgate/);
+  const named = await run(['--json', '--python', '/nonexistent/python3'], { introspect }).catch((e: Error) => e);
+  t.match(named, { message: /not importable/ }, 'an interpreter named with --python must work');
+});
+
+t.test('the documented `audit --markdown > docs/aiograpi-coverage.md` page is current', async (t) => {
+  const page = fileURLToPath(new URL('../docs/aiograpi-coverage.md', import.meta.url));
+  const md = await run(['--markdown', '--methods', shippedMethodsPath()]);
+  t.equal(readFileSync(page, 'utf8'), md.text, 'regenerate with: node bin/socialgate.js audit --markdown --methods adapters/upstream/aiograpi/methods-1.0.9.json > docs/aiograpi-coverage.md');
+});
+
+t.test('keywords: one the installed library lacks fails the audit; changed signatures are listed', async (t) => {
+  const baseline = { library: 'aiograpi', version: '1.0.9', methods: [
+    { name: 'photo_upload', area: 'photo', params: [{ name: 'path', required: true }, { name: 'caption', required: true }] },
+    { name: 'direct_threads', area: 'direct', params: [{ name: 'amount', default: '20', required: false }, { name: 'selected_filter', default: "''", required: false }] },
+  ] };
+  const installed = { library: 'aiograpi', version: '1.12.13', methods: [
+    { name: 'photo_upload', area: 'photo', params: [{ name: 'path', required: true }, { name: 'caption', required: true }, { name: 'scheduled_at', default: 'None', required: false }] },
+    { name: 'direct_threads', area: 'direct', params: [{ name: 'amount', default: '20', required: false }, { name: 'selected_filter', default: 'None', required: false }] },
+    { name: 'account_edit', area: 'account', params: [], varkw: true },
+  ] };
+  const report = classify(installed, [
+    { method: 'POST', path: '/photo/upload', upstream: ['photo_upload'], keywords: { photo_upload: ['caption', 'path', 'usertags'] } },
+    { method: 'GET', path: '/direct/threads', upstream: ['direct_threads'], keywords: { direct_threads: ['amount', 'selected_filter'] } },
+    { method: 'POST', path: '/account/edit', upstream: ['account_edit'], keywords: { account_edit: ['anything'] } },
+  ], baseline);
+  t.same(report.missing_keywords, [{ method: 'photo_upload', keyword: 'usertags', routes: ['POST /photo/upload'] }], '**kwargs takes any keyword');
+  t.same(report.signature_changes, [
+    { method: 'direct_threads', added: [], removed: [], defaults: ["selected_filter: '' → None"] },
+    { method: 'photo_upload', added: ['scheduled_at'], removed: [], defaults: [] },
+  ]);
+  const dir = mkdtempSync(join(tmpdir(), 'sg-audit-'));
+  writeFileSync(join(dir, 'installed.json'), JSON.stringify(installed));
+  const loadRoutes = () => [{ method: 'POST', path: '/photo/upload', upstream: ['photo_upload'], keywords: { photo_upload: ['caption', 'path', 'usertags'] } }];
+  const cli = await run(['--methods', join(dir, 'installed.json')], { loadRoutes });
+  t.equal(cli.code, 1, 'a missing keyword fails the audit');
+  t.match(cli.text, /keywords the library no longer takes \(1; the audit fails\):\n  photo_upload\(usertags=\.\.\.\)  \(POST \/photo\/upload\)\n/);
+});
+
+t.test('the real manifest: every keyword it and the plugins pass is a 1.0.9 parameter', async (t) => {
+  const { code, text } = await run(['--json', '--methods', shippedMethodsPath()]);
+  const report = JSON.parse(text) as AuditReport;
+  t.same(report.missing_keywords, []);
+  t.equal(code, 0);
+  const login = report.routes.find((r) => r.path === '/auth/login');
+  t.same(login?.keywords?.login, ['password', 'username', 'verification_code'], 'plugin keywords are checked too');
 });

@@ -10,7 +10,7 @@ import { productRegistries } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
 import { cachedDocs, cachePath } from '../engine/manifest/cache.js';
 import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
-import { compileValidators, precompiledPath } from '../engine/validate.js';
+import { compileValidators, precompiledPath, precompiledRoutes } from '../engine/validate.js';
 import type { InputBag } from '../engine/types.js';
 
 const registries = productRegistries(testConfig());
@@ -35,8 +35,9 @@ t.test('one changed byte, and the manifest is parsed and checked again', async (
 
 t.test('precompiled validators answer as validators compiled at boot do', async (t) => {
   const manifest = loadManifest(defaultManifestDir(), registries);
+  t.equal(precompiledRoutes(manifest).length, manifest.routes.length, 'the build compiled every route of the product');
   const built = compileValidators(manifest);
-  const compiled = compileValidators(manifest, undefined);
+  const compiled = compileValidators(manifest, null);
   const cases: [string, InputBag][] = [
     ['GET /user/followers', { user_id: '1', amount: 0 }],
     ['GET /user/followers', { user_id: '1', amount: 20, surprise: true }],

@@ -119,3 +119,17 @@ t.test('the tool set setting: all, dynamic, none', async (t) => {
 
   t.equal((await none.client.request('POST', '/mcp', { headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404, 'none: no /mcp');
 });
+
+t.test('a whole list goes through the jobs tools: started, followed, and read as a link', async (t) => {
+  const { tools } = await mcp.listTools();
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  for (const name of ['postJobs', 'getJobsStatus', 'getJobsResults']) t.ok(byName.has(name), `${name} is in the core set`);
+  t.match(byName.get('getUserFollowers')!.description, /start a job instead \(postJobs/, 'a paged tool points to the jobs tools');
+  const job = answerOf(await mcp.callTool({ name: 'postJobs', arguments: { route: 'GET /user/followers', params: { user_id: FIXED.demo }, limit: 20 } }));
+  t.match(job, { id: /\S{8,}/, route: 'GET /user/followers' }, 'the job, as POST /jobs answers it');
+  const status = answerOf(await mcp.callTool({ name: 'getJobsStatus', arguments: { id: job.id } }));
+  t.equal(status.id, job.id);
+  const results = answerOf(await mcp.callTool({ name: 'getJobsResults', arguments: { id: job.id, format: 'csv' } }));
+  t.match(results, { url: /\/jobs\/results\?/, method: 'GET' }, 'results are a link, never the rows in the agent\'s context');
+  t.match(results.url, `id=${job.id}`);
+});

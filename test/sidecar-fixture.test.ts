@@ -2,10 +2,12 @@
 // same bases, and Client methods whose signatures match the real ones.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { FIXTURES } from './helpers/sidecar.js';
 
-const SHARED = '/work/shared/upstream/aiograpi-1.0.9';
+// The specification sits beside the project (../shared), wherever the project is checked out.
+const SHARED = fileURLToPath(new URL('../../shared/upstream/aiograpi-1.0.9', import.meta.url));
 const skip = existsSync(SHARED) ? false : `the shared upstream description (${SHARED}) is not here`;
 
 const python = (code: string): unknown =>

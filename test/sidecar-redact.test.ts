@@ -76,3 +76,34 @@ print(json.dumps({"partial": partial, "out": sink.getvalue()}))`);
   t.equal(r.partial, '', 'a partial line waits for its end');
   t.equal(r.out, 'login with [redacted] and sessionid=[redacted]; ok\nsecond line [redacted]\ntail [redacted]\n');
 });
+
+t.test('codes of any length and the 1.12 device key, as the real library prints and logs them', async (t) => {
+  const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgStandInDeviceKeyX1\nhRANCAAQStandInDeviceSigningKeyForSocialgateTestsOnlyNotARealKey0\n-----END PRIVATE KEY-----\n';
+  const r = python(`
+import json
+from sidecar_redact import Secrets, kwargs_secrets, settings_secrets
+s = Secrets()
+pem = ${JSON.stringify(pem)}
+s.hold("c1", kwargs_secrets({"verification_code": "4821", "username": "demo"}) + ["73915"], any_length=True)
+s.hold("c1", kwargs_secrets({"security_code": "1234567"}), any_length=True)
+s.hold("c2", settings_secrets({"usdid": {"usdid": "usdid-0a1b2c3d", "kid": "kid-standin-0001", "private_key": pem, "registered": True}}), rolling=True)
+lines = [
+    'Code entered "73915" for demo (0 attempts by 5 seconds)',
+    "private_request data {'username': 'demo', 'verification_code': '4821', 'trust_this_device': '1'}",
+    'two_factor_login code=4821 for user 5000000001 (pk 14821 stays)',
+    'Code entered "1234567" for demo',
+    "Client settings {'usdid': {'usdid': 'usdid-0a1b2c3d', 'kid': 'kid-standin-0001', 'private_key': " + repr(pem) + ", 'registered': True}}",
+    *pem.splitlines(),
+    '{"private_key": "abc", "registered": true}',
+]
+print(json.dumps({"out": [s.redact(l) for l in lines]}))`);
+  const out = r.out as string[];
+  t.equal(out[0], 'Code entered "[redacted]" for demo (0 attempts by 5 seconds)', 'a 5-digit challenge code as 1.0.9 prints it');
+  t.equal(out[1], "private_request data {'username': 'demo', '[redacted]': '[redacted]', 'trust_this_device': '1'}".replace("'[redacted]': ", "'verification_code': "), 'a 4-digit verification code in request data');
+  t.equal(out[2], 'two_factor_login code=[redacted] for user 5000000001 (pk 14821 stays)', 'short codes only as whole words');
+  t.equal(out[3], 'Code entered "[redacted]" for demo');
+  t.notMatch(out[4], /StandInDevice|usdid-0a1b2c3d|kid-standin/, 'the device key, id and kid in a settings dump');
+  t.match(out[4], /'registered': True/);
+  for (const line of out.slice(5, 9)) t.notMatch(line, /StandInDevice/, `a key logged across lines: ${line}`);
+  t.equal(out[9], '{"private_key": "[redacted]", "registered": true}', 'any private_key field');
+});

@@ -138,7 +138,8 @@ t.test('socialgate sessions list and revoke: no secrets; revoke by prefix', asyn
   t.notMatch(out, /sessionid|%3A|password/);
 
   out = '';
-  t.equal(await runSessions(['revoke', 'short'], write, env), 1, 'a prefix under 8 characters matches nothing');
+  t.equal(await runSessions(['revoke', 'short'], write, env), 2, 'a prefix under 8 characters is refused');
+  t.match(out, /"short" is too short: give at least 8 characters of the session id/, 'saying why, not that nothing matches');
   t.equal(await runSessions(['revoke', sid.slice(0, 10), '--store', env.SOCIALGATE_STORE], write, env), 0);
   t.match(out, /revoked/);
   t.match(await http.request('GET', '/account', { headers: { 'x-session-id': sid } }), { status: 401 });

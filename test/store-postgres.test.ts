@@ -5,6 +5,7 @@
 // table holds no secret in clear. Skipped, saying why, only when the server cannot be installed.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
+import { createStore } from '../adapters/store/keyv.js';
 import { installPostgres, startPostgres, type Postgres } from './support/postgres.js';
 import { startServices, type Service } from './support/service.js';
 import { login, sharedSessionsScenario } from './support/shared-store.js';
@@ -28,6 +29,25 @@ if ('missing' in programs) {
   t.comment(`postgres and two instances ready in ${Date.now() - started} ms`);
   sharedSessions(pg, services[0], services[1]);
   noSecretInClear(pg, services[0]);
+  pagedListAndSweep(pg);
+}
+
+/** The store's own paged queries on PostgreSQL: more rows than a page, half expired, beside the services' own rows. */
+function pagedListAndSweep(pg: Postgres): void {
+  t.test('list and sweep page through the table; the sweep removes exactly the expired rows', async (t) => {
+    const rows = 1_200;
+    await pg.sql(`INSERT INTO ${TABLE} (key, value) SELECT 'socialgate-sessions:paged-' || lpad(i::text, 5, '0'), json_build_object('value', json_build_object('id', 'paged-' || lpad(i::text, 5, '0'), 'account', json_build_object('pk', i::text, 'username', 'p' || i), 'settings', '{}'::json, 'state', 'active', 'createdAt', 0, 'lastUsedAt', 0)::text, 'expires', CASE WHEN i % 2 = 0 THEN 1 ELSE 4102444800000 END)::text FROM generate_series(1, ${rows}) AS i`);
+    const store = await createStore(pg.url, { sweepMs: 0 });
+    t.teardown(() => store.close());
+    const listed: string[] = [];
+    for await (const record of store.list()) listed.push(record.id); // the services' encrypted rows do not decode as JSON: skipped
+    t.equal(listed.length, rows / 2, 'every live paged row once, across three pages');
+    t.equal(new Set(listed).size, listed.length);
+    await store.sweep();
+    t.equal(store.sweepStats!().removed, rows / 2, 'the expired half removed, nothing else');
+    t.equal((await pg.sql(`SELECT count(*) FROM ${TABLE} WHERE key LIKE 'socialgate-sessions:paged-%'`)).trim(), String(rows / 2));
+    t.ok(Number(await pg.sql(`SELECT count(*) FROM ${TABLE} WHERE key LIKE 'socialgate-sessions:s:%'`)) >= 2, 'the services\' sessions untouched');
+  });
 }
 
 function sharedSessions(pg: Postgres, a: Service, b: Service): void {

@@ -2,7 +2,7 @@
 // SOCIALGATE_SESSION_KEY or the data folder's key file. Idle sessions expire (every use a minute
 // apart renews them); logged-out records stay a day so operators can see what happened.
 import { randomBytes } from 'node:crypto';
-import type { Config, SessionRecord, SessionStore } from '../../engine/types.js';
+import type { Config, Logger, SessionRecord, SessionStore } from '../../engine/types.js';
 import { encryptingCodec } from './crypto.js';
 import { loadSessionKey } from './key.js';
 import { createStore } from './keyv.js';
@@ -13,11 +13,13 @@ export const DEFAULT_IDLE_DAYS = 90;
 export interface OpenOptions {
   /** Create the key file when missing (the server); operator tools pass false. */
   readonly createKey?: boolean;
+  /** Where a failed expiry sweep is reported. */
+  readonly log?: Logger;
 }
 
 export async function openStore(config: Config, options: OpenOptions = {}): Promise<SessionStore> {
   const key = sessionKeyFor(config, options.createKey ?? true);
-  return createStore(config.store, { codec: encryptingCodec(key), ttl: expiryFor(idleDays(config.extra)) });
+  return createStore(config.store, { codec: encryptingCodec(key), ttl: expiryFor(idleDays(config.extra)), log: options.log });
 }
 
 /** A memory store lives and dies with the process: without a configured key it needs no key file. */

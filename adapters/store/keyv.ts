@@ -5,10 +5,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
-import type { ReadyCheck, SessionRecord, SessionStore } from '../../engine/types.js';
+import type { Logger, ReadyCheck, SessionRecord, SessionStore, SweepStats } from '../../engine/types.js';
 import { CodecError, jsonCodec, type SessionCodec } from './codec.js';
+import { pgPager, rows, sqlitePager, unwrap, type RowPager } from './pages.js';
 
 const NAMESPACE = 'socialgate-sessions';
+const SQLITE_TABLE = 'sessions';
+const PG_TABLE = 'socialgate_sessions';
 
 export interface StoreOptions {
   readonly codec?: SessionCodec;
@@ -20,15 +23,18 @@ export interface StoreOptions {
    * asks for again would stay forever). Default hourly; 0 turns the sweep off. Redis expires its own.
    */
   readonly sweepMs?: number;
+  /** Where a failed sweep is reported (as an error, with its cause); the counts are in sweepStats(). */
+  readonly log?: Logger;
 }
 
 const HOUR = 3_600_000;
 
 export async function createStore(url: string, options: StoreOptions | SessionCodec = {}): Promise<SessionStore & { sweep(): Promise<number> }> {
-  const { codec = jsonCodec, ttl = () => undefined, sweepMs = HOUR } = 'encode' in options ? { codec: options } : options;
-  const keyv = new Keyv<string>({ store: await adapterFor(url), namespace: NAMESPACE });
+  const { codec = jsonCodec, ttl = () => undefined, sweepMs = HOUR, log } = 'encode' in options ? { codec: options } : options;
+  const adapter = await adapterFor(url);
+  const keyv = new Keyv<string>({ store: adapter, namespace: NAMESPACE });
   keyv.on('error', () => undefined); // surfaced through ready() and the failing call instead
-  const store = new KeyvSessionStore(keyv, codec, ttl);
+  const store = new KeyvSessionStore(keyv, codec, ttl, pagerFor(url, adapter), log);
   await store.checkMarker();
   if (sweepMs > 0 && !/^rediss?:/.test(url)) store.sweepEvery(sweepMs);
   return store;
@@ -43,7 +49,7 @@ async function adapterFor(url: string): Promise<KeyvStoreAdapter | Map<string, u
       const path = resolve(url.replace(/^sqlite:\/\//, ''));
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       const { default: KeyvSqlite } = await import('@keyv/sqlite');
-      return new KeyvSqlite({ uri: `sqlite://${path}`, table: 'sessions', busyTimeout: 5000 }) as unknown as KeyvStoreAdapter;
+      return new KeyvSqlite({ uri: `sqlite://${path}`, table: SQLITE_TABLE, busyTimeout: 5000 }) as unknown as KeyvStoreAdapter;
     }
     case 'redis':
     case 'rediss': {
@@ -53,20 +59,32 @@ async function adapterFor(url: string): Promise<KeyvStoreAdapter | Map<string, u
     case 'postgres':
     case 'postgresql': {
       const { default: KeyvPostgres } = await import('@keyv/postgres');
-      return new KeyvPostgres({ uri: url, table: 'socialgate_sessions' }) as unknown as KeyvStoreAdapter;
+      return new KeyvPostgres({ uri: url, table: PG_TABLE }) as unknown as KeyvStoreAdapter;
     }
     default:
       throw new Error(`unknown session store URL scheme "${scheme}:" (use sqlite://PATH, memory://, redis://HOST, postgres://...)`);
   }
 }
 
+/** The SQL stores' own paged queries (keyv's iterators cannot walk large tables; see pages.ts). */
+function pagerFor(url: string, adapter: unknown): RowPager | undefined {
+  const query = (adapter as { query?: (...args: never[]) => Promise<never[]> }).query;
+  if (!query) return undefined;
+  if (url.startsWith('sqlite:')) return sqlitePager(query as never, SQLITE_TABLE, NAMESPACE);
+  if (/^postgres(ql)?:/.test(url)) return pgPager(query as never, PG_TABLE, NAMESPACE);
+  return undefined;
+}
+
 class KeyvSessionStore implements SessionStore {
   private readonly sweepers: NodeJS.Timeout[] = [];
+  private readonly stats = { runs: 0, failures: 0, removed: 0 };
 
   constructor(
     private readonly keyv: Keyv<string>,
     private readonly codec: SessionCodec,
     private readonly ttl: (record: SessionRecord) => number | undefined,
+    private readonly pager?: RowPager,
+    private readonly log?: Logger,
   ) {}
 
   async get(id: string): Promise<SessionRecord | undefined> {
@@ -85,6 +103,7 @@ class KeyvSessionStore implements SessionStore {
   }
 
   async *list(): AsyncIterable<SessionRecord> {
+    if (this.pager) return yield* this.listPaged(this.pager);
     const iterate = this.keyv.iterator as unknown as (() => AsyncIterable<[string, string]>) | undefined;
     if (!iterate) return;
     for await (const [key, text] of iterate.call(this.keyv)) {
@@ -111,17 +130,52 @@ class KeyvSessionStore implements SessionStore {
     await this.keyv.disconnect();
   }
 
-  /** Reads every record once: keyv's iterator deletes the expired ones it meets. Returns how many are left. */
+  /**
+   * Removes the expired records; returns how many are left. On the SQL stores a page of keys at a
+   * time, each page's expired rows in one statement; elsewhere keyv's iterator deletes what it meets.
+   */
   async sweep(): Promise<number> {
-    let left = 0;
-    for await (const _ of this.list()) left++;
+    if (!this.pager) {
+      let left = 0;
+      for await (const _ of this.list()) left++;
+      return left;
+    }
+    const { left, removed } = await sweepPaged(this.pager);
+    this.stats.removed += removed;
     return left;
+  }
+
+  sweepStats(): SweepStats {
+    return { ...this.stats };
   }
 
   /** A first sweep soon after start (the service may have been down past many expiries), then periodically. */
   sweepEvery(ms: number): void {
-    const run = () => void this.sweep().catch(() => undefined); // a failing store shows in ready(), not here
+    const run = () => void this.sweepReported();
     this.sweepers.push(setTimeout(run, Math.min(ms, 60_000)).unref(), setInterval(run, ms).unref());
+  }
+
+  /** A scheduled sweep: a failure is an error in the log with its cause and a count in /metrics, never swallowed. */
+  private async sweepReported(): Promise<void> {
+    this.stats.runs++;
+    try {
+      await this.sweep();
+    } catch (error) {
+      this.stats.failures++;
+      this.log?.error('session expiry sweep failed; expired sessions stay until the next one', { error: `${(error as Error).name}: ${(error as Error).message}` });
+    }
+  }
+
+  private async *listPaged(pager: RowPager): AsyncIterable<SessionRecord> {
+    const now = Date.now();
+    for await (const [full, text] of rows(pager)) {
+      const key = full.slice(NAMESPACE.length + 1);
+      const stored = unwrap(text);
+      if (!stored || typeof stored.value !== 'string' || (stored.expires !== undefined && stored.expires <= now)) continue;
+      if (key === this.codec.marker?.key || key.startsWith('ready-')) continue;
+      const record = this.readable(stored.value, key);
+      if (record) yield record;
+    }
   }
 
   /** Refuses a store whose records were written with another key: they would all read as missing. */
@@ -144,4 +198,25 @@ class KeyvSessionStore implements SessionStore {
       throw error;
     }
   }
+}
+
+/** One pass over the rows: each page's expired keys removed in one statement before the next page is read. */
+async function sweepPaged(pager: RowPager): Promise<{ left: number; removed: number }> {
+  const now = Date.now();
+  let left = 0;
+  let removed = 0;
+  let expired: string[] = [];
+  const flush = async () => {
+    await pager.remove(expired);
+    removed += expired.length;
+    expired = [];
+  };
+  for await (const [key, text] of rows(pager)) {
+    const stored = unwrap(text);
+    if (stored?.expires !== undefined && stored.expires <= now) expired.push(key);
+    else left++;
+    if (expired.length >= 500) await flush();
+  }
+  await flush();
+  return { left, removed };
 }

@@ -3,6 +3,7 @@
 import type { Middleware } from 'koa';
 import type { ParamProblem } from '../http-error.js';
 import { invalidParams, serviceError } from '../service-errors.js';
+import type { Typer } from '../typing.js';
 import type { RouteValidator } from '../validate.js';
 import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
@@ -24,6 +25,8 @@ export interface RouteDeps {
   /** Builds the zip stream for the `files` shape (injected: the engine knows no archive format). */
   readonly zip: (paths: readonly string[], filename: string) => StreamResult;
   readonly contentType: (path: string) => string;
+  /** Types the shaped body by the route's schema, for an upstream whose results need it (engine/typing.ts). */
+  readonly typer?: Typer;
 }
 
 /**
@@ -149,7 +152,8 @@ function usesWorkdir(route: RouteSpec): boolean {
 function shaped(route: RouteSpec, value: unknown, state: RequestState, deps: RouteDeps): unknown {
   if (route.result.shape === 'files' && Array.isArray(value)) return deps.zip(value.map(String), `${route.id}.zip`);
   if (route.result.shape === 'file' && typeof value === 'string') return fileFromPath(value, deps.contentType);
-  return deps.shape.shape(value, route.result, state.bag);
+  const body = deps.shape.shape(value, route.result, state.bag);
+  return deps.typer ? deps.typer(body) : body;
 }
 
 /** Aborted when the client goes away before the response is written (long fetches stop early). */

@@ -35,6 +35,8 @@ export interface SessionClient {
 export interface Plugin {
   /** Upstream methods the plugin may call (for the audit). */
   readonly uses: readonly string[];
+  /** The keywords it passes each of those methods, so the audit can check them against the installed library. */
+  readonly keywords?: Readonly<Record<string, readonly string[]>>;
   handle(input: PluginInput): Promise<unknown>;
 }
 

@@ -60,6 +60,12 @@ export interface UpstreamAdapter {
    * (the sandbox's): by-URL uploads take them from here instead of fetching. Undefined: fetch it.
    */
   mediaBytes?(url: string): Buffer | undefined;
+  /**
+   * Results cross a boundary that loses their types (the sidecar's JSON: small ids as numbers,
+   * integers past 2^53 as strings): the engine types each response by its route's schema
+   * (engine/typing.ts). The sandbox emits schema-typed values and leaves this unset.
+   */
+  readonly resultsNeedTyping?: boolean;
   /** Builds a client from stored options; must not call the platform. */
   open(options: ClientOptions): Promise<UpstreamClient>;
   ready(): Promise<ReadyCheck>;
@@ -85,11 +91,21 @@ export interface SessionRecord {
   readonly lastUsedAt: number;
 }
 
+/** The expiry sweep's record since start, for /metrics. */
+export interface SweepStats {
+  readonly runs: number;
+  readonly failures: number;
+  readonly removed: number;
+}
+
 export interface SessionStore {
   get(id: string): Promise<SessionRecord | undefined>;
   set(record: SessionRecord): Promise<void>;
   delete(id: string): Promise<boolean>;
+  /** Every live record, in bounded memory whatever the count. */
   list(): AsyncIterable<SessionRecord>;
+  /** Stores that sweep expired records themselves report how it goes. */
+  sweepStats?(): SweepStats;
   ready(): Promise<ReadyCheck>;
   close(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { PendingLogins } from './pending.js';
 
 export const challenge: Plugin = {
   uses: ['challenge_resolve', 'get_settings'],
+  keywords: { challenge_resolve: ['last_json'] },
   async handle({ input, session, client, services }: PluginInput) {
     const lastJson = input.last_json as JsonValue;
     const opts: CallOptions | undefined = typeof input.security_code === 'string' && input.security_code ? { challengeCode: input.security_code } : undefined;

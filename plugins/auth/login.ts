@@ -10,6 +10,7 @@ import { PendingLogins } from './pending.js';
 
 export const login: Plugin = {
   uses: ['login'],
+  keywords: { login: ['username', 'password', 'verification_code'] },
   async handle({ input, services }: PluginInput) {
     const username = String(input.username).trim();
     const options = requestedOptions(input);
@@ -29,6 +30,7 @@ export const login: Plugin = {
 
 export const loginBySessionId: Plugin = {
   uses: ['login_by_sessionid'],
+  keywords: { login_by_sessionid: ['sessionid'] },
   async handle({ input, services }: PluginInput) {
     const options = requestedOptions(input);
     const client = await services.upstream.open({ settings: {}, ...options });

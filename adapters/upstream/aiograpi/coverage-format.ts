@@ -17,7 +17,7 @@ export function formatText(report: AuditReport): string {
   ]));
   const candidates = report.methods.filter((m) => m.class === 'candidate');
   if (candidates.length) lines.push('', 'candidates', ...table(['area', 'method'], candidates.map((m) => [m.area, m.name])).slice(1));
-  lines.push('', ...unknownLines(report));
+  lines.push('', ...unknownLines(report), ...keywordLines(report), ...changeLines(report));
   return `${lines.join('\n')}\n`;
 }
 
@@ -57,6 +57,13 @@ export function formatMarkdown(report: AuditReport): string {
     ...report.methods.map((m) => `| \`${m.name}\` | \`${m.area}\` | ${m.class} | ${whereUsed(m)} |`),
   ];
   if (report.unknown.length) lines.push('', '## Unknown names', '', ...report.unknown.map((n) => `- \`${n}\` (used by the manifest, missing upstream)`));
+  if (report.missing_keywords.length) {
+    lines.push('', '## Keywords the library no longer takes', '', ...report.missing_keywords.map((k) => `- \`${k.method}(${k.keyword}=...)\` (${k.routes.map((r) => `\`${r}\``).join(', ')})`));
+  }
+  if (report.signature_changes.length) {
+    lines.push('', '## Signatures changed since the spec\'s aiograpi', '', '| Method | Added | Removed | Defaults |', '|---|---|---|---|');
+    lines.push(...report.signature_changes.map((c) => `| \`${c.method}\` | ${c.added.join(', ') || '-'} | ${c.removed.join(', ') || '-'} | ${c.defaults.join('; ') || '-'} |`));
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -71,6 +78,22 @@ function unknownLines(report: AuditReport): string[] {
   const usedBy = (name: string): string =>
     report.routes.filter((r) => r.upstream.includes(name)).map((r) => `${r.method} ${r.path}`).join(', ');
   return [`unknown upstream names in the manifest (${report.unknown.length}; the audit fails):`, ...report.unknown.map((n) => `  ${n}  (${usedBy(n)})`)];
+}
+
+function keywordLines(report: AuditReport): string[] {
+  if (!report.missing_keywords.length) return ['keywords the library no longer takes: none'];
+  return [
+    `keywords the library no longer takes (${report.missing_keywords.length}; the audit fails):`,
+    ...report.missing_keywords.map((k) => `  ${k.method}(${k.keyword}=...)  (${k.routes.join(', ')})`),
+  ];
+}
+
+function changeLines(report: AuditReport): string[] {
+  if (!report.signature_changes.length) return [];
+  return [
+    `signatures changed since the spec's aiograpi (${report.signature_changes.length} methods the manifest uses):`,
+    ...report.signature_changes.map((c) => `  ${c.method}: ${[c.added.length ? `added ${c.added.join(', ')}` : '', c.removed.length ? `removed ${c.removed.join(', ')}` : '', c.defaults.length ? `defaults ${c.defaults.join('; ')}` : ''].filter(Boolean).join('; ')}`),
+  ];
 }
 
 /** Columns of numbers align right, the others left. */

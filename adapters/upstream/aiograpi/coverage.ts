@@ -1,6 +1,7 @@
 // The coverage audit's classification: every public upstream method is exposed (a route reaches it),
 // a duplicate (a transport or paging variant of an exposed method), internal (a low-level helper
 // that is not an API operation) or a candidate (could be a route; is not yet). Pure functions.
+import { missingKeywords, signatureChanges, type KeywordUse, type MissingKeyword, type SignatureChange } from './coverage-signatures.js';
 import type { MethodRecord } from './protocol.js';
 
 export type MethodClass = 'exposed' | 'duplicate' | 'internal' | 'candidate';
@@ -10,6 +11,8 @@ export interface AuditRoute {
   readonly method: string;
   readonly path: string;
   readonly upstream: readonly string[];
+  /** The keywords the route's calls and plugin pass each method (for the signature check). */
+  readonly keywords?: KeywordUse;
 }
 
 export interface ClassifiedMethod {
@@ -44,6 +47,10 @@ export interface AuditReport {
   readonly routes: readonly AuditRoute[];
   /** Names the manifest (or a plugin) uses that the upstream does not have: the audit fails on any. */
   readonly unknown: readonly string[];
+  /** Keywords the manifest (or a plugin) passes that the method no longer takes: the audit fails on any. */
+  readonly missing_keywords: readonly MissingKeyword[];
+  /** Methods the manifest uses whose parameters differ from the baseline list (the spec's aiograpi). */
+  readonly signature_changes: readonly SignatureChange[];
   readonly methods: readonly ClassifiedMethod[];
 }
 
@@ -72,7 +79,9 @@ export function isInternal(method: Pick<MethodRecord, 'name' | 'area'>): boolean
   return INTERNAL_AREAS.has(method.area) || INTERNAL_NAMES.some((pattern) => pattern.test(method.name));
 }
 
-export function classify(doc: { readonly library?: string; readonly version?: string; readonly methods: readonly MethodRecord[] }, routes: readonly AuditRoute[]): AuditReport {
+type MethodList = { readonly library?: string; readonly version?: string; readonly methods: readonly MethodRecord[] };
+
+export function classify(doc: MethodList, routes: readonly AuditRoute[], baseline?: MethodList): AuditReport {
   const routesOf = routesByMethod(routes);
   const exposedByCanon = new Map<string, string[]>();
   for (const name of routesOf.keys()) exposedByCanon.set(canonicalName(name), [...(exposedByCanon.get(canonicalName(name)) ?? []), name]);
@@ -90,8 +99,10 @@ export function classify(doc: { readonly library?: string; readonly version?: st
     internal: count('internal'),
     candidate: count('candidate'),
     areas: areaCounts(methods),
-    routes: routes.map((r) => ({ method: r.method, path: r.path, upstream: [...r.upstream].sort() })),
+    routes: routes.map((r) => ({ method: r.method, path: r.path, upstream: [...r.upstream].sort(), ...(r.keywords ? { keywords: r.keywords } : {}) })),
     unknown: [...routesOf.keys()].filter((name) => !known.has(name)).sort(),
+    missing_keywords: missingKeywords(doc.methods, routes),
+    signature_changes: baseline ? signatureChanges(baseline.methods, doc.methods, new Set(routesOf.keys())) : [],
     methods,
   };
 }

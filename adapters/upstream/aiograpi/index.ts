@@ -29,6 +29,8 @@ export function createAiograpi(options: AiograpiOptions = {}): AiograpiAdapter {
   const library = (): UpstreamLibrary => ({ name: 'aiograpi', version: pool.info()?.version ?? 'unknown' });
   return {
     name: 'aiograpi',
+    // The sidecar's JSON types values by magnitude (small ids as numbers, integers past 2^53 as strings).
+    resultsNeedTyping: true,
     get library() {
       return library();
     },

@@ -91,14 +91,25 @@ function logLevel(raw: string): AiograpiOptions['logLevel'] {
 
 /** sidecar.py sits beside this module in the source tree; tsc does not copy it to dist/. */
 function findSidecar(): string {
+  return findAdapterFile('sidecar.py', 'set sidecarPath');
+}
+
+/** The method list of the spec's aiograpi (1.0.9) that ships with the package, for an audit without the library. */
+export const SHIPPED_METHODS_VERSION = '1.0.9';
+export function shippedMethodsPath(): string {
+  return findAdapterFile(`methods-${SHIPPED_METHODS_VERSION}.json`, 'the package is incomplete');
+}
+
+/** A file of this folder, from the source tree or from dist/ (which holds only the compiled .js). */
+function findAdapterFile(name: string, remedy: string): string {
   let dir = dirname(fileURLToPath(import.meta.url));
-  const beside = join(dir, 'sidecar.py');
+  const beside = join(dir, name);
   if (existsSync(beside)) return beside;
   for (;;) {
-    const candidate = join(dir, 'adapters', 'upstream', 'aiograpi', 'sidecar.py');
+    const candidate = join(dir, 'adapters', 'upstream', 'aiograpi', name);
     if (existsSync(candidate)) return candidate;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('aiograpi adapter: cannot find sidecar.py (set sidecarPath)');
+    if (parent === dir) throw new Error(`aiograpi adapter: cannot find ${name} (${remedy})`);
     dir = parent;
   }
 }

@@ -25,6 +25,7 @@ import sys
 from sidecar_codec import convert_kwargs, encode_error, to_json
 from sidecar_introspect import describe, public_methods
 from sidecar_redact import install as install_redaction, kwargs_secrets, proxy_secrets, settings_secrets
+from sidecar_tls import count as tls_contexts, share_contexts
 
 LINE_LIMIT = 256 * 1024 * 1024
 log = logging.getLogger("socialgate.sidecar")
@@ -33,9 +34,10 @@ log = logging.getLogger("socialgate.sidecar")
 class SidecarError(Exception):
     """An error of the sidecar itself (not the library's), named for the engine's registry."""
 
-    def __init__(self, kind, message):
+    def __init__(self, kind, message, bases=()):
         super().__init__(message)
         self.kind = kind
+        self.bases = list(bases)
 
 
 def claim_stdio():
@@ -56,6 +58,12 @@ def _no_terminal(prompt=""):
 
 
 def load_library():
+    try:
+        import httpx  # noqa: F401 (aiograpi's HTTP stack: its clients share TLS contexts from here on)
+
+        share_contexts(httpx)
+    except ImportError:
+        pass
     try:
         import aiograpi
         from aiograpi import Client
@@ -94,6 +102,7 @@ class Sidecar:
         self.methods = set(public_methods(client_class)) if client_class else set()
         self.clients = {}
         self.tasks = {}
+        self.signatures = {}
 
     # ── wire ──
     def send(self, message):
@@ -125,7 +134,7 @@ class Sidecar:
         except asyncio.CancelledError:
             return  # the caller gave up (timeout or abort) and expects no answer
         except SidecarError as exc:
-            self.send({"id": rid, "ok": False, "error": {"type": exc.kind, "bases": [], "message": str(exc)}})
+            self.send({"id": rid, "ok": False, "error": {"type": exc.kind, "bases": exc.bases, "message": str(exc)}})
         except Exception as exc:
             entry = self.clients.get(message.get("client"))
             self.send({"id": rid, "ok": False, "error": encode_error(exc, entry.client if entry else None)})
@@ -169,11 +178,34 @@ class Sidecar:
             raise AttributeError(f"'Client' object has no attribute {name!r}")
         return getattr(client, name)
 
+    def check_keywords(self, name, fn, kwargs):
+        """A keyword this library's method does not take (a 1.12 parameter under 1.0.9) is refused by
+        name before the call, instead of a TypeError from deep inside the library."""
+        accepted = self.signatures.get(name)
+        if accepted is None:
+            accepted = self.signatures[name] = accepted_keywords(fn)
+        if accepted is True:
+            return
+        for keyword in kwargs:
+            if keyword not in accepted:
+                raise SidecarError("SidecarUnsupportedParameter", f"{name}() got an unexpected keyword argument '{keyword}': aiograpi {self.version} does not take {keyword} (it needs a newer aiograpi: 1.12 or later)", ["TypeError"])
+
     async def close_all(self):
         for task in list(self.tasks.values()):
             task.cancel()
         for handle in list(self.clients):
             await release(self.clients.pop(handle).client)
+
+
+def accepted_keywords(fn):
+    """The keyword names a method takes, or True when it takes any (**kwargs) or cannot be read."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return True
+    return frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
 async def release(client):
@@ -200,6 +232,7 @@ async def op_ping(sidecar, message):
         "python": platform.python_version(),
         "pid": os.getpid(),
         "clients": len(sidecar.clients),
+        "tls_contexts": tls_contexts(),
     }
 
 
@@ -230,7 +263,10 @@ async def op_call(sidecar, message):
     entry = sidecar.entry(message)
     fn = sidecar.method(entry.client, message.get("method"))
     code = message.get("challenge_code")
-    sidecar.secrets.hold(message.get("client"), kwargs_secrets(message.get("kwargs")))
+    # Whatever the caller typed is secret at any length (a 4-digit code), and the library may print
+    # it ("Code entered ..."): held before the call starts.
+    sidecar.secrets.hold(message.get("client"), kwargs_secrets(message.get("kwargs")) + ([code] if code else []), any_length=True)
+    sidecar.check_keywords(message.get("method"), fn, message.get("kwargs") or {})
     async with entry.lock:
         kwargs = convert_kwargs(fn, message.get("kwargs") or {})
         if code is not None:

@@ -149,9 +149,21 @@ def encode_error(exc, client=None):
         "bases": [c.__name__ for c in cls.__mro__[1:] if c is not object],
         "message": message_of(exc),
     }
+    if cls.__name__ == "ConnectProxyError" and client is not None and not proxy_of(client):
+        # aiograpi raises ConnectProxyError for every failed connection, proxy or not: without a
+        # proxy it is the platform that could not be reached, and the caller should be told so.
+        error.update(type="ClientConnectionError", bases=["ClientError"], message=f"The platform could not be reached (no proxy is set): {error['message']}")
     if client is not None and any(c.__name__ == "ChallengeError" for c in cls.__mro__):
         error["last_json"] = to_json(getattr(client, "last_json", None) or {})
     return error
+
+
+def proxy_of(client):
+    """The proxy the client's requests go through (set_proxy(None) leaves client.proxy behind)."""
+    private = getattr(client, "private", None)
+    if private is not None and hasattr(private, "proxy"):
+        return getattr(private, "proxy", None)
+    return getattr(client, "proxy", None)
 
 
 def message_of(exc):

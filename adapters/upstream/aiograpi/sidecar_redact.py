@@ -2,9 +2,10 @@
 
 Everything written there (the sidecar's log, the library's log at any level up to DEBUG, a print()
 of the library, a traceback) passes through a redactor line by line: values the sidecar has handed
-the library or read back from it (passwords, proxy credentials, cookies, session and device ids
-from a settings export) and anything shaped like a credential (sessionid=..., a password field, a
-Bearer token) become [redacted]. aiograpi logs request and response data at DEBUG, and the HTTP
+the library or read back from it (passwords, security and verification codes of any length, proxy
+credentials, cookies, session and device ids and the device signing key of a settings export) and
+anything shaped like a credential (sessionid=..., a password or code field, a Bearer token) become
+[redacted]. aiograpi logs request and response data at DEBUG, and the HTTP
 stack below it logs raw headers, so the level alone cannot be trusted to keep them out.
 """
 import atexit
@@ -14,7 +15,9 @@ import sys
 from urllib.parse import quote, unquote, urlsplit
 
 MASK = "[redacted]"
-# Shorter values occur by chance too often to be replaced everywhere (a pk's digits, a flag).
+# Shorter values read back from settings occur by chance too often to be replaced everywhere (a
+# pk's digits, a flag). Values the service hands the library (a 4-digit code, a short password) are
+# secret at any length: those shorter than this are replaced only as whole words.
 MIN_LENGTH = 6
 # Values read back from settings rotate (cookies, claims): a client keeps only its newest ones.
 ROLLING_LIMIT = 64
@@ -23,18 +26,23 @@ ROLLING_LIMIT = 64
 SECRET_KWARGS = frozenset({
     "password", "old_password", "new_password", "sessionid", "authorization", "seed",
     "native_auth_data", "opaque_verified_native_auth_data",
+    "verification_code", "security_code", "code", "email_code", "phone_code",
 })
 # Parts of a settings export that hold credentials or identify the device.
-SECRET_SETTINGS = ("authorization_data", "cookies", "uuids", "mid", "ig_u_rur", "ig_www_claim", "password")
+# From 1.12, "usdid" holds the device's attestation id and its signing key (a PEM private key).
+SECRET_SETTINGS = ("authorization_data", "cookies", "uuids", "mid", "ig_u_rur", "ig_www_claim", "password", "usdid")
 # Fields inside them that are public: the account pk and username, a flag.
-PUBLIC_FIELDS = frozenset({"ds_user_id", "ds_user", "should_use_header_over_cookies"})
+PUBLIC_FIELDS = frozenset({"ds_user_id", "ds_user", "should_use_header_over_cookies", "registered"})
 
 # name=value, "name": "value", b'name': b'value' for credential-shaped names (Cookie headers too).
 KEYED = re.compile(
-    r"""(?i)(\b(?:[\w-]*password|sessionid|csrftoken|[\w-]*authorization|(?:set-)?cookie)\b['"]?\s*[:=]\s*(?:b?['"])?)"""
+    r"""(?i)(\b(?:[\w-]*password|sessionid|csrftoken|[\w-]*authorization|(?:set-)?cookie|(?:verification|security|email|phone)_code|private_key)\b['"]?\s*[:=]\s*(?:b?['"])?)"""
     r"""(?:bearer\s+)?[^\s'"&;,}\]]+"""
 )
 BEARER = re.compile(r"(?i)\bBearer\s+[\w:.~+/=-]+")
+# A PEM block's base64 body, whichever key it is and however it is quoted (a key spans lines).
+PEM_BODY = re.compile(r"(-----BEGIN [A-Z ]*PRIVATE KEY-----)(?:.*?)(-----END [A-Z ]*PRIVATE KEY-----|$)")
+PEM_LINE = re.compile(r"^[A-Za-z0-9+/]{40,}={0,2}$")
 # The wire-level loggers below aiograpi dump raw headers (cookies) at DEBUG: never below WARNING.
 WIRE_LOGGERS = ("httpcore", "hpack", "h2", "h11", "urllib3")
 
@@ -47,10 +55,10 @@ class Secrets:
         self.rolling = {}
         self.pattern = None
 
-    def hold(self, owner, values, rolling=False):
+    def hold(self, owner, values, rolling=False, any_length=False):
         bucket = (self.rolling if rolling else self.fixed).setdefault(owner, {})
         added = False
-        for value in variants(values):
+        for value in variants(values, 1 if any_length else MIN_LENGTH):
             if value not in bucket:
                 bucket[value] = True
                 added = True
@@ -66,6 +74,9 @@ class Secrets:
 
     def redact(self, text):
         text = BEARER.sub("Bearer " + MASK, KEYED.sub(lambda m: m.group(1) + MASK, text))
+        text = PEM_BODY.sub(lambda m: m.group(1) + MASK + m.group(2), text)
+        if PEM_LINE.match(text.strip()):
+            return MASK  # a line of a key printed across lines
         pattern = self.compiled()
         return pattern.sub(MASK, text) if pattern else text
 
@@ -73,18 +84,32 @@ class Secrets:
         if self.pattern is None:
             values = {v for bucket in (*self.fixed.values(), *self.rolling.values()) for v in bucket}
             # Longest first, so a value that contains another is replaced whole.
-            alternatives = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
+            alternatives = "|".join(_alternative(v) for v in sorted(values, key=len, reverse=True))
             self.pattern = re.compile(alternatives) if alternatives else False
         return self.pattern or None
 
 
-def variants(values):
-    """Each value as written and in its URL-encoded and decoded forms (cookies travel encoded)."""
+def _alternative(value):
+    # A short value (a 4-digit code) only as a whole word, so the digits of a pk or a count stay.
+    if len(value) < MIN_LENGTH:
+        return r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])"
+    return re.escape(value)
+
+
+def variants(values, min_length=MIN_LENGTH):
+    """Each value as written, URL-encoded and decoded (cookies travel encoded), escaped as a repr or
+    JSON string shows it, and line by line (a PEM key is logged across lines)."""
     for value in values:
-        if not isinstance(value, str) or len(value) < MIN_LENGTH:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)  # a code sent as a number
+        if not isinstance(value, str) or len(value) < min_length:
             continue
-        for form in {value, unquote(value), quote(value, safe="")}:
-            if len(form) >= MIN_LENGTH:
+        forms = {value, unquote(value), quote(value, safe="")}
+        if "\n" in value:
+            forms.add(value.replace("\n", "\\n"))
+            forms.update(line.strip() for line in value.splitlines())
+        for form in forms:
+            if len(form) >= min_length:
                 yield form
 
 
