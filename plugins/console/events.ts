@@ -32,56 +32,91 @@ export function consoleChanged(services: Services, topic: Topic): void {
 }
 
 export function consoleEvents(services: Services, signal: AbortSignal, timings: EventTimings = TIMINGS): StreamResult {
-  const stream = new PassThrough();
-  const send = (event: string, data: unknown) => {
-    if (!stream.destroyed) stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
-  let usageSeen = services.usage.version;
-  let pending: NodeJS.Timeout | undefined;
-  const pushSessions = () => {
-    pending = undefined;
-    usageSeen = services.usage.version;
-    listSessions(services).then((list) => send('sessions', list), (error) => send('problem', { detail: `listing sessions failed: ${error instanceof Error ? error.name : 'error'}` }));
-  };
-  const pushHealth = () => healthOf(services).then((health) => send('health', health), () => undefined);
-  const soon = () => void (pending ??= setTimeout(pushSessions, timings.settleMs));
-  // Sent when they changed: a bar moves while its job runs, nothing is sent while none does.
-  let jobsSent = '';
-  let jobsActive = true;
-  let jobTicks = 0;
-  const pushJobs = () => {
-    if (!jobsOf(services) || (!jobsActive && jobTicks++ % 5 !== 0)) return;
-    allJobs(services).then((list) => {
-      jobsActive = list.jobs.some((job) => UNDER_WAY.has(String(job.state)));
+  const live = new LiveStream(services, timings);
+  signal.addEventListener('abort', () => live.stop(), { once: true });
+  return { kind: 'stream', stream: live.stream, contentType: 'text/event-stream; charset=utf-8', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
+}
+
+/** One open stream: what it last sent, its timers, and its subscriptions, all gone when it closes. */
+class LiveStream {
+  readonly stream = new PassThrough();
+  private usageSeen: number;
+  private pending?: NodeJS.Timeout;
+  private jobsSent = '';
+  private jobsActive = true;
+  private jobTicks = 0;
+  private readonly timers: NodeJS.Timeout[];
+  private readonly unsubscribe: () => void;
+  private readonly told = (topic: Topic) => (topic === 'jobs' ? this.jobsNow() : this.sessionsSoon());
+  private readonly settleMs: number;
+
+  constructor(private readonly services: Services, timings: EventTimings) {
+    this.settleMs = timings.settleMs;
+    this.usageSeen = services.usage.version;
+    this.unsubscribe = services.sessions.subscribe(() => this.sessionsSoon());
+    (streams.get(services) ?? streams.set(services, new Set()).get(services)!).add(this.told);
+    this.timers = [
+      setInterval(() => services.usage.version !== this.usageSeen && this.sessionsSoon(), timings.usageEveryMs),
+      setInterval(() => this.pushHealth(), timings.healthEveryMs),
+      setInterval(() => this.pushJobs(), timings.jobsEveryMs),
+      setInterval(() => this.write(': keep-alive\n\n'), timings.keepAliveMs),
+    ];
+    this.stream.once('close', () => this.stop());
+    // The reconnection delay a browser waits after a drop, then the current state at once.
+    this.write('retry: 2000\n\n');
+    this.pushSessions();
+    this.pushHealth();
+    this.pushJobs();
+  }
+
+  stop(): void {
+    this.unsubscribe();
+    streams.get(this.services)?.delete(this.told);
+    for (const timer of this.timers) clearInterval(timer);
+    if (this.pending) clearTimeout(this.pending);
+    this.stream.end();
+  }
+
+  private write(text: string): void {
+    if (!this.stream.destroyed && !this.stream.writableEnded) this.stream.write(text);
+  }
+
+  private send(event: string, data: unknown): void {
+    this.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** A burst of changes (a login writes its record more than once) is sent as one list. */
+  private sessionsSoon(): void {
+    this.pending ??= setTimeout(() => this.pushSessions(), this.settleMs);
+  }
+
+  private pushSessions(): void {
+    this.pending = undefined;
+    this.usageSeen = this.services.usage.version;
+    listSessions(this.services).then(
+      (list) => this.send('sessions', list),
+      (error) => this.send('problem', { detail: `listing sessions failed: ${error instanceof Error ? error.name : 'error'}` }),
+    );
+  }
+
+  private pushHealth(): void {
+    healthOf(this.services).then((health) => this.send('health', health), () => undefined);
+  }
+
+  private jobsNow(): void {
+    this.jobsActive = true;
+    this.pushJobs();
+  }
+
+  /** Sent when they changed: a bar moves while its job runs; nothing is re-sent while none does. */
+  private pushJobs(): void {
+    if (!jobsOf(this.services) || (!this.jobsActive && this.jobTicks++ % 5 !== 0)) return;
+    allJobs(this.services).then((list) => {
+      this.jobsActive = list.jobs.some((job) => UNDER_WAY.has(String(job.state)));
       const text = JSON.stringify(list.jobs.map(({ rate: _r, eta_seconds: _e, elapsed_seconds: _s, ...stable }) => stable));
-      if (text === jobsSent && !jobsActive) return;
-      jobsSent = text;
-      send('jobs', list);
+      if (text === this.jobsSent && !this.jobsActive) return;
+      this.jobsSent = text;
+      this.send('jobs', list);
     }, () => undefined);
-  };
-  const unsubscribe = services.sessions.subscribe(soon);
-  const open = streams.get(services) ?? streams.set(services, new Set()).get(services)!;
-  const told = (topic: Topic) => (topic === 'jobs' ? ((jobsActive = true), pushJobs()) : soon());
-  open.add(told);
-  const timers = [
-    setInterval(() => services.usage.version !== usageSeen && soon(), timings.usageEveryMs),
-    setInterval(pushHealth, timings.healthEveryMs),
-    setInterval(pushJobs, timings.jobsEveryMs),
-    setInterval(() => !stream.destroyed && stream.write(': keep-alive\n\n'), timings.keepAliveMs),
-  ];
-  const stop = () => {
-    unsubscribe();
-    open.delete(told);
-    for (const timer of timers) clearInterval(timer);
-    if (pending) clearTimeout(pending);
-    stream.end();
-  };
-  signal.addEventListener('abort', stop, { once: true });
-  stream.once('close', stop);
-  // The reconnection delay a browser waits after a drop, then the current state at once.
-  stream.write('retry: 2000\n\n');
-  pushSessions();
-  void pushHealth();
-  pushJobs();
-  return { kind: 'stream', stream, contentType: 'text/event-stream; charset=utf-8', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
+  }
 }
