@@ -65,7 +65,7 @@ export function LoginView({ say }) {
 
   const problem = flow.problem && html`<p class="problem" role="alert">${flow.problem}</p>`;
   if (flow.step === 'done') {
-    return html`<section class="card narrow" aria-labelledby="login-done">
+    return html`<section key="done" class="card narrow" aria-labelledby="login-done">
       <h2 id="login-done">${flow.account} is logged in</h2>
       <p>The session is in the <a href="#sessions">list</a>. Programs use it with its session ID:</p>
       <details><summary>Show the session ID</summary><p><code class="secret">${flow.sessionId}</code></p>
@@ -75,7 +75,8 @@ export function LoginView({ say }) {
   }
   if (flow.step === 'two_factor' || flow.step === 'challenge') {
     const twoFactorStep = flow.step === 'two_factor';
-    return html`<form class="card narrow" onSubmit=${twoFactorStep ? twoFactor : challenge} aria-labelledby="code-title">
+    // Keyed by step: each step gets fresh fields, so nothing typed in one (the password) shows in the next.
+    return html`<form key=${flow.step} class="card narrow" onSubmit=${twoFactorStep ? twoFactor : challenge} aria-labelledby="code-title">
       <h2 id="code-title">${twoFactorStep ? 'Two-factor code' : 'Challenge'} for ${flow.account}</h2>
       <p>${twoFactorStep ? 'Type the code from the authenticator app or the SMS.' : 'The platform wants to confirm it is you: type the security code it sent (SMS or e-mail).'}</p>
       <label for="login-code">${twoFactorStep ? 'Two-factor code' : 'Security code'}</label>
@@ -85,7 +86,7 @@ export function LoginView({ say }) {
         <button type="button" class="quiet" onClick=${cancel}>Cancel</button></div>
     </form>`;
   }
-  return html`<form class="card narrow" onSubmit=${start} aria-labelledby="login-title">
+  return html`<form key="credentials" class="card narrow" onSubmit=${start} aria-labelledby="login-title">
     <h2 id="login-title">Account</h2>
     <label for="login-username">Username</label>
     <input id="login-username" name="username" autocomplete="username" required />

@@ -54,6 +54,8 @@ async function run(): Promise<void> {
     await page.getByRole('button', { name: 'Log in' }).click();
     const code = page.getByRole('textbox', { name: 'Two-factor code' });
     await code.waitFor();
+    t.equal(await code.inputValue(), '', 'the code field starts empty (nothing typed earlier shows in it)');
+    t.equal(await page.locator('input[type=password]').count(), 0, 'the password field is gone');
     await page.screenshot({ path: `${ARTIFACTS}/console-two-factor.png` });
     await axe(t, page, 'two-factor step');
     const totp = (await api('GET', '/auth/totp/code', { query: { seed: 'JBSWY3DPEHPK3PXP' } })).body as string;
@@ -70,6 +72,7 @@ async function run(): Promise<void> {
     await page.getByRole('button', { name: 'Log in' }).click();
     const code = page.getByRole('textbox', { name: 'Security code' });
     await code.waitFor();
+    t.equal(await code.inputValue(), '', 'the code field starts empty');
     await axe(t, page, 'challenge step');
     await code.fill('123456');
     await page.getByRole('button', { name: 'Send the code' }).click();
