@@ -1,6 +1,6 @@
 // Every session: account, state, last use, requests and errors by route family, proxy host; and
 // what an operator does to one (relogin, clear a throttle, revoke after a confirmation).
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { ago, api, when } from './api.js';
 
@@ -48,6 +48,9 @@ function Pools({ session, say }) {
 function Actions({ session, say }) {
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
+  const keep = useRef(null);
+  // The button pressed is gone: the keyboard lands on the safe choice of the question instead.
+  useEffect(() => void (confirming && keep.current && keep.current.focus()), [confirming]);
   const name = session.account.username || session.account.pk;
   const act = (label, method, path) => async () => {
     setBusy(true);
@@ -64,7 +67,7 @@ function Actions({ session, say }) {
   if (confirming) {
     return html`<div class="actions" role="group" aria-label=${'Revoke ' + name + '?'}>
       <button type="button" class="danger" onClick=${act('Revoke', 'DELETE', '/console/sessions')} disabled=${busy}>Yes, revoke ${name}</button>
-      <button type="button" class="quiet" onClick=${() => setConfirming(false)}>Keep</button>
+      <button type="button" class="quiet" ref=${keep} onClick=${() => setConfirming(false)}>Keep</button>
     </div>`;
   }
   return html`<div class="actions">

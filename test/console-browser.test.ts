@@ -94,8 +94,12 @@ async function run(): Promise<void> {
 
   t.test('revoke a session, confirmed first', async (t) => {
     const target = row(page, 'demo_2fa');
-    await target.getByRole('button', { name: 'Revoke demo_2fa' }).click();
-    await target.getByRole('button', { name: 'Yes, revoke demo_2fa' }).click();
+    await target.getByRole('button', { name: 'Revoke demo_2fa' }).focus();
+    await page.keyboard.press('Enter');
+    await target.getByRole('button', { name: 'Keep' }).waitFor();
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Keep', 'the question takes the focus, on its safe choice');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
     await target.waitFor({ state: 'detached', timeout: 5000 });
     await page.getByRole('status').filter({ hasText: 'Revoke: demo_2fa done' }).waitFor();
     const left = (await api('GET', '/console/sessions')).body as { sessions: { account: { username: string } }[] };
