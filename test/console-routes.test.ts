@@ -1,14 +1,24 @@
 // The console's routes over HTTP (the browser test drives the page): the key's cookie and what it
 // opens, the session list (every session, its state and use, never a secret), the actions on a
 // session by ref, health by family from the service's own metrics, and the live event stream.
-import t from 'tap';
+import t, { type Test } from 'tap';
+import { createAjv, forAjv } from '../engine/validate.js';
+import type { JsonSchema } from '../engine/types.js';
 import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
 import { consoleToken } from '../engine/console.js';
 import { serve, stringBody, type Client } from './helpers/http.js';
 
 const KEY = 'console-key-for-tests-0123456789';
-const http = await serve(await composeApp(testConfig({ apiKey: KEY, extra: { JOB_INTERVAL_MS: '0' } })));
+const app = await composeApp(testConfig({ apiKey: KEY, extra: { JOB_INTERVAL_MS: '0' } }));
+const http = await serve(app);
+const ajv = createAjv(app.manifest);
+/** Whether an answer matches the schema its route documents (the OpenAPI document's). */
+function documented(t: Test, key: string, body: unknown): void {
+  const route = app.manifest.routes.find((r) => r.key === key)!;
+  const check = ajv.compile(forAjv(route.result.schema) as JsonSchema);
+  t.ok(check(body), `${key} answers as documented${check.errors ? `: ${ajv.errorsText(check.errors.slice(0, 3))}` : ''}`);
+}
 t.teardown(() => http.close());
 const keyed = { 'x-api-key': KEY };
 const as = (sid: string) => ({ ...keyed, 'x-session-id': sid });
@@ -87,6 +97,7 @@ t.test('every session with its state, use by family and proxy host; never a secr
   const throttled = await login('demo_throttled');
   t.equal((await http.request('GET', '/account', { headers: as(throttled) })).status, 429, 'demo_throttled is throttled by its first call');
   const { reply, sessions } = await listed();
+  documented(t, 'GET /console/sessions', reply.body);
   const row = sessions.find((s) => s.account.username === 'demo')!;
   t.equal(row.state, 'active');
   t.equal(row.proxy_host, 'proxy.example:8080', 'the proxy host, no credentials');
@@ -105,6 +116,7 @@ t.test('actions by ref: clear a throttle, relogin, revoke', async (t) => {
   const before = (await listed()).sessions.find((s) => s.account.username === 'demo_throttled' && s.state === 'throttled')!;
   const cleared = await http.request('DELETE', '/console/sessions/throttle', { form: { ref: before.ref }, headers: keyed });
   t.match(cleared, { status: 200, body: { state: 'active', throttled_until: null } });
+  documented(t, 'DELETE /console/sessions/throttle', cleared.body);
   const next = await http.request('GET', '/account', { headers: as(throttled) });
   t.equal(next.status, 429, 'the next call reaches the platform again (which throttles again)');
   t.not(next.body && (next.body as { exc_type: string }).exc_type, 'SessionThrottled', 'answered by the platform, not by the governor');
@@ -123,7 +135,9 @@ t.test('actions by ref: clear a throttle, relogin, revoke', async (t) => {
 t.test('health by route family from the service\'s own metrics, and the upstream', async (t) => {
   const demo = await login('demo');
   for (let i = 0; i < 3; i++) await http.request('GET', '/user', { query: { username: 'demo' }, headers: as(demo) });
-  const health = (await http.request('GET', '/console/health', { headers: keyed })).body as {
+  const healthReply = await http.request('GET', '/console/health', { headers: keyed });
+  documented(t, 'GET /console/health', healthReply.body);
+  const health = healthReply.body as {
     window_seconds: number; families: { family: string; requests: number; upstream_calls: number; upstream_latency_ms: { mean: number; p95: number } | null }[];
     upstream: { adapter: string; library: string; version: string; emulated: boolean; ready: boolean };
   };
@@ -161,7 +175,10 @@ t.test('jobs of every owner, started by ref; pools joined by ref, shown on the s
   const job = done.jobs.find((j: { id: string }) => j.id === id);
   t.equal(job.items, 120, 'the job collected its limit, pushed on the event stream');
   t.notOk(JSON.stringify(done).includes('"session"'), 'no sealed session in the list');
-  const listed = (await http.request('GET', '/console/jobs', { headers: keyed })).body as { jobs: { id: string }[] };
+  const jobsReply = await http.request('GET', '/console/jobs', { headers: keyed });
+  documented(t, 'GET /console/jobs', jobsReply.body);
+  documented(t, 'POST /console/jobs', started.body);
+  const listed = jobsReply.body as { jobs: { id: string }[] };
   t.ok(listed.jobs.some((j) => j.id === id), 'GET /console/jobs lists it');
   const csv = await http.request('GET', '/jobs/results', { query: { id, format: 'csv' }, headers: keyed });
   t.equal(csv.text.trim().split('\n').length, 121, 'its CSV export: a header and 120 rows');
