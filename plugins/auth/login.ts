@@ -11,7 +11,7 @@ import { PendingLogins } from './pending.js';
 export const login: Plugin = {
   uses: ['login'],
   keywords: { login: ['username', 'password', 'verification_code'] },
-  async handle({ input, services }: PluginInput) {
+  async handle({ input, services, signal }: PluginInput) {
     const username = String(input.username).trim();
     const options = requestedOptions(input);
     const pending = PendingLogins.of(services);
@@ -24,14 +24,14 @@ export const login: Plugin = {
       else await closeQuietly(client);
       throw error;
     }
-    return newSession(services, client, username, options);
+    return newSession(services, client, username, options, signal);
   },
 };
 
 export const loginBySessionId: Plugin = {
   uses: ['login_by_sessionid'],
   keywords: { login_by_sessionid: ['sessionid'] },
-  async handle({ input, services }: PluginInput) {
+  async handle({ input, services, signal }: PluginInput) {
     const options = requestedOptions(input);
     const client = await services.upstream.open({ settings: {}, ...options });
     try {
@@ -40,19 +40,31 @@ export const loginBySessionId: Plugin = {
       await closeQuietly(client);
       throw error;
     }
-    return newSession(services, client, '', options);
+    return newSession(services, client, '', options, signal);
   },
 };
 
-async function newSession(services: Services, client: UpstreamClient, username: string, options: ReturnType<typeof requestedOptions>): Promise<string> {
+async function newSession(services: Services, client: UpstreamClient, username: string, options: ReturnType<typeof requestedOptions>, signal: AbortSignal): Promise<string> {
   try {
     const account = accountOf(await client.exportSettings(), username);
     const record = await services.sessions.create(client, { account, ...options });
+    revokeIfUndelivered(services, record.id, signal);
     return record.id;
   } catch (error) {
     await closeQuietly(client);
     throw error;
   }
+}
+
+/**
+ * A session whose id never reaches its caller is a logged-in account nobody can use or revoke by
+ * id: when the client is gone before the answer is written (the signal aborts on a response closed
+ * unfinished), the record goes again.
+ */
+function revokeIfUndelivered(services: Services, id: string, signal: AbortSignal): void {
+  const revoke = () => void services.sessions.revoke(id).catch(() => undefined);
+  if (signal.aborted) revoke();
+  else signal.addEventListener('abort', revoke, { once: true });
 }
 
 /** The login can go on: the platform wants a code (two-factor) or a challenge solved first. */
