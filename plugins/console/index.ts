@@ -28,7 +28,7 @@ export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'console.unthrottle': plugin(async ({ input, services }) => {
     const record = await recordOf(String(input.ref), services);
     const next = record.state === 'throttled' ? { state: 'active' as const, throttledUntil: undefined } : { throttledUntil: undefined };
-    return viewOf(await services.sessions.update(record, next), services);
+    return viewOf(await services.sessions.update(record, next, 'operator'), services);
   }),
   'console.health': plugin(({ services }) => healthOf(services)),
   'console.jobs': plugin(({ services }) => allJobs(services)),

@@ -77,7 +77,7 @@ async function service(options: ServiceOptions): Promise<Service> {
 function environment(key: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SOCIALGATE_') && name !== 'PORT' && name !== 'HOST') env[name] = value;
-  return { ...env, SOCIALGATE_SESSION_KEY: key, SOCIALGATE_UPSTREAM: 'sandbox' };
+  return { ...env, SOCIALGATE_SESSION_KEY: key, SOCIALGATE_UPSTREAM: 'sandbox', SOCIALGATE_SANDBOX_LIVE_SECONDS: '0' };
 }
 
 async function isReady(url: string): Promise<boolean> {

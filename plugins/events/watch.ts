@@ -1,0 +1,208 @@
+// Watchers: one self-rescheduling work item per watched session. Each run checks the session's
+// health first (a throttled, challenged or logged-out session pauses without calling the platform
+// and is looked at again when the governor allows), then polls the watched sources through the
+// session's own lane and governor (the engine's route runner: the same validation, one upstream call
+// and shaping as the HTTP route), emits what is new past the watermarks and saves them, and asks to
+// run again after the interval with ±20 % jitter. The queue runs each item on one instance at a
+// time and hands it over when that instance dies; the watermarks are in the shared work store, so
+// a restart neither replays nor skips.
+import { serviceError } from '../../engine/service-errors.js';
+import type { BackgroundRoutes, Logger, SessionRecord, SessionService, WatchSpec, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
+import { sessionRef } from '../../adapters/events/ids.js';
+import type { Outbox } from '../../adapters/events/outbox.js';
+import type { EventsSettings } from '../../adapters/events/settings.js';
+import { FINDERS, SOURCES, WATCH_KINDS, type Marks, type WatchKind } from '../../adapters/events/sources.js';
+import { stateOf } from '../jobs/pools.js';
+
+export const WATCH = 'events.watch';
+const BUCKET = 'watches';
+/** A run that failed for another reason than the session's health waits this long at least. */
+const ERROR_BACKOFF_MS = 60_000;
+
+interface WatchItemData {
+  /** The session id, sealed with the ref as context: the queue never holds a usable credential. */
+  readonly session: string;
+}
+
+/** The watcher's state, in the work store by session ref: what GET /events/watch shows, and the watermarks. */
+export interface WatchState {
+  readonly ref: string;
+  readonly account: { readonly pk: string; readonly username: string };
+  readonly kinds: readonly WatchKind[];
+  readonly interval_ms: number;
+  readonly source: 'poll' | 'realtime';
+  readonly started_at: number;
+  readonly marks: Marks;
+  readonly checks: number;
+  readonly emitted: number;
+  readonly last_check_at?: number;
+  readonly next_check_at?: number;
+  /** How late the last check ran against its schedule. */
+  readonly lag_ms?: number;
+  readonly paused?: { readonly reason: string; readonly until?: number };
+  readonly last_error?: { readonly exc_type: string; readonly at: number };
+}
+
+export interface WatchersDeps {
+  readonly work: WorkLayer;
+  readonly sessions: SessionService;
+  readonly routes: BackgroundRoutes;
+  readonly outbox: Outbox;
+  readonly settings: EventsSettings;
+  readonly log: Logger;
+  readonly now?: () => number;
+  readonly checked?: (outcome: string) => void;
+}
+
+export class Watchers {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: WatchersDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  install(): void {
+    this.deps.work.queue.define<WatchItemData>(WATCH, (item) => this.check(item), { concurrency: 16 });
+  }
+
+  // ── Requests ──
+
+  /** Starts watching (or changes what and how often); the first check runs at once. */
+  async start(record: SessionRecord, request: { kinds?: readonly string[]; interval_seconds?: number }): Promise<Record<string, unknown>> {
+    const kinds = this.kindsOf(request.kinds);
+    const intervalMs = this.intervalOf(request.interval_seconds);
+    const ref = sessionRef(record.id);
+    const now = this.now();
+    const spec: WatchSpec = { kinds, intervalMs, since: record.watch?.since ?? now };
+    await this.deps.sessions.update(record, { watch: spec });
+    const state = await this.deps.work.store.update<WatchState>(BUCKET, ref, (current) => ({
+      ref, account: record.account, kinds: kinds as WatchKind[], interval_ms: intervalMs, source: 'poll',
+      started_at: current?.started_at ?? now, marks: current?.marks ?? Object.fromEntries(WATCH_KINDS.map((k) => [k, now])),
+      checks: current?.checks ?? 0, emitted: current?.emitted ?? 0, next_check_at: now,
+      ...(current?.last_check_at ? { last_check_at: current.last_check_at } : {}),
+    }));
+    await this.deps.work.queue.add(WATCH, ref, { session: this.deps.work.store.seal(record.id, ref) } satisfies WatchItemData);
+    return viewOf(state!, this.now());
+  }
+
+  async stop(record: SessionRecord): Promise<Record<string, unknown>> {
+    const ref = sessionRef(record.id);
+    const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
+    if (!record.watch && !state) throw serviceError('WatchNotFound', 'This session is not watched');
+    if (record.watch) await this.deps.sessions.update(record, { watch: undefined });
+    await this.deps.work.store.delete(BUCKET, ref);
+    await this.deps.work.queue.remove(WATCH, ref);
+    return { ...(state ? viewOf(state, this.now()) : {}), watching: false };
+  }
+
+  /** Ends a watcher whose session is gone (logged out, revoked). */
+  async forget(ref: string): Promise<void> {
+    await this.deps.work.store.delete(BUCKET, ref);
+    await this.deps.work.queue.remove(WATCH, ref);
+  }
+
+  async status(record: SessionRecord): Promise<Record<string, unknown>> {
+    const state = await this.deps.work.store.get<WatchState>(BUCKET, sessionRef(record.id));
+    if (!record.watch || !state) throw serviceError('WatchNotFound', 'This session is not watched', { hint: 'POST /events/watch starts watching it.' });
+    return viewOf(state, this.now());
+  }
+
+  /** Every watcher's state (metrics: watched sessions, lag). */
+  async all(): Promise<WatchState[]> {
+    return (await this.deps.work.store.list<WatchState>(BUCKET)).map((d) => d.value);
+  }
+
+  private kindsOf(kinds: readonly string[] | undefined): readonly string[] {
+    if (!kinds || kinds.length === 0) return WATCH_KINDS;
+    const unknown = kinds.filter((k) => !(WATCH_KINDS as readonly string[]).includes(k));
+    if (unknown.length) throw serviceError('ValidationError', `kinds: ${unknown.join(', ')} cannot be watched`, { errors: [{ param: 'kinds', problem: `one of ${WATCH_KINDS.join(', ')}` }] });
+    return [...new Set(kinds)];
+  }
+
+  private intervalOf(seconds: number | undefined): number {
+    const { watchDefaultMs, watchFloorMs } = this.deps.settings;
+    if (seconds === undefined) return watchDefaultMs;
+    const ms = seconds * 1000;
+    if (ms < watchFloorMs) throw serviceError('ValidationError', `interval_seconds: at least ${watchFloorMs / 1000} s`, { errors: [{ param: 'interval_seconds', problem: `at least ${watchFloorMs / 1000} seconds (tighter polling gets accounts flagged)` }] });
+    return ms;
+  }
+
+  // ── One check ──
+
+  private async check(item: WorkItem<WatchItemData>): Promise<WorkOutcome> {
+    const ref = item.id;
+    const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
+    if (!state) return; // stopped
+    const record = await this.deps.sessions.find(this.deps.work.store.open(item.data.session, ref));
+    if (!record?.watch) return void (await this.deps.work.store.delete(BUCKET, ref)); // revoked, logged out or unwatched elsewhere
+    const now = this.now();
+    const health = stateOf(record, now);
+    if (health.state !== 'healthy') return this.pause(state, health.reason!, health.until);
+    const marks: Marks = { ...state.marks };
+    let emitted = 0;
+    for (const kind of state.kinds) {
+      const polled = await this.poll(kind, record, ref, marks[kind] ?? state.started_at, item.signal).catch((error: unknown) => ({ error }));
+      if ('error' in polled) return this.failed(state, record, polled.error);
+      for (const event of polled.events) await this.deps.outbox.emit(event);
+      emitted += polled.events.length;
+      marks[kind] = polled.mark;
+    }
+    const wait = jittered(record.watch.intervalMs);
+    const lag = state.next_check_at ? Math.max(0, now - state.next_check_at) : 0;
+    await this.save(ref, (current) => ({ ...current, marks, checks: current.checks + 1, emitted: current.emitted + emitted, last_check_at: now, next_check_at: this.now() + wait, lag_ms: lag, paused: undefined, last_error: undefined, kinds: record.watch!.kinds as WatchKind[], interval_ms: record.watch!.intervalMs }));
+    this.deps.checked?.('ok');
+    return { delayMs: wait };
+  }
+
+  private async poll(kind: WatchKind, record: SessionRecord, ref: string, mark: number, signal: AbortSignal) {
+    const source = SOURCES[kind];
+    const route = this.deps.routes.route(source.route);
+    if (!route) throw new Error(`watch source ${source.route} is not in the manifest`);
+    const result = await this.deps.routes.run(route, this.deps.routes.input(route, source.params), record, signal);
+    return FINDERS[kind](result, record.account, ref, mark);
+  }
+
+  /** Throttled: look again when the governor allows; challenge or logged out: after the interval. */
+  private async pause(state: WatchState, reason: string, until: number | undefined): Promise<WorkOutcome> {
+    const at = until ?? this.now() + state.interval_ms;
+    await this.save(state.ref, (current) => ({ ...current, paused: { reason, until: at }, next_check_at: at }));
+    this.deps.checked?.('paused');
+    return { retryAt: at };
+  }
+
+  /** A throttle or challenge met mid-check pauses; anything else is noted and retried after a while. */
+  private async failed(state: WatchState, record: SessionRecord, error: unknown): Promise<WorkOutcome> {
+    const now = await this.deps.sessions.find(record.id);
+    const health = stateOf(now, this.now());
+    if (health.state !== 'healthy') return this.pause(state, health.reason!, health.until);
+    const { excType, retryAfter } = this.deps.routes.statusOf(error);
+    const wait = Math.max(ERROR_BACKOFF_MS, state.interval_ms, (retryAfter ?? 0) * 1000);
+    await this.save(state.ref, (current) => ({ ...current, last_error: { exc_type: excType, at: this.now() }, next_check_at: this.now() + wait }));
+    this.deps.log.warn('a watcher check failed', { ref: state.ref, exc_type: excType });
+    this.deps.checked?.('error');
+    return { delayMs: wait };
+  }
+
+  private async save(ref: string, change: (current: WatchState) => WatchState): Promise<void> {
+    await this.deps.work.store.update<WatchState>(BUCKET, ref, (current) => current && change(current));
+  }
+}
+
+/** GET /events/watch: the state with times as ISO strings. */
+export function viewOf(state: WatchState, now: number): Record<string, unknown> {
+  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  return {
+    watching: true, ref: state.ref, account: state.account, kinds: state.kinds, interval_seconds: state.interval_ms / 1000, source: state.source,
+    started_at: iso(state.started_at), last_check_at: iso(state.last_check_at), next_check_at: iso(state.next_check_at),
+    lag_seconds: state.lag_ms === undefined ? null : Math.round(state.lag_ms) / 1000,
+    paused: state.paused ? { reason: state.paused.reason, until: iso(state.paused.until) } : null,
+    checks: state.checks, emitted: state.emitted,
+    last_error: state.last_error ? { exc_type: state.last_error.exc_type, at: iso(state.last_error.at) } : null,
+    overdue: state.next_check_at !== undefined && !state.paused && now - state.next_check_at > state.interval_ms,
+  };
+}
+
+/** ±20 %: many watchers started together do not beat together. */
+function jittered(ms: number): number {
+  return Math.round(ms * (0.8 + Math.random() * 0.4));
+}
