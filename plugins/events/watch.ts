@@ -6,6 +6,7 @@
 // run again after the interval with ±20 % jitter. The queue runs each item on one instance at a
 // time and hands it over when that instance dies; the watermarks are in the shared work store, so
 // a restart neither replays nor skips.
+import { hostname } from 'node:os';
 import { serviceError } from '../../engine/service-errors.js';
 import type { BackgroundRoutes, Logger, SessionRecord, SessionService, WatchSpec, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
 import { sessionRef } from '../../adapters/events/ids.js';
@@ -18,6 +19,8 @@ export const WATCH = 'events.watch';
 const BUCKET = 'watches';
 /** A run that failed for another reason than the session's health waits this long at least. */
 const ERROR_BACKOFF_MS = 60_000;
+/** Which instance ran a check: operators see where a watcher runs and that it moved when one died. */
+const INSTANCE = `${hostname()}:${process.pid}`;
 
 interface WatchItemData {
   /** The session id, sealed with the ref as context: the queue never holds a usable credential. */
@@ -41,6 +44,8 @@ export interface WatchState {
   readonly lag_ms?: number;
   readonly paused?: { readonly reason: string; readonly until?: number };
   readonly last_error?: { readonly exc_type: string; readonly at: number };
+  /** The instance (host:pid) that ran the last check. */
+  readonly instance?: string;
 }
 
 export interface WatchersDeps {
@@ -73,11 +78,14 @@ export class Watchers {
     const intervalMs = this.intervalOf(request.interval_seconds);
     const ref = sessionRef(record.id);
     const now = this.now();
+    // The platform stamps some items in whole seconds: from the start of this second, so an item of
+    // the same second as the watch is not lost (the ids keep one that is seen twice from being sent twice).
+    const from = Math.floor(now / 1000) * 1000;
     const spec: WatchSpec = { kinds, intervalMs, since: record.watch?.since ?? now };
     await this.deps.sessions.update(record, { watch: spec });
     const state = await this.deps.work.store.update<WatchState>(BUCKET, ref, (current) => ({
       ref, account: record.account, kinds: kinds as WatchKind[], interval_ms: intervalMs, source: 'poll',
-      started_at: current?.started_at ?? now, marks: current?.marks ?? Object.fromEntries(WATCH_KINDS.map((k) => [k, now])),
+      started_at: current?.started_at ?? now, marks: current?.marks ?? Object.fromEntries(WATCH_KINDS.map((k) => [k, from])),
       checks: current?.checks ?? 0, emitted: current?.emitted ?? 0, next_check_at: now,
       ...(current?.last_check_at ? { last_check_at: current.last_check_at } : {}),
     }));
@@ -149,7 +157,7 @@ export class Watchers {
     }
     const wait = jittered(record.watch.intervalMs);
     const lag = state.next_check_at ? Math.max(0, now - state.next_check_at) : 0;
-    await this.save(ref, (current) => ({ ...current, marks, checks: current.checks + 1, emitted: current.emitted + emitted, last_check_at: now, next_check_at: this.now() + wait, lag_ms: lag, paused: undefined, last_error: undefined, kinds: record.watch!.kinds as WatchKind[], interval_ms: record.watch!.intervalMs }));
+    await this.save(ref, (current) => ({ ...current, marks, checks: current.checks + 1, emitted: current.emitted + emitted, last_check_at: now, next_check_at: this.now() + wait, lag_ms: lag, instance: INSTANCE, paused: undefined, last_error: undefined, kinds: record.watch!.kinds as WatchKind[], interval_ms: record.watch!.intervalMs }));
     this.deps.checked?.('ok');
     return { delayMs: wait };
   }
@@ -196,7 +204,7 @@ export function viewOf(state: WatchState, now: number): Record<string, unknown> 
     started_at: iso(state.started_at), last_check_at: iso(state.last_check_at), next_check_at: iso(state.next_check_at),
     lag_seconds: state.lag_ms === undefined ? null : Math.round(state.lag_ms) / 1000,
     paused: state.paused ? { reason: state.paused.reason, until: iso(state.paused.until) } : null,
-    checks: state.checks, emitted: state.emitted,
+    checks: state.checks, emitted: state.emitted, instance: state.instance ?? null,
     last_error: state.last_error ? { exc_type: state.last_error.exc_type, at: iso(state.last_error.at) } : null,
     overdue: state.next_check_at !== undefined && !state.paused && now - state.next_check_at > state.interval_ms,
   };

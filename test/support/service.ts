@@ -35,6 +35,8 @@ export interface Service {
   start(): Promise<void>;
   /** Stops it and removes its data folder. */
   dispose(): Promise<void>;
+  /** The running process's pid (undefined before start). */
+  pid(): number | undefined;
 }
 
 /** Starts `count` instances in parallel; on any failure the others are disposed of too. */
@@ -67,6 +69,7 @@ async function service(options: ServiceOptions): Promise<Service> {
     },
     stop: () => (child ? stopChild(child, 'SIGTERM', 10_000) : Promise.resolve(null)),
     kill: async () => void (child && (await stopChild(child, 'SIGKILL'))),
+    pid: () => child?.pid,
     async dispose() {
       if (child) await stopChild(child, 'SIGTERM', 2000);
       removeFolder(dataDir);

@@ -86,14 +86,19 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
       return { ok: true };
     },
     async close(): Promise<void> {
-      if (live) clearInterval(live);
+      live?.stop();
     },
   };
 }
 
-/** Each tick, one happening for every account in use, decided by the seed, the tick and the account. */
-function liveClock(world: World, inUse: Map<string, number>, now: () => number, everyMs: number): NodeJS.Timeout {
-  const timer = setInterval(() => {
+/**
+ * Each tick, one happening for every account in use, decided by the seed, the tick and the account.
+ * Ticks fall just after whole multiples of the interval on the wall clock, so every instance with
+ * the seed names the same tick and makes the same thing happen.
+ */
+function liveClock(world: World, inUse: Map<string, number>, now: () => number, everyMs: number): { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const tickNow = () => {
     const at = now();
     const tick = Math.floor(at / everyMs);
     for (const [account, last] of inUse) {
@@ -108,9 +113,16 @@ function liveClock(world: World, inUse: Map<string, number>, now: () => number, 
         // an account with nothing to like, or nobody left to follow it: this tick passes it by
       }
     }
-  }, everyMs);
-  timer.unref();
-  return timer;
+  };
+  const schedule = () => {
+    timer = setTimeout(() => {
+      tickNow();
+      schedule();
+    }, everyMs - (now() % everyMs) + 20);
+    timer.unref();
+  };
+  schedule();
+  return { stop: () => clearTimeout(timer) };
 }
 
 function sign(key: Buffer, pk: string): string {

@@ -1,11 +1,12 @@
 // The live sandbox: other users message the accounts in use, send them requests, like and comment
 // on their posts and follow them. On a clock, each tick's happening for an account is decided by
-// the seed, the tick's number and the account (so two runs with one seed at one time agree); POST
-// /sandbox/activity makes one happen now. Changes go through the world as the platform methods'
+// the seed, the tick's number and the account, ids included (so instances sharing a store, each with
+// its own world, agree on what happened, and a restart never reuses an id); POST /sandbox/activity
+// makes one happen now. Changes go through the world as the platform methods'
 // own changes do, so every route (inbox, pending, activity inbox, followers) shows them.
 import { createRng, hash32 } from './prng.js';
 import type { World, LiveStory, UserRec } from './world/types.js';
-import { addMessage, makeThread, nextId } from './world/social.js';
+import { addMessage, makeThread } from './world/social.js';
 import { follow } from './world/users.js';
 import { COMMENTS, MESSAGES } from './world/words.js';
 
@@ -47,22 +48,22 @@ export function happen(world: World, account: string, request: LiveRequest, nowS
   switch (request.kind) {
     case 'message':
     case 'request': {
-      const thread = threadFor(world, me, from, request.kind === 'request', nowSec);
-      const message = addMessage(world, thread, { user: from.pk, ts: nowSec, type: 'text', text: request.text ?? rng.pick(MESSAGES), ref: null });
+      const thread = threadFor(world, me, from, request.kind === 'request', nowSec, rng);
+      const message = addMessage(world, thread, { user: from.pk, ts: nowSec, type: 'text', text: request.text ?? rng.pick(MESSAGES), ref: null }, rng.digits(19));
       thread.state.get(me.pk)!.unread = true;
       return { ...base, thread_id: thread.id, item_id: message.id };
     }
     case 'like':
     case 'comment': {
       const media = mediaOf(world, me, request.mediaPk);
-      const story: LiveStory = { pk: nextId(world), kind: request.kind === 'like' ? 'likes' : 'comments', actor: from.pk, at: nowSec, media: media.pk, text: '' };
+      const story: LiveStory = { pk: rng.digits(19), kind: request.kind === 'like' ? 'likes' : 'comments', actor: from.pk, at: nowSec, media: media.pk, text: '' };
       if (request.kind === 'like') {
         media.likers.add(from.pk);
         remember(world, me.pk, story);
         return { ...base, media_pk: media.pk };
       }
       const text = request.text ?? rng.pick(COMMENTS);
-      const comment = { pk: nextId(world), media: media.pk, user: from.pk, text, createdAt: nowSec, repliedTo: null, replies: [], likers: new Set<string>(), pinned: false };
+      const comment = { pk: rng.digits(18), media: media.pk, user: from.pk, text, createdAt: nowSec, repliedTo: null, replies: [], likers: new Set<string>(), pinned: false };
       world.comments.set(comment.pk, comment);
       media.comments.push(comment.pk);
       remember(world, me.pk, { ...story, text, comment: comment.pk });
@@ -70,7 +71,7 @@ export function happen(world: World, account: string, request: LiveRequest, nowS
     }
     case 'follow': {
       follow(world, from.pk, me.pk);
-      remember(world, me.pk, { pk: nextId(world), kind: 'new_follower', actor: from.pk, at: nowSec, media: null, text: '' });
+      remember(world, me.pk, { pk: rng.digits(19), kind: 'new_follower', actor: from.pk, at: nowSec, media: null, text: '' });
       return base;
     }
   }
@@ -110,14 +111,14 @@ function pickOther(world: World, me: UserRec, rng: ReturnType<typeof createRng>,
 }
 
 /** The one-to-one thread with `from`; a request is a fresh thread in the account's pending folder. */
-function threadFor(world: World, me: UserRec, from: UserRec, request: boolean, nowSec: number) {
+function threadFor(world: World, me: UserRec, from: UserRec, request: boolean, nowSec: number, rng: ReturnType<typeof createRng>) {
   if (!request) {
     for (const t of world.threads.values()) {
       const state = t.state.get(me.pk);
       if (!t.isGroup && t.users.length === 2 && t.users.includes(from.pk) && state && state.folder !== 'pending') return t;
     }
   }
-  const thread = makeThread(world, null, [from.pk, me.pk], '', nowSec);
+  const thread = makeThread(world, rng, [from.pk, me.pk], '', nowSec);
   thread.state.get(me.pk)!.folder = request ? 'pending' : 'inbox';
   return thread;
 }
