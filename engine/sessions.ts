@@ -13,7 +13,7 @@ import { serviceError } from './service-errors.js';
 import { Lanes } from './lane.js';
 import type { Metrics } from './metrics.js';
 import type {
-  CallOptions, ClientOptions, Logger, SessionClient, SessionRecord, SessionService, SessionState, SessionStateChange, SessionStore, UpstreamAdapter, UpstreamClient,
+  CallOptions, ClientOptions, Logger, RealtimeHandlers, RealtimeSubscription, SessionClient, SessionRecord, SessionService, SessionState, SessionStateChange, SessionStore, UpstreamAdapter, UpstreamClient,
 } from './types.js';
 import { UpstreamError } from './types.js';
 
@@ -131,6 +131,14 @@ export class Sessions implements SessionService {
     const removed = await this.options.store.delete(id);
     this.changed(id, removed && before ? stateChange(before, { ...before, state: 'logged_out' }, 'revoked') : undefined);
     return removed;
+  }
+
+  /** Opened on the session's own live client, beside its lane: a stream waits for news, it holds no call. */
+  async realtime(record: SessionRecord, handlers: RealtimeHandlers): Promise<RealtimeSubscription | undefined> {
+    const entry = await this.fresh(record.id);
+    if (!entry) throw serviceError('SessionNotFound', 'Session not found or revoked');
+    const client = entry.live ?? (await this.clientOf(entry));
+    return client.realtime ? client.realtime(handlers) : undefined;
   }
 
   subscribe(listener: (id: string, change?: SessionStateChange) => void): () => void {

@@ -1,6 +1,6 @@
 import type { RecentFigures } from '../recent.js';
 import type { RouteSpec } from './route.js';
-import type { CallOptions, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
+import type { CallOptions, RealtimeHandlers, RealtimeSubscription, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
 import type { JsonSchema } from './route.js';
 import type { WorkLayer } from './work.js';
@@ -130,6 +130,8 @@ export interface SessionService {
   /** Persist changes (settings, proxy, state...) and drop the cached client so the next call reopens it. */
   update(record: SessionRecord, patch: Partial<Omit<SessionRecord, 'id' | 'createdAt'>>, reason?: string): Promise<SessionRecord>;
   revoke(id: string): Promise<boolean>;
+  /** The session's realtime stream on its live client; undefined when the upstream has none. */
+  realtime(record: SessionRecord, handlers: RealtimeHandlers): Promise<RealtimeSubscription | undefined>;
   /**
    * Called with a session's id whenever this instance creates, changes or revokes it, and with the
    * change when its state (active, challenge, throttled, logged out) changed; answers the unsubscribe.

@@ -10,6 +10,7 @@ import { eventsSettingsFrom, type EventsSettings } from '../../adapters/events/s
 import { eventStream } from '../../adapters/events/sse.js';
 import { DELIVER, Webhooks } from '../../adapters/events/webhooks.js';
 import { transferSettingsFor } from '../../adapters/transfer/settings.js';
+import { Realtime } from './realtime.js';
 import { Watchers } from './watch.js';
 
 export { EVENTS_SETTING_KEYS } from '../../adapters/events/settings.js';
@@ -40,9 +41,23 @@ export function installEvents(services: Services): void {
   work.queue.define<WorkEvent>(FANOUT, (item: WorkItem<WorkEvent>) => fanOut(outbox, webhooks, item.data), { concurrency: 8 });
   work.queue.define(DELIVER, webhooks.deliver as never, { concurrency: 32 });
   watchers.install();
+  void linkRealtime(services, watchers, metrics.realtime);
   services.sessions.subscribe((_id, change) => change && onStateChange(outbox, watchers, change));
   installed.set(services, { outbox, webhooks, watchers, settings });
   watchGauges(services, watchers);
+}
+
+/** Realtime streams for watched sessions when the upstream has them (asked once; a sidecar may have to start). */
+async function linkRealtime(services: Services, watchers: Watchers, counted: (what: string) => void): Promise<void> {
+  const capable = await services.upstream.realtimeCapable?.().catch(() => false);
+  if (!capable) return;
+  const realtime = new Realtime({
+    sessions: services.sessions, watchers, log: services.log, counted,
+    idleMs: (record) => 3 * (record.watch?.intervalMs ?? 60_000) + 10_000,
+  });
+  watchers.links = realtime;
+  services.app.gauge('socialgate_realtime_streams', 'Realtime streams this instance holds for watched sessions', [], async () => [{ labels: {}, value: realtime.size }]);
+  services.log.info('realtime streams are used for watched sessions', { upstream: services.upstream.name });
 }
 
 /** Kept in the log (if the emitter died before) and queued to every matching endpoint. */
@@ -71,6 +86,7 @@ function eventMetrics(services: Services) {
   const deliveries = services.app.counter('socialgate_webhook_deliveries_total', 'Webhook delivery attempts by outcome (delivered, retry, deferred, disabled, failed)', ['outcome']);
   const latency = services.app.histogram('socialgate_webhook_delivery_seconds', 'Webhook delivery attempt latency by outcome', ['outcome'], LATENCY_BUCKETS);
   const checks = services.app.counter('socialgate_watch_checks_total', 'Watcher checks by outcome (ok, paused, error)', ['outcome']);
+  const streams = services.app.counter('socialgate_realtime_total', 'Realtime stream happenings: connect, lost, ring', ['what']);
   return {
     emitted: (type: string) => events({ type }),
     delivered: (outcome: string, seconds: number) => {
@@ -78,6 +94,7 @@ function eventMetrics(services: Services) {
       latency({ outcome }, seconds);
     },
     checked: (outcome: string) => checks({ outcome }),
+    realtime: (what: string) => streams({ what }),
   };
 }
 

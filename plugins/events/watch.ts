@@ -59,8 +59,18 @@ export interface WatchersDeps {
   readonly checked?: (outcome: string) => void;
 }
 
+/** What the watcher asks of the realtime links (plugins/events/realtime.ts). */
+export interface RealtimeLinks {
+  /** Keeps (or opens) the session's stream in this instance; answers whether one is up. */
+  keep(record: SessionRecord, ref: string, kinds: readonly string[]): Promise<boolean>;
+  drop(ref: string): Promise<void>;
+}
+
 export class Watchers {
   private readonly now: () => number;
+
+  /** Realtime streams, set by the events module when the upstream has them. */
+  links?: RealtimeLinks;
 
   constructor(private readonly deps: WatchersDeps) {
     this.now = deps.now ?? Date.now;
@@ -98,13 +108,13 @@ export class Watchers {
     const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
     if (!record.watch && !state) throw serviceError('WatchNotFound', 'This session is not watched');
     if (record.watch) await this.deps.sessions.update(record, { watch: undefined });
-    await this.deps.work.store.delete(BUCKET, ref);
-    await this.deps.work.queue.remove(WATCH, ref);
+    await this.forget(ref);
     return { ...(state ? viewOf(state, this.now()) : {}), watching: false };
   }
 
   /** Ends a watcher whose session is gone (logged out, revoked). */
   async forget(ref: string): Promise<void> {
+    await this.links?.drop(ref);
     await this.deps.work.store.delete(BUCKET, ref);
     await this.deps.work.queue.remove(WATCH, ref);
   }
@@ -142,24 +152,56 @@ export class Watchers {
     const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
     if (!state) return; // stopped
     const record = await this.deps.sessions.find(this.deps.work.store.open(item.data.session, ref));
-    if (!record?.watch) return void (await this.deps.work.store.delete(BUCKET, ref)); // revoked, logged out or unwatched elsewhere
+    if (!record?.watch) return void (await this.forget(ref)); // revoked, logged out or unwatched elsewhere
     const now = this.now();
     const health = stateOf(record, now);
-    if (health.state !== 'healthy') return this.pause(state, health.reason!, health.until);
-    const marks: Marks = { ...state.marks };
+    if (health.state !== 'healthy') {
+      await this.links?.drop(ref);
+      return this.pause(state, health.reason!, health.until);
+    }
+    const found = await this.collect(state, record, state.kinds, item.signal);
+    if ('failed' in found) return this.failed(state, record, found.failed);
+    const wait = jittered(record.watch.intervalMs);
+    const lag = state.next_check_at ? Math.max(0, now - state.next_check_at) : 0;
+    const source = (await this.links?.keep(record, ref, state.kinds)) ? 'realtime' : 'poll';
+    await this.save(ref, (current) => ({
+      ...current, source, checks: current.checks + 1, last_check_at: now, next_check_at: this.now() + wait, lag_ms: lag, instance: INSTANCE,
+      paused: undefined, last_error: undefined, kinds: record.watch!.kinds as WatchKind[], interval_ms: record.watch!.intervalMs,
+    }));
+    this.deps.checked?.('ok');
+    return { delayMs: wait };
+  }
+
+  /**
+   * A check outside the schedule, of some kinds only: the realtime stream rang (a message came) or
+   * was (re)connected (one poll catches up with what it may have missed). Nothing when the session
+   * is not watched or not healthy; the scheduled checks go on as before.
+   */
+  async checkNow(ref: string, record: SessionRecord, kinds: readonly WatchKind[]): Promise<void> {
+    const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
+    if (!state || !record.watch || stateOf(record, this.now()).state !== 'healthy') return;
+    const found = await this.collect(state, record, kinds.filter((k) => state.kinds.includes(k)), AbortSignal.timeout(60_000));
+    if ('failed' in found) this.deps.log.warn('a realtime-triggered check failed', { ref, exc_type: this.deps.routes.statusOf(found.failed).excType });
+  }
+
+  /** The realtime links tell when a session's stream comes up or goes down. */
+  async sourceIs(ref: string, source: 'poll' | 'realtime'): Promise<void> {
+    await this.save(ref, (current) => ({ ...current, source }));
+  }
+
+  /** Polls the kinds, emits what is new past the watermarks and saves them (each only ever moves forward). */
+  private async collect(state: WatchState, record: SessionRecord, kinds: readonly WatchKind[], signal: AbortSignal): Promise<{ emitted: number } | { failed: unknown }> {
+    const marks: Marks = {};
     let emitted = 0;
-    for (const kind of state.kinds) {
-      const polled = await this.poll(kind, record, ref, marks[kind] ?? state.started_at, item.signal).catch((error: unknown) => ({ error }));
-      if ('error' in polled) return this.failed(state, record, polled.error);
+    for (const kind of kinds) {
+      const polled = await this.poll(kind, record, state.ref, state.marks[kind] ?? state.started_at, signal).catch((error: unknown) => ({ error }));
+      if ('error' in polled) return { failed: polled.error };
       for (const event of polled.events) await this.deps.outbox.emit(event);
       emitted += polled.events.length;
       marks[kind] = polled.mark;
     }
-    const wait = jittered(record.watch.intervalMs);
-    const lag = state.next_check_at ? Math.max(0, now - state.next_check_at) : 0;
-    await this.save(ref, (current) => ({ ...current, marks, checks: current.checks + 1, emitted: current.emitted + emitted, last_check_at: now, next_check_at: this.now() + wait, lag_ms: lag, instance: INSTANCE, paused: undefined, last_error: undefined, kinds: record.watch!.kinds as WatchKind[], interval_ms: record.watch!.intervalMs }));
-    this.deps.checked?.('ok');
-    return { delayMs: wait };
+    await this.save(state.ref, (current) => ({ ...current, marks: laterOf(current.marks, marks), emitted: current.emitted + emitted }));
+    return { emitted };
   }
 
   private async poll(kind: WatchKind, record: SessionRecord, ref: string, mark: number, signal: AbortSignal) {
@@ -194,6 +236,13 @@ export class Watchers {
   private async save(ref: string, change: (current: WatchState) => WatchState): Promise<void> {
     await this.deps.work.store.update<WatchState>(BUCKET, ref, (current) => current && change(current));
   }
+}
+
+/** Each watermark at the later of the two: a slower check that saves after a faster one never moves one back. */
+function laterOf(current: Marks, found: Marks): Marks {
+  const out: Marks = { ...current };
+  for (const [kind, mark] of Object.entries(found) as [WatchKind, number][]) out[kind] = Math.max(out[kind] ?? 0, mark);
+  return out;
 }
 
 /** GET /events/watch: the state with times as ISO strings. */
