@@ -172,6 +172,17 @@ t.test('410 disables the endpoint; enable turns it on again', async (t) => {
   t.match(enabled.body, { disabled: null });
 });
 
+t.test('job events reach the webhook and the session\'s stream (issue 12, point 6)', async (t) => {
+  const started = await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: '5000000001' }), limit: '5' }, headers: as(demo) });
+  t.equal(started.status, 202, started.text);
+  const id = (started.body as { id: string }).id;
+  await receiver.waitFor('job.completed', (d) => d.some((x) => x.type === 'job.completed' && x.data.job_id === id));
+  t.match(receiver.deliveries.find((x) => x.data.job_id === id)!.data, { route: 'GET /user/followers', items: 5, account: { username: 'demo' } });
+  const deadline = Date.now() + 3000;
+  while (!frames.some((f) => f.event === 'job.completed') && Date.now() < deadline) await sleep(20);
+  t.ok(frames.some((f) => f.event === 'job.completed' && JSON.parse(f.data!).data.job_id === id), 'on the SSE stream of the job\'s session');
+});
+
 t.test('the watcher: its state, and paused without calling while throttled', async (t) => {
   const status = (await http.request('GET', '/events/watch', { headers: as(demo) })).body as Record<string, unknown>;
   t.match(status, { watching: true, paused: null, last_error: null });

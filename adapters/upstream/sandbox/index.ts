@@ -35,6 +35,8 @@ export interface SandboxAdapter extends UpstreamAdapter {
   readonly methods: ReadonlySet<string>;
   /** The generated world (for tests and tools; callers must not mutate it). */
   readonly world: World;
+  /** The platform cookie's sessionid of an account of this world (for POST /auth/login/by/sessionid in tests and benches). */
+  sessionIdFor(pk: string): string;
   /** POST /sandbox/activity: makes one thing happen to an account now. */
   happen(account: string, request: LiveRequest): Happened;
 }
@@ -67,6 +69,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
   let happenings = 0;
   return {
     name: 'sandbox',
+    sessionIdFor: (pk) => decodeURIComponent(core.sessionFor(pk)),
     happen: (account, request) => happen(world, account, request, Math.floor(now() / 1000), hash32(`${seed}:now:${now()}:${++happenings}`)),
     library: { name: 'aiograpi', version: '1.0.9', emulated: true },
     methods: new Set(METHODS.keys()),

@@ -105,7 +105,9 @@ function userOf(world: World, given: string): UserRec {
 
 /** Another small-world user: one the account follows for a message, one it does not for a request. */
 function pickOther(world: World, me: UserRec, rng: ReturnType<typeof createRng>, stranger: boolean): UserRec {
-  const pool = [...world.users.values()].filter((u) => u.pk !== me.pk && u.media !== undefined && !me.blocked.has(u.pk) && me.following.has(u.pk) !== stranger).slice(0, 400);
+  const others = [...world.users.values()].filter((u) => u.pk !== me.pk && !me.blocked.has(u.pk));
+  const fitting = others.filter((u) => me.following.has(u.pk) !== stranger);
+  const pool = fitting.length ? fitting : others; // an account that follows nobody still gets messages
   if (!pool.length) throw new LiveError('from', 'no user in the world can do this');
   return rng.pick(pool);
 }
