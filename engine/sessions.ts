@@ -7,7 +7,7 @@
 // live client survives that re-read unless what it was built from (settings, proxy, locale,
 // timezone) changed. Use is written back at most once a minute per session, with the client's
 // refreshed settings export, so a restart resumes from the newest cookies.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { serviceError } from './service-errors.js';
 import { Lanes } from './lane.js';
@@ -325,6 +325,14 @@ export class Sessions implements SessionService {
 function stateChange(before: SessionRecord, after: SessionRecord, reason: string): SessionStateChange | undefined {
   if (before.state === after.state && (after.state !== 'throttled' || before.throttledUntil === after.throttledUntil)) return undefined;
   return { record: after, from: before.state, to: after.state, reason, throttledUntil: after.state === 'throttled' ? after.throttledUntil : undefined };
+}
+
+/**
+ * How the console, events and webhooks name a session: 132 bits of SHA-256 of its id, stable across
+ * instances and restarts, unguessable, and no way back to the id (a session id is a credential).
+ */
+export function sessionRef(id: string): string {
+  return createHash('sha256').update('socialgate session ref\0').update(id).digest('base64url').slice(0, 22);
 }
 
 /** Issued by the service: 192 random bits, opaque, never the platform's cookie. */

@@ -1,10 +1,8 @@
-// Names the events use instead of secrets. A session id is a credential: events, webhook bodies
-// and logs name a session by its ref, a one-way digest of the id that cannot be used to act.
+// Names the events use. A session id is a credential: events, webhook bodies and logs name a
+// session by its ref (engine/sessions.ts), which is the console's name for it too.
 import { createHash } from 'node:crypto';
 
-export function sessionRef(sessionId: string): string {
-  return 's_' + createHash('sha256').update('socialgate session ref\0' + sessionId).digest('base64url').slice(0, 20);
-}
+export { sessionRef } from '../../engine/sessions.js';
 
 /** The per-session event log (the retained log SSE resumes from); events with no session share one. */
 export function logOf(ref: string | undefined): string {

@@ -153,7 +153,8 @@ export const eventPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'webhooks.create': plugin(async (input) =>
     parts(input.services).webhooks.create({
       url: String(input.input.url), kinds: strings(input.input.kinds), description: String(input.input.description ?? ''),
-      sessions: strings(input.input.sessions).map((s) => (/^s_[A-Za-z0-9_-]{20}$/.test(s) ? s : sessionRef(s))),
+      // A ref is 22 characters; a session id (32) is turned into its ref, never kept.
+      sessions: strings(input.input.sessions).map((s) => (/^[A-Za-z0-9_-]{22}$/.test(s) ? s : sessionRef(s))),
     })),
   'webhooks.list': plugin(async (input) => parts(input.services).webhooks.list()),
   'webhooks.delete': plugin(async (input) => {
