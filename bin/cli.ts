@@ -1,4 +1,4 @@
-// socialgate CLI: serve, mcp, openapi, routes, audit, sessions, jobs.
+// socialgate CLI: serve, mcp, openapi, routes, audit, sessions, jobs, webhooks, events.
 import { createServer } from 'node:http';
 import { loadConfig } from '../engine/config.js';
 import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
@@ -20,6 +20,10 @@ commands:
                  operate on the session store
   jobs start ROUTE key=value... | jobs watch ID | jobs export ID --format csv
                  start, watch and export background jobs on a running service (--url, --session)
+  webhooks list | webhooks add URL [--kind T,...] [--for SESSION,...] | webhooks remove ID
+                 manage webhook endpoints of a running service (--url, --api-key)
+  events tail --session ID [--types T,...] [--from N]
+                 a live view of one session's events in the terminal
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -33,6 +37,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'audit': return await audit(rest);
       case 'sessions': return await sessions(rest);
       case 'jobs': return await jobs(rest);
+      case 'webhooks': return await webhooks(rest);
+      case 'events': return await events(rest);
       case undefined: case 'help': case '--help': case '-h':
         process.stdout.write(USAGE);
         return command ? 0 : 2;
@@ -96,6 +102,18 @@ async function audit(argv: string[]): Promise<number> {
 async function sessions(argv: string[]): Promise<number> {
   const { runSessions } = await import('./sessions.js');
   return runSessions(argv, (text) => process.stdout.write(text));
+}
+
+async function webhooks(argv: string[]): Promise<number> {
+  const { runWebhooks } = await import('./events.js');
+  return runWebhooks(argv, { out: process.stdout, err: (text) => process.stderr.write(text) });
+}
+
+async function events(argv: string[]): Promise<number> {
+  const { runEvents } = await import('./events.js');
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  return runEvents(argv, { out: process.stdout, err: (text) => process.stderr.write(text), signal: stop.signal });
 }
 
 async function jobs(argv: string[]): Promise<number> {

@@ -20,6 +20,8 @@ import { TRANSFER_DEFAULTS, transferSettingsFor } from '../adapters/transfer/set
 import { createSandbox, sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
 import { plugins } from '../plugins/index.js';
 import { installJobs, JOB_SETTING_KEYS, jobSettings } from '../plugins/jobs/index.js';
+import { EVENTS_SETTING_KEYS, installEvents } from '../plugins/events/index.js';
+import { eventsSettingsFrom } from '../adapters/events/settings.js';
 import { streamCapFor } from '../plugins/upload/index.js';
 
 export interface ComposeOverrides {
@@ -34,6 +36,7 @@ export interface ComposeOverrides {
  */
 const EXTRA_KEYS = [
   'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
+  'SANDBOX_LIVE_SECONDS', // the live sandbox world's clock
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
   ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
   'DOWNLOAD_HOSTS', // hosts the by-URL download routes may name
@@ -41,14 +44,16 @@ const EXTRA_KEYS = [
   'GIT_SHA', // /build, when the build has no git checkout
   ...JOB_SETTING_KEYS, // pacing of jobs
   ...WORK_SETTING_KEYS, // the background layer
+  ...EVENTS_SETTING_KEYS, // events, watchers and webhooks
 ];
 
 /** Background modules, each defining its work kinds before the queue starts. */
-const background: readonly Background[] = [installJobs];
+const background: readonly Background[] = [installEvents, installJobs];
 
 export async function composeApp(config: Config, overrides: ComposeOverrides = {}): Promise<App> {
   checkExtraKeys(config.extra, EXTRA_KEYS);
   jobSettings(config.extra); // a bad pacing value stops the start
+  eventsSettingsFrom(config.extra);
   lockMsOf(config.extra);
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);

@@ -5,6 +5,7 @@
 // Common: --url URL (default http://127.0.0.1:8000), --session ID (X-Session-ID), --api-key KEY.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { client, json, parseArgs, type Api } from './remote.js';
 
 export interface JobsIo {
   readonly out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -18,50 +19,17 @@ const USAGE = `usage: socialgate jobs start ROUTE key=value... [--limit N] [--po
        socialgate jobs export ID [--format ndjson|csv|json] [--follow]
 options: --url URL (default http://127.0.0.1:8000)  --session ID  --api-key KEY
 `;
-const FLAGS = new Set(['--url', '--session', '--api-key', '--limit', '--pool', '--format', '--follow']);
-
 type Job = { id: string; state: string; items: number; pages: number; rate: number; eta_seconds: number | null; paused?: { reason: string; until?: number }; error?: { detail: string } };
 
 export async function runJobs(argv: readonly string[], io: JobsIo): Promise<number> {
   const [action, ...rest] = argv;
-  const { flags, positional } = parseArgs(rest);
+  const { flags, positional } = parseArgs(rest, ['--limit', '--pool', '--format'], ['--follow']);
   const api = client(flags);
   if (action === 'start' && positional[0]) return start(api, positional, flags, io);
   if (action === 'watch' && positional[0]) return watch(api, positional[0], io);
   if (action === 'export' && positional[0]) return exportTo(api, positional[0], flags, io);
   io.err(USAGE);
   return 2;
-}
-
-function parseArgs(args: readonly string[]): { flags: Map<string, string>; positional: string[] } {
-  const flags = new Map<string, string>();
-  const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const [name, inline] = args[i].split(/=(.*)/s, 2);
-    if (!args[i].startsWith('--')) positional.push(args[i]);
-    else if (!FLAGS.has(name)) throw new Error(`unknown option ${name} (known: ${[...FLAGS].join(', ')})`);
-    else if (name === '--follow') flags.set(name, 'true');
-    else if (inline !== undefined) flags.set(name, inline);
-    else if (i + 1 < args.length) flags.set(name, args[++i]);
-    else throw new Error(`option ${name} needs a value`);
-  }
-  return { flags, positional };
-}
-
-type Api = (method: string, path: string, form?: Record<string, string>) => Promise<Response>;
-
-function client(flags: Map<string, string>): Api {
-  const base = flags.get('--url') ?? 'http://127.0.0.1:8000';
-  const headers: Record<string, string> = {};
-  if (flags.has('--session')) headers['x-session-id'] = flags.get('--session')!;
-  if (flags.has('--api-key')) headers['x-api-key'] = flags.get('--api-key')!;
-  return (method, path, form) => fetch(new URL(path, base), { method, headers, body: form ? new URLSearchParams(form) : undefined });
-}
-
-async function json<T>(response: Response): Promise<T> {
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${response.status}: ${text}`);
-  return JSON.parse(text) as T;
 }
 
 /** `key=value` pairs become the route's parameters (a key given twice becomes a list). */

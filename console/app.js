@@ -1,4 +1,4 @@
-// The operator console: one page, a view per hash (#sessions, #login, #jobs, #health), fed by one
+// The operator console: one page, a view per hash (#sessions, #login, #jobs, #webhooks, #health), fed by one
 // server-sent event stream (/console/events). preact and htm, no build step of their own.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -8,11 +8,13 @@ import { SessionsView } from './sessions.js';
 import { LoginView } from './login.js';
 import { HealthView } from './health.js';
 import { JobsView } from './jobs.js';
+import { WebhooksView } from './webhooks.js';
 
 const VIEWS = [
   { id: 'sessions', title: 'Sessions', view: SessionsView },
   { id: 'login', title: 'Log in an account', view: LoginView },
   { id: 'jobs', title: 'Jobs', view: JobsView },
+  { id: 'webhooks', title: 'Webhooks', view: WebhooksView },
   { id: 'health', title: 'Health', view: HealthView },
 ];
 
@@ -23,7 +25,7 @@ function currentView() {
 
 /** The live state: the last `sessions` and `health` events, and whether the stream is up. */
 function useLive(enabled) {
-  const [live, setLive] = useState({ sessions: null, health: null, jobs: null, connected: false });
+  const [live, setLive] = useState({ sessions: null, health: null, jobs: null, webhooks: null, connected: false });
   useEffect(() => {
     if (!enabled) return undefined;
     const source = new EventSource('/console/events');
@@ -31,6 +33,7 @@ function useLive(enabled) {
     source.addEventListener('sessions', take('sessions'));
     source.addEventListener('health', take('health'));
     source.addEventListener('jobs', take('jobs'));
+    source.addEventListener('webhooks', take('webhooks'));
     source.addEventListener('open', () => setLive((state) => ({ ...state, connected: true })));
     source.addEventListener('error', () => setLive((state) => ({ ...state, connected: false })));
     return () => source.close();

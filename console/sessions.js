@@ -45,6 +45,23 @@ function Pools({ session, say }) {
     </form>`;
 }
 
+function Watch({ session, say }) {
+  const name = session.account.username || session.account.pk;
+  const watch = session.watch;
+  const toggle = async () => {
+    try {
+      await api('POST', '/console/sessions/watch', { ref: session.ref, watching: String(!watch) });
+      say(`${watch ? 'Stopped watching' : 'Watching'} ${name}.`);
+    } catch (error) {
+      say(`${watch ? 'Stopping' : 'Starting'} the watch of ${name} failed: ${error.message}`);
+    }
+  };
+  return html`${watch
+      ? html`<span class="watch">${watch.paused ? `paused (${watch.paused})` : watch.source}, every ${watch.interval_seconds} s<br /><small class="muted">${watch.emitted} events${watch.last_check_at ? ` · checked ${ago(watch.last_check_at)}` : ''}</small></span>`
+      : html`<span class="muted">not watched</span>`}
+    <br /><button type="button" class="quiet" onClick=${toggle} aria-label=${(watch ? 'Stop watching ' : 'Watch ') + name}>${watch ? 'Stop' : 'Watch'}</button>`;
+}
+
 function Actions({ session, say }) {
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -87,7 +104,7 @@ export function SessionsView({ live, say }) {
     <div class="scroll" role="region" aria-label="Sessions table" tabindex="0">
       <table class="sessions stack">
         <caption class="sr-only">Sessions, most recently used first</caption>
-        <thead><tr><th scope="col">Account</th><th scope="col">State</th><th scope="col">Last use</th><th scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Pools</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col">Account</th><th scope="col">State</th><th scope="col">Last use</th><th scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Pools</th><th scope="col">Events</th><th scope="col">Actions</th></tr></thead>
         <tbody>
           ${list.sessions.map((s) => html`<tr key=${s.ref} data-account=${s.account.username}>
             <th scope="row">${s.account.username || '(no username)'}<br /><small class="muted">pk ${s.account.pk}</small></th>
@@ -96,6 +113,7 @@ export function SessionsView({ live, say }) {
             <td data-label="Requests"><${Usage} usage=${s.usage} /></td>
             <td data-label="Proxy">${s.proxy_host || html`<span class="muted">none</span>`}</td>
             <td data-label="Pools"><${Pools} session=${s} say=${say} /></td>
+            <td data-label="Events"><${Watch} session=${s} say=${say} /></td>
             <td data-label="Actions"><${Actions} session=${s} say=${say} /></td>
           </tr>`)}
         </tbody>

@@ -64,7 +64,7 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const allResolvers = { ...resolvers, ...(options.resolvers ?? {}) };
-  const manifest = loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers } });
+  const manifest = forUpstream(loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers } }), options.upstream.name);
   const metrics = createMetrics();
   sweepGauges(metrics, options.store);
   const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey }));
@@ -90,6 +90,8 @@ export function createApp(options: AppOptions): App {
     metricsText: () => metrics.registry.metrics(),
     metricsContentType: metrics.registry.contentType,
     gauge: metrics.gauge,
+    counter: metrics.counter,
+    histogram: metrics.histogram,
     build: options.build ?? {},
     deps: options.deps ?? {},
   };
@@ -121,6 +123,12 @@ export function createApp(options: AppOptions): App {
       await options.store.close();
     },
   };
+}
+
+/** Leaves out the routes of another upstream (manifest `upstream_only`): they are neither routed nor documented. */
+export function forUpstream(manifest: Manifest, upstream: string): Manifest {
+  const routes = manifest.routes.filter((route) => !route.upstreamOnly || route.upstreamOnly === upstream);
+  return routes.length === manifest.routes.length ? manifest : Object.freeze({ ...manifest, routes: Object.freeze(routes) });
 }
 
 /** Each module defines its kinds, then the queue starts: work a previous run left is picked up. */

@@ -86,7 +86,8 @@ function extraSettings(env: NodeJS.ProcessEnv): Record<string, string> {
 
 /** A config for tests and embedding: defaults, in-memory store, quiet logs, with overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return Object.freeze({ ...loadConfig([], {}), store: 'memory://', logLevel: 'silent' as const, ...overrides, extra: { ...(overrides.extra ?? {}) } });
+  // A still sandbox world unless a test asks for a live one: tests assert what the world holds.
+  return Object.freeze({ ...loadConfig([], {}), store: 'memory://', logLevel: 'silent' as const, ...overrides, extra: { SANDBOX_LIVE_SECONDS: '0', ...(overrides.extra ?? {}) } });
 }
 
 /** Refuses SOCIALGATE_* variables that no module reads: a misspelt setting must not pass silently. */

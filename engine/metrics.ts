@@ -13,6 +13,10 @@ export interface Metrics {
   snapshot(): MetricsSnapshot;
   /** A gauge read at scrape time (e.g. pool members per state); `collect` answers its rows. */
   gauge(name: string, help: string, labels: readonly string[], collect: () => Promise<readonly GaugeRow[]>): void;
+  /** A counter for background work (events, deliveries): answers the function that counts. Off the request path. */
+  counter(name: string, help: string, labels: readonly string[]): (labels: Readonly<Record<string, string>>, by?: number) => void;
+  /** A latency histogram for background work, in seconds. */
+  histogram(name: string, help: string, labels: readonly string[], buckets: readonly number[]): (labels: Readonly<Record<string, string>>, seconds: number) => void;
 }
 
 /** One series' cumulative figures: its labels, count, sum of seconds and per-bucket counts. */
@@ -54,6 +58,14 @@ export function createMetrics(): Metrics {
     observeRequest: (route, method, status, seconds) => requests.series(route === 'unmatched' ? UNMATCHED + method : route, status, method).observe(seconds),
     observeUpstream: (method, outcome, seconds) => upstream.series(method, outcome).observe(seconds),
     snapshot: () => ({ at: Date.now(), requests: requests.figures(), upstream: upstream.figures(), requestBounds: REQUEST_BUCKETS, upstreamBounds: UPSTREAM_BUCKETS }),
+    counter: (name, help, labels) => {
+      const counter = new client.Counter({ name, help, labelNames: [...labels], registers: [registry] });
+      return (values, by = 1) => counter.inc(values, by);
+    },
+    histogram: (name, help, labels, buckets) => {
+      const histogram = new client.Histogram({ name, help, labelNames: [...labels], buckets: [...buckets], registers: [registry] });
+      return (values, seconds) => histogram.observe(values, seconds);
+    },
     gauge: (name, help, labels, collect) => {
       const gauge: client.Gauge = new client.Gauge({
         name, help, labelNames: [...labels], registers: [registry],

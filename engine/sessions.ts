@@ -7,13 +7,13 @@
 // live client survives that re-read unless what it was built from (settings, proxy, locale,
 // timezone) changed. Use is written back at most once a minute per session, with the client's
 // refreshed settings export, so a restart resumes from the newest cookies.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { serviceError } from './service-errors.js';
 import { Lanes } from './lane.js';
 import type { Metrics } from './metrics.js';
 import type {
-  CallOptions, ClientOptions, Logger, SessionClient, SessionRecord, SessionService, SessionState, SessionStore, UpstreamAdapter, UpstreamClient,
+  CallOptions, ClientOptions, Logger, RealtimeHandlers, RealtimeSubscription, SessionClient, SessionRecord, SessionService, SessionState, SessionStateChange, SessionStore, UpstreamAdapter, UpstreamClient,
 } from './types.js';
 import { UpstreamError } from './types.js';
 
@@ -58,7 +58,7 @@ export class Sessions implements SessionService {
   private readonly lanes = new Lanes();
   private anonymousClient?: Promise<UpstreamClient>;
   private readonly now: () => number;
-  private readonly listeners = new Set<(id: string) => void>();
+  private readonly listeners = new Set<(id: string, change?: SessionStateChange) => void>();
 
   constructor(private readonly options: SessionsOptions) {
     this.now = options.now ?? Date.now;
@@ -114,34 +114,44 @@ export class Sessions implements SessionService {
     return record;
   }
 
-  async update(record: SessionRecord, patch: Patch): Promise<SessionRecord> {
+  async update(record: SessionRecord, patch: Patch, reason = 'updated'): Promise<SessionRecord> {
     const entry = this.cache.get(record.id);
-    const next: SessionRecord = { ...(entry?.record ?? record), ...patch };
+    const before = entry?.record ?? record;
+    const next: SessionRecord = { ...before, ...patch };
     await this.options.store.set(next);
     if (next.state === 'logged_out') this.cache.delete(record.id);
     else if (entry) this.refit(entry, next);
-    this.changed(record.id);
+    this.changed(record.id, stateChange(before, next, reason));
     return next;
   }
 
   async revoke(id: string): Promise<boolean> {
+    const before = this.cache.get(id)?.record ?? (await this.options.store.get(id).catch(() => undefined));
     this.cache.delete(id);
     const removed = await this.options.store.delete(id);
-    this.changed(id);
+    this.changed(id, removed && before ? stateChange(before, { ...before, state: 'logged_out' }, 'revoked') : undefined);
     return removed;
   }
 
-  subscribe(listener: (id: string) => void): () => void {
+  /** Opened on the session's own live client, beside its lane: a stream waits for news, it holds no call. */
+  async realtime(record: SessionRecord, handlers: RealtimeHandlers): Promise<RealtimeSubscription | undefined> {
+    const entry = await this.fresh(record.id);
+    if (!entry) throw serviceError('SessionNotFound', 'Session not found or revoked');
+    const client = entry.live ?? (await this.clientOf(entry));
+    return client.realtime ? client.realtime(handlers) : undefined;
+  }
+
+  subscribe(listener: (id: string, change?: SessionStateChange) => void): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
   }
 
   /** Off the request path: a listener's failure or slowness never reaches the caller. */
-  private changed(id: string): void {
+  private changed(id: string, change?: SessionStateChange): void {
     for (const listener of this.listeners) {
       queueMicrotask(() => {
         try {
-          listener(id);
+          listener(id, change);
         } catch (error) {
           this.options.log.warn('a session listener failed', { error: errorName(error) });
         }
@@ -254,12 +264,12 @@ export class Sessions implements SessionService {
   private async onUpstreamError(error: UpstreamError, entry: Entry): Promise<SessionState | undefined> {
     if (this.options.throttled(error) !== undefined) {
       const seconds = error.retryAfter ?? this.options.throttleBackoffSeconds;
-      await this.update(entry.record, { state: 'throttled', throttledUntil: this.now() + seconds * 1000 });
+      await this.update(entry.record, { state: 'throttled', throttledUntil: this.now() + seconds * 1000 }, error.excType);
       if (error.retryAfter === undefined) (error as { retryAfter?: number }).retryAfter = seconds;
       return 'throttled';
     }
     if (this.options.challenged(error)) {
-      if (entry.record.state !== 'challenge') await this.update(entry.record, { state: 'challenge' });
+      if (entry.record.state !== 'challenge') await this.update(entry.record, { state: 'challenge' }, error.excType);
       return 'challenge';
     }
     return undefined;
@@ -294,7 +304,7 @@ export class Sessions implements SessionService {
     entry.record = next;
     entry.builtFrom = builtFrom(next); // the export came from this very client: it still fits
     entry.checkedAt = this.now();
-    this.changed(next.id);
+    this.changed(next.id, changed ? stateChange(stored, next, 'call_succeeded') : undefined);
   }
 
   private async measured(client: UpstreamClient, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
@@ -309,6 +319,20 @@ export class Sessions implements SessionService {
       this.options.metrics.observeUpstream(method, outcome, (performance.now() - started) / 1000);
     }
   }
+}
+
+/** The change when the state or its throttle deadline moved; undefined for any other update. */
+function stateChange(before: SessionRecord, after: SessionRecord, reason: string): SessionStateChange | undefined {
+  if (before.state === after.state && (after.state !== 'throttled' || before.throttledUntil === after.throttledUntil)) return undefined;
+  return { record: after, from: before.state, to: after.state, reason, throttledUntil: after.state === 'throttled' ? after.throttledUntil : undefined };
+}
+
+/**
+ * How the console, events and webhooks name a session: 132 bits of SHA-256 of its id, stable across
+ * instances and restarts, unguessable, and no way back to the id (a session id is a credential).
+ */
+export function sessionRef(id: string): string {
+  return createHash('sha256').update('socialgate session ref\0').update(id).digest('base64url').slice(0, 22);
 }
 
 /** Issued by the service: 192 random bits, opaque, never the platform's cookie. */

@@ -6,5 +6,7 @@ import { consolePlugins } from './console/index.js';
 import { systemPlugins } from './system/index.js';
 import { uploadPlugins } from './upload/index.js';
 import { jobPlugins } from './jobs/index.js';
+import { eventPlugins } from './events/index.js';
+import { sandboxPlugins } from './events/sandbox.js';
 
-export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins, ...consolePlugins });
+export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins, ...consolePlugins, ...eventPlugins, ...sandboxPlugins });

@@ -9,6 +9,7 @@ import { chromium, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS, withChromium } from './support/browser.js';
 import { product } from './helpers/full-app.js';
 import { consoleDir } from '../engine/console.js';
+import { startReceiver } from './support/webhook-receiver.js';
 
 const KEY = 'console-browser-key-0123456789';
 const ARTIFACTS = 'test/artifacts';
@@ -17,7 +18,9 @@ await withChromium('console browser test', run);
 async function run(): Promise<void> {
   t.ok(readFileSync(`${consoleDir()}/index.html`, 'utf8').includes('importmap'), 'the console is built (npm run build)');
   // Pages of a job 300 ms apart: the bar is seen moving, and the whole job takes two or three seconds.
-  const { client } = await product({ apiKey: KEY, extra: { JOB_INTERVAL_MS: '300' } });
+  const { client } = await product({ apiKey: KEY, extra: { JOB_INTERVAL_MS: '300', FETCH_ALLOW: '127.0.0.1', WATCH_INTERVAL_SECONDS: '0.2', WATCH_FLOOR_SECONDS: '0.05' } });
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
   t.teardown(() => client.close());
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
   t.teardown(() => browser.close());
@@ -139,6 +142,35 @@ async function run(): Promise<void> {
     await axe(t, page, 'jobs');
   });
 
+  t.test('watch a session from its row, add a webhook, and see a delivery arrive', async (t) => {
+    const demo = (await api('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.getByRole('button', { name: 'Watch demo', exact: true }).click();
+    await row(page, 'demo').getByText('every 0.2 s').waitFor();
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('URL').fill(receiver.url);
+    await page.getByLabel('direct.message.created').check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = page.locator('code.secret-value');
+    await secret.waitFor();
+    receiver.secret = (await secret.textContent())!;
+    t.match(receiver.secret, /^whsec_/, 'the secret is shown once');
+    await page.screenshot({ path: `${ARTIFACTS}/console-webhooks-secret.png` });
+    await page.getByRole('button', { name: 'I have kept it' }).click();
+    t.equal(await secret.count(), 0, 'and then gone');
+    const sent = await api('POST', '/sandbox/activity', { form: { kind: 'message', from: '5000000002', text: 'to the console' }, headers: { 'x-session-id': demo } });
+    t.equal(sent.status, 200, sent.text);
+    await receiver.waitFor('the delivery', (d) => d.some((x) => x.data.text === 'to the console'));
+    const delivered = page.locator('tr[data-outcome="delivered"]').first();
+    await delivered.waitFor();
+    t.match(await delivered.textContent(), /direct\.message\.created.*204/s, 'the delivery shows in the page with its status');
+    await page.screenshot({ path: `${ARTIFACTS}/console-webhooks.png`, fullPage: true });
+    await axe(t, page, 'webhooks');
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.getByRole('button', { name: 'Stop watching demo', exact: true }).click();
+    await row(page, 'demo').getByText('not watched').waitFor();
+  });
+
   t.test('health: the upstream and the last hour by family', async (t) => {
     await page.getByRole('link', { name: 'Health' }).click();
     await page.getByRole('heading', { name: 'Upstream' }).waitFor();
@@ -155,7 +187,7 @@ async function run(): Promise<void> {
     await fresh.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor();
     await fresh.keyboard.press('Tab');
     t.equal(await fresh.evaluate(() => document.activeElement?.textContent), 'Skip to content', 'the first Tab reaches the skip link');
-    for (let i = 0; i < 4; i++) await fresh.keyboard.press('Tab');
+    for (let i = 0; i < 5; i++) await fresh.keyboard.press('Tab');
     t.equal(await fresh.evaluate(() => document.activeElement?.textContent), 'Health', 'the views are reached by Tab');
     await fresh.keyboard.press('Enter');
     await fresh.getByRole('heading', { name: 'Health', level: 1 }).waitFor();

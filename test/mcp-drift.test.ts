@@ -38,9 +38,11 @@ function withoutDefs(schema: JsonSchema): { body: unknown; defs: Record<string, 
   return { body: asComponents(body), defs: $defs };
 }
 
-t.test('the routes that are not tools are exactly the service\'s own areas and multipart uploads', async (t) => {
+t.test('the routes that are not tools are exactly the service\'s own areas, multipart uploads and event streams', async (t) => {
   const off = app.manifest.routes.filter((route) => !byName.has(route.id));
-  t.same(off.filter((route) => !(route.area === 'system' || route.area === 'auth' || route.area === 'console' || route.params.some((p) => p.type === 'file'))).map((r) => r.key), [], 'nothing else is left off');
+  const own = new Set(['system', 'auth', 'console', 'webhooks']);
+  t.same(off.filter((route) => !(own.has(route.area) || route.params.some((p) => p.type === 'file') || route.result.shape === 'events')).map((r) => r.key), [], 'nothing else is left off');
+  t.ok(byName.has('postEventsWatch'), 'watching is a tool; GET /events, a stream, is not');
   t.ok(off.every((route) => !servedAsTool(route)));
   t.ok(off.some((route) => route.key === 'POST /photo/upload') && byName.has('postPhotoUploadByUrl'), 'a file upload is off, its by-URL twin is a tool');
   t.equal(entries.length + off.length, app.manifest.routes.length);

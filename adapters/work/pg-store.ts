@@ -78,6 +78,9 @@ export function pgWorkStore(url: string, sealer: Sealer): WorkStore {
       return rows.map((row) => ({ seq: Number(row.seq), value: row.value as T }));
     },
     count: async (list) => Number((await query('SELECT COUNT(*) AS n FROM socialgate_work_lists WHERE list = $1', [list])).rows[0].n),
+    last: async (list) => Number((await query('SELECT MAX(seq) AS seq FROM socialgate_work_lists WHERE list = $1', [list])).rows[0].seq ?? 0),
+    trim: async (list, keep) =>
+      void (await query('DELETE FROM socialgate_work_lists WHERE list = $1 AND seq <= (SELECT MAX(seq) FROM socialgate_work_lists WHERE list = $1) - $2', [list, Math.max(1, keep)])),
     dropList: async (list) => void (await query('DELETE FROM socialgate_work_lists WHERE list = $1', [list])),
     seal: sealer.seal,
     open: sealer.open,

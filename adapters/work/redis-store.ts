@@ -90,6 +90,15 @@ export function redisWorkStore(url: string, sealer: Sealer): WorkStore {
       return seqs.map((seq, i) => ({ seq: Number(seq), value: JSON.parse(values[i] ?? 'null') as T }));
     },
     count: (list) => redis.hlen(keysOf(list)),
+    last: async (list) => Number((await redis.get(seqOf(list))) ?? 0),
+    /** Values and order go; the key → seq map stays, so a trimmed key is still known and not appended again. */
+    trim: async (list, keep) => {
+      const below = Number((await redis.get(seqOf(list))) ?? 0) - Math.max(1, keep);
+      if (below <= 0) return;
+      const seqs = await redis.zrangebyscore(orderOf(list), '-inf', String(below));
+      if (!seqs.length) return;
+      await redis.multi().hdel(valuesOf(list), ...seqs).zremrangebyscore(orderOf(list), '-inf', String(below)).exec();
+    },
     dropList: async (list) => void (await redis.del(keysOf(list), valuesOf(list), orderOf(list), seqOf(list))),
     seal: sealer.seal,
     open: sealer.open,

@@ -52,6 +52,9 @@ export function sqliteWorkStore(db: SqliteDb, sealer: Sealer): WorkStore {
       return rows.map((row) => ({ seq: Number(row.seq), value: parse<T>(row.value) as T }));
     },
     count: async (list) => Number((await db.get<Row>('SELECT COUNT(*) AS n FROM work_lists WHERE list = ?', [list]))?.n ?? 0),
+    last: async (list) => Number((await db.get<Row>('SELECT MAX(seq) AS seq FROM work_lists WHERE list = ?', [list]))?.seq ?? 0),
+    trim: async (list, keep) =>
+      void (await db.run('DELETE FROM work_lists WHERE list = ? AND seq <= (SELECT MAX(seq) FROM work_lists WHERE list = ?) - ?', [list, list, Math.max(1, keep)])),
     dropList: async (list) => void (await db.run('DELETE FROM work_lists WHERE list = ?', [list])),
     seal: sealer.seal,
     open: sealer.open,

@@ -66,6 +66,7 @@ export function normaliseRoute(raw: RawRoute, file: string, area: string, tag: s
     description: raw.description,
     session: raw.session ?? 'required',
     core: raw.core === true,
+    ...(raw.upstream_only ? { upstreamOnly: raw.upstream_only } : {}),
     plugin: raw.plugin,
     params: Object.freeze(params),
     constraints: Object.freeze(constraints),

@@ -37,6 +37,7 @@ export interface RawRoute {
   session?: 'required' | 'optional' | 'none';
   /** In the MCP core tool set. */
   core?: boolean;
+  upstream_only?: string;
   plugin?: string;
   upstream?: string;
   calls?: RawCall[];

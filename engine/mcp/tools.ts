@@ -20,12 +20,13 @@ export interface ToolEntry {
 // The service's own areas stay off the tool list: `system` answers operators (health, metrics,
 // this document), and `auth` moves passwords, codes, exported settings and TOTP seeds, which must
 // not pass through a model's context; `console` acts on every account at once and is the
-// operator's, not an agent's. Agents act for a session the operator gives them.
-const UNTOOLED_AREAS: ReadonlySet<string> = new Set(['system', 'auth', 'console']);
+// operator's, not an agent's; `webhooks` hands out signing secrets and sends every session's events
+// to a URL. Agents act for a session the operator gives them.
+const UNTOOLED_AREAS: ReadonlySet<string> = new Set(['system', 'auth', 'console', 'webhooks']);
 
-/** A route is a tool unless it belongs to the service itself or takes multipart file bytes. */
+/** A route is a tool unless it belongs to the service itself, takes multipart file bytes or answers a never-ending stream. */
 export function servedAsTool(route: RouteSpec): boolean {
-  return !UNTOOLED_AREAS.has(route.area) && !route.params.some((param) => param.type === 'file');
+  return !UNTOOLED_AREAS.has(route.area) && !route.params.some((param) => param.type === 'file') && route.result.shape !== 'events';
 }
 
 export function buildTools(manifest: Manifest): readonly ToolEntry[] {

@@ -67,6 +67,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
   return async (ctx) => {
     ctx.state.route = route.key; // the metrics label and the log's route
     const state = new RequestState(ctx.state.requestId as string, ctx.res);
+    state.header = (name) => ctx.get(name);
     let failed = true;
     try {
       // A header or query session is checked before a large body is read; the legacy form field
@@ -178,6 +179,7 @@ function pluginInput(route: RouteSpec, state: RequestState, client: SessionClien
     client: state.session ? client : undefined,
     services: deps.services,
     requestId: state.requestId,
+    header: state.header,
     invoke: (bag: InputBag) => invoke(bag, client),
     workdir: () => state.workdir(),
     defer: (task: () => Promise<void> | void) => state.defer(task),

@@ -12,6 +12,8 @@ export class RequestState {
   readonly bag: InputBag = {};
   files: UploadedFile[] = [];
   session?: SessionRecord;
+  /** A request header ('' when absent); set for HTTP requests only, for the few protocols that put input there (SSE's Last-Event-ID). */
+  header?: (name: string) => string;
   private readonly cleanups: Cleanup[] = [];
   private workdirPromise?: Promise<string>;
   /** Set once the cleanups have run: anything deferred later runs at once. */

@@ -1,6 +1,6 @@
 import type { RecentFigures } from '../recent.js';
 import type { RouteSpec } from './route.js';
-import type { CallOptions, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
+import type { CallOptions, RealtimeHandlers, RealtimeSubscription, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
 import type { JsonSchema } from './route.js';
 import type { WorkLayer } from './work.js';
@@ -19,6 +19,8 @@ export interface PluginInput {
   readonly requestId: string;
   /** Aborted when the client disconnects before the response is written. */
   readonly signal: AbortSignal;
+  /** A request header ('' when absent); HTTP requests only, for protocols that put input there (SSE's Last-Event-ID). */
+  readonly header?: (name: string) => string;
   /** Run the route's declared calls (manifest `calls`) on the session's client with this bag. */
   invoke(bag: InputBag): Promise<unknown>;
   /** A private temp folder for this request, removed with everything in it after the response. */
@@ -103,6 +105,10 @@ export interface AppInfo {
   readonly metricsContentType: string;
   /** Registers a gauge read at scrape time (background modules: pool members per state, jobs per state). */
   gauge(name: string, help: string, labels: readonly string[], collect: () => Promise<readonly { readonly labels: Readonly<Record<string, string>>; readonly value: number }[]>): void;
+  /** A counter for background modules (events by type, deliveries by outcome); answers the function that counts. */
+  counter(name: string, help: string, labels: readonly string[]): (labels: Readonly<Record<string, string>>, by?: number) => void;
+  /** A latency histogram (seconds) for background modules. */
+  histogram(name: string, help: string, labels: readonly string[], buckets: readonly number[]): (labels: Readonly<Record<string, string>>, seconds: number) => void;
   readonly build: Readonly<Record<string, string>>;
   readonly deps: Readonly<Record<string, string>>;
   /** Request and upstream figures by route family over the last hour, from the metrics above. */
@@ -122,10 +128,25 @@ export interface SessionService {
   /** Persist a new session for a freshly logged-in client and return its record. */
   create(client: UpstreamClient, init: Omit<SessionRecord, 'id' | 'createdAt' | 'lastUsedAt' | 'state' | 'settings'> & { state?: SessionState }): Promise<SessionRecord>;
   /** Persist changes (settings, proxy, state...) and drop the cached client so the next call reopens it. */
-  update(record: SessionRecord, patch: Partial<Omit<SessionRecord, 'id' | 'createdAt'>>): Promise<SessionRecord>;
+  update(record: SessionRecord, patch: Partial<Omit<SessionRecord, 'id' | 'createdAt'>>, reason?: string): Promise<SessionRecord>;
   revoke(id: string): Promise<boolean>;
-  /** Called with a session's id whenever this instance creates, changes or revokes it; answers the unsubscribe. */
-  subscribe(listener: (id: string) => void): () => void;
+  /** The session's realtime stream on its live client; undefined when the upstream has none. */
+  realtime(record: SessionRecord, handlers: RealtimeHandlers): Promise<RealtimeSubscription | undefined>;
+  /**
+   * Called with a session's id whenever this instance creates, changes or revokes it, and with the
+   * change when its state (active, challenge, throttled, logged out) changed; answers the unsubscribe.
+   */
+  subscribe(listener: (id: string, change?: SessionStateChange) => void): () => void;
+}
+
+/** A session's stored state changed, and why (the upstream exception, `revoked`, `call_succeeded`); never a secret. */
+export interface SessionStateChange {
+  readonly record: SessionRecord;
+  readonly from: SessionState;
+  readonly to: SessionState;
+  readonly reason: string;
+  /** Epoch ms, when the new state is throttled. */
+  readonly throttledUntil?: number;
 }
 
 export interface Logger {

@@ -26,7 +26,21 @@ export interface UpstreamClient {
   /** The upstream settings export, to persist in the session record. */
   exportSettings(): Promise<Record<string, unknown>>;
   close(): Promise<void>;
+  /** The account's realtime stream, where the library has one (aiograpi 1.1+): rings on each new message. */
+  realtime?(handlers: RealtimeHandlers): Promise<RealtimeSubscription>;
 }
+
+export interface RealtimeHandlers {
+  /** Something arrived (the payload's shape is the platform's private business: the caller polls). */
+  message(): void;
+  /** The stream died (told once); the caller reconnects when it wants to. */
+  lost(reason: string): void;
+}
+
+export interface RealtimeSubscription {
+  stop(): Promise<void>;
+}
+
 export interface CallOptions {
   /** Security code to hand the upstream's challenge handler for this one call only. */
   readonly challengeCode?: string;
@@ -66,6 +80,8 @@ export interface UpstreamAdapter {
    * (engine/typing.ts). The sandbox emits schema-typed values and leaves this unset.
    */
   readonly resultsNeedTyping?: boolean;
+  /** Whether clients offer `realtime` (asked once at start: it may have to start a sidecar to know). */
+  realtimeCapable?(): Promise<boolean>;
   /** Builds a client from stored options; must not call the platform. */
   open(options: ClientOptions): Promise<UpstreamClient>;
   ready(): Promise<ReadyCheck>;
@@ -89,6 +105,17 @@ export interface SessionRecord {
   readonly throttledUntil?: number;
   readonly createdAt: number;
   readonly lastUsedAt: number;
+  /** Events watching (POST /events/watch): kept with the session, so encrypted like the rest and gone with it. */
+  readonly watch?: WatchSpec;
+}
+
+/** What a session's watcher checks and how often. */
+export interface WatchSpec {
+  /** Event types watched (direct.message.created, direct.request.created, notification.created). */
+  readonly kinds: readonly string[];
+  readonly intervalMs: number;
+  /** Epoch ms the watch started: nothing older is reported. */
+  readonly since: number;
 }
 
 /** The expiry sweep's record since start, for /metrics. */

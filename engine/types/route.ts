@@ -86,6 +86,8 @@ export interface RouteSpec {
   readonly session: SessionMode;
   /** Marked for the MCP endpoint's default (core) tool set. */
   readonly core: boolean;
+  /** The route exists only on this upstream (manifest `upstream_only`): the sandbox's own tools. */
+  readonly upstreamOnly?: string;
   readonly plugin?: string;
   readonly params: readonly ParamSpec[];
   readonly constraints: readonly ConstraintSpec[];

@@ -102,6 +102,13 @@ export interface WorkStore {
   /** Entries with seq > after, oldest first. */
   read<T>(list: string, options?: { readonly after?: number; readonly limit?: number }): Promise<ListEntry<T>[]>;
   count(list: string): Promise<number>;
+  /** The highest seq the list has given (0 for none): where a reader that wants only what comes next starts. */
+  last(list: string): Promise<number>;
+  /**
+   * Drops all but the newest `keep` entries (at least one stays, so seq keeps counting up). Their
+   * keys may be kept for deduplication (Redis keeps them), so `count` can stay above what `read` finds.
+   */
+  trim(list: string, keep: number): Promise<void>;
   dropList(list: string): Promise<void>;
   /** Encrypts a secret (a webhook secret) with the session store's key; `open` reverses it. */
   seal(text: string, context: string): string;

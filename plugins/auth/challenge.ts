@@ -23,7 +23,7 @@ async function resolveForSession(session: SessionRecord, client: SessionClient, 
   const resolved = (await client.call('challenge_resolve', { last_json: lastJson }, opts)) !== false;
   if (resolved) {
     const settings = (await client.call('get_settings', {})) as Record<string, unknown>;
-    await services.sessions.update(session, { settings, state: 'active' });
+    await services.sessions.update(session, { settings, state: 'active' }, 'challenge_resolved');
   }
   return resolved;
 }

@@ -23,9 +23,9 @@ export async function reloginSession(session: SessionRecord, client: SessionClie
   try {
     await client.call('relogin', {});
   } catch (error) {
-    if (error instanceof UpstreamError && FINAL.has(error.excType)) await services.sessions.update(session, { state: 'logged_out', settings: {} });
+    if (error instanceof UpstreamError && FINAL.has(error.excType)) await services.sessions.update(session, { state: 'logged_out', settings: {} }, error.excType);
     throw error;
   }
   const settings = (await client.call('get_settings', {})) as Record<string, unknown>;
-  return services.sessions.update(session, { settings, state: 'active', throttledUntil: undefined });
+  return services.sessions.update(session, { settings, state: 'active', throttledUntil: undefined }, 'relogin');
 }

@@ -8,6 +8,8 @@ import { healthOf } from './health.js';
 import { listSessions } from './sessions.js';
 import { allJobs } from './jobs.js';
 import { jobsOf } from '../jobs/index.js';
+import { eventsOf } from '../events/index.js';
+import { consoleWebhooks } from './webhooks.js';
 
 export interface EventTimings {
   /** A burst of changes is sent as one list after this delay. */
@@ -20,6 +22,8 @@ export interface EventTimings {
 }
 
 export const TIMINGS: EventTimings = { settleMs: 150, usageEveryMs: 3000, healthEveryMs: 10_000, keepAliveMs: 15_000, jobsEveryMs: 500 };
+/** Webhook endpoints and their newest deliveries are re-read this often, and sent when they changed. */
+const WEBHOOKS_EVERY_MS = 1000;
 
 const UNDER_WAY = new Set(['queued', 'running', 'paused']);
 
@@ -43,6 +47,7 @@ class LiveStream {
   private usageSeen: number;
   private pending?: NodeJS.Timeout;
   private jobsSent = '';
+  private webhooksSent = '';
   private jobsActive = true;
   private jobTicks = 0;
   private readonly timers: NodeJS.Timeout[];
@@ -59,6 +64,7 @@ class LiveStream {
       setInterval(() => services.usage.version !== this.usageSeen && this.sessionsSoon(), timings.usageEveryMs),
       setInterval(() => this.pushHealth(), timings.healthEveryMs),
       setInterval(() => this.pushJobs(), timings.jobsEveryMs),
+      setInterval(() => this.pushWebhooks(), WEBHOOKS_EVERY_MS),
       setInterval(() => this.write(': keep-alive\n\n'), timings.keepAliveMs),
     ];
     this.stream.once('close', () => this.stop());
@@ -67,6 +73,7 @@ class LiveStream {
     this.pushSessions();
     this.pushHealth();
     this.pushJobs();
+    this.pushWebhooks();
   }
 
   stop(): void {
@@ -106,6 +113,17 @@ class LiveStream {
   private jobsNow(): void {
     this.jobsActive = true;
     this.pushJobs();
+  }
+
+  /** Endpoints with their newest deliveries, sent when something changed (a delivery, a rotation). */
+  private pushWebhooks(): void {
+    if (!eventsOf(this.services)) return;
+    consoleWebhooks(this.services).then((list) => {
+      const text = JSON.stringify(list);
+      if (text === this.webhooksSent) return;
+      this.webhooksSent = text;
+      this.write(`event: webhooks\ndata: ${text}\n\n`);
+    }, () => undefined);
   }
 
   /** Sent when they changed: a bar moves while its job runs; nothing is re-sent while none does. */

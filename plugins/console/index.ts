@@ -7,7 +7,9 @@ import { consoleEvents } from './events.js';
 import { healthOf } from './health.js';
 import { addToPool, allJobs, removeFromPool, startJob } from './jobs.js';
 import { closeConsole, consolePage, openConsole } from './page.js';
-import { listSessions, recordOf, viewOf } from './sessions.js';
+import { listSessions, recordOf, viewOf, watchesByRef } from './sessions.js';
+import { eventsOf } from '../events/index.js';
+import { serviceError } from '../../engine/service-errors.js';
 
 const plugin = (handle: (input: PluginInput) => unknown, uses: readonly string[] = []): Plugin => ({ uses, handle: async (input) => handle(input) });
 
@@ -28,7 +30,15 @@ export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'console.unthrottle': plugin(async ({ input, services }) => {
     const record = await recordOf(String(input.ref), services);
     const next = record.state === 'throttled' ? { state: 'active' as const, throttledUntil: undefined } : { throttledUntil: undefined };
-    return viewOf(await services.sessions.update(record, next), services);
+    return viewOf(await services.sessions.update(record, next, 'operator'), services);
+  }),
+  'console.watch': plugin(async ({ input, services }) => {
+    const watchers = eventsOf(services)?.watchers;
+    if (!watchers) throw serviceError('EventsUnavailable', 'Events are not available on this instance (no background layer)');
+    const record = await recordOf(String(input.ref), services);
+    if (input.watching === true) await watchers.start(record, { interval_seconds: input.interval_seconds as number | undefined });
+    else if (record.watch) await watchers.stop(record);
+    return viewOf((await services.sessions.find(record.id)) ?? record, services, Date.now(), new Map(), await watchesByRef(services));
   }),
   'console.health': plugin(({ services }) => healthOf(services)),
   'console.jobs': plugin(({ services }) => allJobs(services)),

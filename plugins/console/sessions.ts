@@ -1,10 +1,12 @@
 // The console's view of sessions: every record of the store as the operator may see it (no id, no
 // setting, no cookie, the proxy's host only), named by a ref, a one-way digest of the id, so the
 // page never holds a credential; and finding a record again by its ref.
-import { createHash } from 'node:crypto';
 import { serviceError } from '../../engine/service-errors.js';
+import { sessionRef } from '../../engine/sessions.js';
 import type { Services, SessionRecord } from '../../engine/types.js';
 import { poolsByAccount } from './jobs.js';
+import { eventsOf } from '../events/index.js';
+import type { WatchState } from '../events/watch.js';
 
 /** A console listing reads (and decrypts) every record: past this many it stops and says so. */
 export const LIST_LIMIT = 2000;
@@ -21,14 +23,36 @@ export interface ConsoleSession {
   readonly usage: Record<string, { requests: number; errors: number }>;
   /** The pools the session's account is a member of. */
   readonly pools: readonly string[];
+  /** The session's watcher (events), or null when it is not watched. */
+  readonly watch: ConsoleWatch | null;
 }
 
-/** 132 bits of SHA-256: unguessable, stable across instances and restarts, and no way back to the id. */
-export function refOf(id: string): string {
-  return createHash('sha256').update('socialgate console ref\0').update(id).digest('base64url').slice(0, 22);
+export interface ConsoleWatch {
+  readonly source: string;
+  readonly interval_seconds: number;
+  readonly paused: string | null;
+  readonly last_check_at: string | null;
+  readonly emitted: number;
 }
 
-export function viewOf(record: SessionRecord, services: Services, now = Date.now(), pools: ReadonlyMap<string, readonly string[]> = new Map()): ConsoleSession {
+/** The watchers' states by session ref, when this app runs events. */
+export async function watchesByRef(services: Services): Promise<ReadonlyMap<string, WatchState>> {
+  const watchers = eventsOf(services)?.watchers;
+  return new Map((watchers ? await watchers.all() : []).map((state) => [state.ref, state]));
+}
+
+function watchOf(record: SessionRecord, state: WatchState | undefined): ConsoleWatch | null {
+  if (!record.watch) return null;
+  return {
+    source: state?.source ?? 'poll', interval_seconds: record.watch.intervalMs / 1000, paused: state?.paused?.reason ?? null,
+    last_check_at: state?.last_check_at ? new Date(state.last_check_at).toISOString() : null, emitted: state?.emitted ?? 0,
+  };
+}
+
+/** The session's ref (engine/sessions.ts): the console, events and webhooks name a session alike. */
+export const refOf = sessionRef;
+
+export function viewOf(record: SessionRecord, services: Services, now = Date.now(), pools: ReadonlyMap<string, readonly string[]> = new Map(), watches: ReadonlyMap<string, WatchState> = new Map()): ConsoleSession {
   const throttled = record.throttledUntil !== undefined && record.throttledUntil > now;
   return {
     ref: refOf(record.id),
@@ -41,6 +65,7 @@ export function viewOf(record: SessionRecord, services: Services, now = Date.now
     locale: record.locale ?? null,
     usage: services.usage.of(record.id),
     pools: pools.get(record.account.pk) ?? [],
+    watch: watchOf(record, watches.get(refOf(record.id))),
   };
 }
 
@@ -66,8 +91,8 @@ export async function listSessions(services: Services): Promise<{ sessions: Cons
   }
   records.sort((a, b) => b.lastUsedAt - a.lastUsedAt);
   const now = Date.now();
-  const pools = await poolsByAccount(services);
-  return { sessions: records.map((record) => viewOf(record, services, now, pools)), truncated };
+  const [pools, watches] = await Promise.all([poolsByAccount(services), watchesByRef(services)]);
+  return { sessions: records.map((record) => viewOf(record, services, now, pools, watches)), truncated };
 }
 
 /** The record a ref names, read through the session service (so its cache sees what follows). */

@@ -8,6 +8,7 @@ import { HttpError } from '../../engine/http-error.js';
 import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import type { Events, InputBag, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
 import { itemKey, jobKinds, type JobKind } from './kinds.js';
+import { sessionRef } from '../../adapters/events/ids.js';
 import { stateOf, type Pools } from './pools.js';
 
 export const JOB_WORK = 'job';
@@ -255,7 +256,9 @@ export class Jobs {
 
   private async emit(type: string, job: JobRecord, data: Record<string, unknown>): Promise<void> {
     const serial = type === 'job.paused' ? `${job.pages}.${job.paused?.reason ?? ''}` : '';
-    const event = { id: `${type}:${job.id}${serial ? ':' + serial : ''}`, type, timestamp: this.now(), session: job.account?.pk, data: { job_id: job.id, route: job.route, pool: job.pool, ...data } };
+    // Named by the session's ref, like every event (a pool job belongs to no one session).
+    const session = job.session ? sessionRef(this.store.open(job.session, job.id)) : undefined;
+    const event = { id: `${type}:${job.id}${serial ? ':' + serial : ''}`, type, timestamp: this.now(), session, data: { job_id: job.id, route: job.route, pool: job.pool ?? null, account: job.account ?? null, ...data } };
     await this.events.emit(event).catch((error) => this.deps.log.warn('job event not emitted', { type, error: String(error) }));
   }
 }

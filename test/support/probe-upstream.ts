@@ -1,12 +1,14 @@
 // An upstream wrapper for the auth and store tests: records what every client was opened with and
 // every call that crossed the port, measures overlap (per client and overall), adds latency to
 // chosen methods, and fails a method once on request.
-import type { CallOptions, ClientOptions, UpstreamAdapter, UpstreamClient, UpstreamError } from '../../engine/types.js';
+import type { CallOptions, ClientOptions, RealtimeHandlers, UpstreamAdapter, UpstreamClient, UpstreamError } from '../../engine/types.js';
 
 export interface ProbeCall {
   readonly client: number;
   readonly method: string;
+  readonly kwargs: Readonly<Record<string, unknown>>;
   readonly opts?: CallOptions;
+  readonly at: number;
 }
 
 export interface Probe {
@@ -32,7 +34,7 @@ export function probeUpstream(inner: UpstreamAdapter): Probe {
   let next = 0;
   const wrap = (client: UpstreamClient, id: number): UpstreamClient => ({
     async call(method, kwargs, opts) {
-      calls.push({ client: id, method, opts });
+      calls.push({ client: id, method, kwargs, opts, at: Date.now() });
       running.set(id, (running.get(id) ?? 0) + 1);
       total++;
       overlap.perClient = Math.max(overlap.perClient, running.get(id)!);
@@ -53,6 +55,7 @@ export function probeUpstream(inner: UpstreamAdapter): Probe {
     },
     exportSettings: () => client.exportSettings(),
     close: () => client.close(),
+    ...(client.realtime ? { realtime: (handlers: RealtimeHandlers) => (calls.push({ client: id, method: '(realtime)', kwargs: {}, at: Date.now() }), client.realtime!(handlers)) } : {}),
   });
   const adapter: UpstreamAdapter = {
     name: inner.name,
@@ -62,6 +65,7 @@ export function probeUpstream(inner: UpstreamAdapter): Probe {
       return wrap(await inner.open(options), ++next);
     },
     ready: () => inner.ready(),
+    ...(inner.realtimeCapable ? { realtimeCapable: () => inner.realtimeCapable!() } : {}),
     close: () => inner.close(),
   };
   return {

@@ -35,6 +35,8 @@ export interface Service {
   start(): Promise<void>;
   /** Stops it and removes its data folder. */
   dispose(): Promise<void>;
+  /** The running process's pid (undefined before start). */
+  pid(): number | undefined;
 }
 
 /** Starts `count` instances in parallel; on any failure the others are disposed of too. */
@@ -67,6 +69,7 @@ async function service(options: ServiceOptions): Promise<Service> {
     },
     stop: () => (child ? stopChild(child, 'SIGTERM', 10_000) : Promise.resolve(null)),
     kill: async () => void (child && (await stopChild(child, 'SIGKILL'))),
+    pid: () => child?.pid,
     async dispose() {
       if (child) await stopChild(child, 'SIGTERM', 2000);
       removeFolder(dataDir);
@@ -77,7 +80,7 @@ async function service(options: ServiceOptions): Promise<Service> {
 function environment(key: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SOCIALGATE_') && name !== 'PORT' && name !== 'HOST') env[name] = value;
-  return { ...env, SOCIALGATE_SESSION_KEY: key, SOCIALGATE_UPSTREAM: 'sandbox' };
+  return { ...env, SOCIALGATE_SESSION_KEY: key, SOCIALGATE_UPSTREAM: 'sandbox', SOCIALGATE_SANDBOX_LIVE_SECONDS: '0' };
 }
 
 async function isReady(url: string): Promise<boolean> {

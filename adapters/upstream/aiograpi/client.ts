@@ -5,7 +5,7 @@
 // before its account is known (a fresh login) takes a random slot, then moves to its account's on
 // the first settings export that names the account: the one every later reopening lands on.
 import { randomInt, randomUUID } from 'node:crypto';
-import { UpstreamError, type CallOptions, type ClientOptions, type UpstreamClient } from '../../../engine/types.js';
+import { UpstreamError, type CallOptions, type ClientOptions, type RealtimeHandlers, type RealtimeSubscription, type UpstreamClient } from '../../../engine/types.js';
 import type { SidecarPool } from './pool.js';
 import type { SidecarProcess } from './process.js';
 import { SIDECAR_CLIENT_NOT_OPEN, unavailable } from './protocol.js';
@@ -42,6 +42,34 @@ export class SidecarClient implements UpstreamClient {
       ...(opts.challengeCode !== undefined ? { challenge_code: opts.challengeCode } : {}),
     };
     return this.onOpenClient(method, (process) => process.request(message, { timeoutMs: this.timeoutMs, what: method, signal: opts.signal }));
+  }
+
+  /** The realtime stream: `message` on each ring, `lost` once when it dies (the caller reconnects). */
+  async realtime(handlers: RealtimeHandlers): Promise<RealtimeSubscription> {
+    const process = await this.ensureOpen();
+    let ended = false;
+    const unlisten = process.listen(this.handle, (notice) => {
+      if (ended) return;
+      if (notice.kind === 'message') return handlers.message();
+      ended = true;
+      unlisten();
+      handlers.lost(notice.reason ?? 'lost');
+    });
+    try {
+      await process.request({ op: 'realtime_start', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'realtime_start' });
+    } catch (error) {
+      ended = true;
+      unlisten();
+      throw error;
+    }
+    return {
+      stop: async () => {
+        if (ended) return;
+        ended = true;
+        unlisten();
+        if (process.alive) await process.request({ op: 'realtime_stop', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'realtime_stop' }).catch(() => undefined);
+      },
+    };
   }
 
   async exportSettings(): Promise<Record<string, unknown>> {

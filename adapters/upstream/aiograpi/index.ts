@@ -39,6 +39,10 @@ export function createAiograpi(options: AiograpiOptions = {}): AiograpiAdapter {
       if (!pool.info()) await pool.process(0).catch(() => undefined); // unstartable: "unknown", and /ready says why
       return library();
     },
+    async realtimeCapable(): Promise<boolean> {
+      if (!pool.info()) await pool.process(0).catch(() => undefined);
+      return pool.info()?.realtime === true;
+    },
     async open(clientOptions: ClientOptions): Promise<UpstreamClient> {
       return new SidecarClient(pool, clientOptions, resolved.timeoutMs);
     },

@@ -4,7 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { delimiter } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ResolvedOptions } from './options.js';
-import { parseAnswer, timedOut, toUpstreamError, unavailable, type Request } from './protocol.js';
+import { parseAnswer, parseNotice, timedOut, toUpstreamError, unavailable, type Notice, type Request } from './protocol.js';
 
 interface Pending {
   readonly what: string;
@@ -25,6 +25,8 @@ export class SidecarProcess {
   readonly exited: Promise<{ code: number | null; signal: string | null }>;
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly pending = new Map<number, Pending>();
+  /** Realtime notices by client handle. */
+  private readonly listeners = new Map<string, (notice: Notice) => void>();
   private nextId = 1;
   private dead: string | undefined;
   private stopping = false;
@@ -113,7 +115,15 @@ export class SidecarProcess {
     entry.reject(error);
   }
 
+  /** Hears a client's realtime notices; a death of this process is told as a lost stream. */
+  listen(handle: string, listener: (notice: Notice) => void): () => void {
+    this.listeners.set(handle, listener);
+    return () => void (this.listeners.get(handle) === listener && this.listeners.delete(handle));
+  }
+
   private onLine(line: string): void {
+    const notice = parseNotice(line);
+    if (notice) return void this.listeners.get(notice.client)?.(notice);
     const answer = parseAnswer(line);
     if (!answer) {
       this.options.log?.warn('aiograpi sidecar wrote a line that is not an answer', { sidecar: this.index, length: line.length });
@@ -144,6 +154,8 @@ export class SidecarProcess {
     if (this.dead !== undefined) return;
     this.dead = reason;
     this.onDeath(this);
+    for (const [client, listener] of this.listeners) listener({ event: 'realtime', client, kind: 'lost', reason: 'SidecarDied' });
+    this.listeners.clear();
     for (const [id, entry] of this.pending) {
       this.pending.delete(id);
       entry.cleanup();

@@ -20,6 +20,8 @@ export type Request =
       readonly challenge_code?: string;
     }
   | { readonly op: 'export'; readonly client: string }
+  | { readonly op: 'realtime_start'; readonly client: string }
+  | { readonly op: 'realtime_stop'; readonly client: string }
   | { readonly op: 'close'; readonly client: string };
 
 export interface WireError {
@@ -40,6 +42,26 @@ export interface PingResult {
   readonly python: string;
   readonly pid: number;
   readonly clients: number;
+  /** The installed library has the realtime client (aiograpi 1.1 and later). */
+  readonly realtime?: boolean;
+}
+
+/** A line the sidecar writes unasked: a client's realtime stream rang or died. */
+export interface Notice {
+  readonly event: 'realtime';
+  readonly client: string;
+  readonly kind: 'message' | 'lost';
+  readonly reason?: string;
+}
+
+export function parseNotice(line: string): Notice | undefined {
+  if (!line.startsWith('{"event":')) return undefined;
+  try {
+    const value = JSON.parse(line) as Notice;
+    return value.event === 'realtime' && typeof value.client === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One public Client method, in the shape of the shared methods.json. */

@@ -102,6 +102,8 @@ class Sidecar:
         self.methods = set(public_methods(client_class)) if client_class else set()
         self.clients = {}
         self.tasks = {}
+        # client handle -> the task reading its realtime connection
+        self.realtime = {}
         self.signatures = {}
 
     # ── wire ──
@@ -191,7 +193,7 @@ class Sidecar:
                 raise SidecarError("SidecarUnsupportedParameter", f"{name}() got an unexpected keyword argument '{keyword}': aiograpi {self.version} does not take {keyword} (it needs a newer aiograpi: 1.12 or later)", ["TypeError"])
 
     async def close_all(self):
-        for task in list(self.tasks.values()):
+        for task in list(self.tasks.values()) + list(self.realtime.values()):
             task.cancel()
         for handle in list(self.clients):
             await release(self.clients.pop(handle).client)
@@ -232,6 +234,7 @@ async def op_ping(sidecar, message):
         "python": platform.python_version(),
         "pid": os.getpid(),
         "clients": len(sidecar.clients),
+        "realtime": realtime_capable(sidecar.Client),
         "tls_contexts": tls_contexts(),
     }
 
@@ -291,8 +294,62 @@ async def op_export(sidecar, message):
         return to_json(entry.client.get_settings())
 
 
+def realtime_capable(client_class):
+    # aiograpi 1.1 and later: the MQTT realtime client and its message callbacks.
+    return bool(client_class) and all(hasattr(client_class, name) for name in ("realtime_on", "realtime_connect", "realtime_read_once", "realtime_disconnect"))
+
+
+async def op_realtime_start(sidecar, message):
+    """Connects the client's realtime stream and subscribes to direct messages. Each message is told to
+    the engine as a notice (`{"event": "realtime", "kind": "message"}`, without the payload, whose shape is
+    private to the platform: the engine polls the inbox on it); a dead stream as `kind: "lost"`."""
+    entry = sidecar.entry(message)
+    handle = message.get("client")
+    if not realtime_capable(type(entry.client)):
+        raise SidecarError("SidecarUnsupported", f"aiograpi {sidecar.version} has no realtime client (1.1 and later have)")
+    await stop_realtime(sidecar, handle)
+    client = entry.client
+    client.realtime_on("message", lambda payload: sidecar.send({"event": "realtime", "client": handle, "kind": "message"}))
+    rt = await client.realtime_connect()
+    await rt.direct_subscribe()
+    sidecar.realtime[handle] = asyncio.ensure_future(read_realtime(sidecar, handle, client))
+    return True
+
+
+async def read_realtime(sidecar, handle, client):
+    try:
+        while True:
+            await client.realtime_read_once()
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # the stream died: the engine reconnects and polls once to catch up
+        sidecar.send({"event": "realtime", "client": handle, "kind": "lost", "reason": type(exc).__name__})
+    finally:
+        sidecar.realtime.pop(handle, None)
+        try:
+            await client.realtime_disconnect()
+        except Exception:
+            pass
+
+
+async def stop_realtime(sidecar, handle):
+    task = sidecar.realtime.pop(handle, None)
+    if task:
+        task.cancel()
+        try:
+            await task
+        except (asyncio.CancelledError, Exception):
+            pass
+    return task is not None
+
+
+async def op_realtime_stop(sidecar, message):
+    return await stop_realtime(sidecar, message.get("client"))
+
+
 async def op_close(sidecar, message):
     sidecar.require_library()
+    await stop_realtime(sidecar, message.get("client"))
     entry = sidecar.clients.pop(message.get("client"), None)
     if entry:
         async with entry.lock:
@@ -301,7 +358,10 @@ async def op_close(sidecar, message):
     return entry is not None
 
 
-OPS = {"ping": op_ping, "introspect": op_introspect, "open": op_open, "call": op_call, "export": op_export, "close": op_close}
+OPS = {
+    "ping": op_ping, "introspect": op_introspect, "open": op_open, "call": op_call, "export": op_export, "close": op_close,
+    "realtime_start": op_realtime_start, "realtime_stop": op_realtime_stop,
+}
 
 
 async def serve(proto_in, out, secrets):

@@ -39,7 +39,7 @@ export class SandboxClient implements UpstreamClient {
     if (!def!.local) await this.platformWeather(opts);
     const ctx = this.context(opts);
     if (!def!.open) {
-      ctx.me();
+      this.core.used(ctx.me().pk);
       if (this.state.pk === FIXED.demo_throttled) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { message: 'Please wait a few minutes before you try again.', status: 'fail' });
     }
     return def!.run(ctx, args);

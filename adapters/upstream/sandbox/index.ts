@@ -4,7 +4,8 @@ import { createHmac } from 'node:crypto';
 import type { ClientOptions, ReadyCheck, UpstreamAdapter, UpstreamClient } from '../../../engine/types.js';
 import { SandboxClient } from './client.js';
 import { ALL_TABLES } from './methods/index.js';
-import { createRng } from './prng.js';
+import { createRng, hash32 } from './prng.js';
+import { happen, tickRequest, type Happened, type LiveRequest } from './live.js';
 import { mergeTables, type SandboxCore } from './registry.js';
 import { generateWorld } from './world/generate.js';
 import type { World } from './world/types.js';
@@ -25,6 +26,8 @@ export interface SandboxOptions {
   readonly errorRate?: number;
   /** Clock in epoch milliseconds (tests pin it). */
   readonly now?: () => number;
+  /** One happening per account in use this often, in seconds (0 or absent: a still world). */
+  readonly liveSeconds?: number;
 }
 
 export interface SandboxAdapter extends UpstreamAdapter {
@@ -32,7 +35,14 @@ export interface SandboxAdapter extends UpstreamAdapter {
   readonly methods: ReadonlySet<string>;
   /** The generated world (for tests and tools; callers must not mutate it). */
   readonly world: World;
+  /** The platform cookie's sessionid of an account of this world (for POST /auth/login/by/sessionid in tests and benches). */
+  sessionIdFor(pk: string): string;
+  /** POST /sandbox/activity: makes one thing happen to an account now. */
+  happen(account: string, request: LiveRequest): Happened;
 }
+
+/** Accounts that called within this long get the live world's happenings. */
+const IN_USE_MS = 3_600_000;
 
 const METHODS = mergeTables(ALL_TABLES);
 
@@ -41,8 +51,10 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
   const now = options.now ?? Date.now;
   const world = generateWorld(seed, now());
   const key = createHmac('sha256', 'socialgate-sandbox').update(String(seed)).digest();
+  const inUse = new Map<string, number>();
   const core: SandboxCore = {
     world, now,
+    used: (pk) => void inUse.set(pk, now()),
     sessionFor: (pk) => `${pk}%3A${sign(key, pk)}%3A28`,
     verifySession(sessionid) {
       const [pk, signature] = decodeURIComponent(sessionid).split(':');
@@ -53,8 +65,12 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
     latencyMs: options.latencyMs ?? 0, throttleRate: options.throttleRate ?? 0, errorRate: options.errorRate ?? 0,
     rng: createRng(seed ^ 0x5eed),
   };
+  const live = options.liveSeconds ? liveClock(world, inUse, now, options.liveSeconds * 1000) : undefined;
+  let happenings = 0;
   return {
     name: 'sandbox',
+    sessionIdFor: (pk) => decodeURIComponent(core.sessionFor(pk)),
+    happen: (account, request) => happen(world, account, request, Math.floor(now() / 1000), hash32(`${seed}:now:${now()}:${++happenings}`)),
     library: { name: 'aiograpi', version: '1.0.9', emulated: true },
     methods: new Set(METHODS.keys()),
     world,
@@ -72,8 +88,44 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
     async ready(): Promise<ReadyCheck> {
       return { ok: true };
     },
-    async close(): Promise<void> {},
+    async close(): Promise<void> {
+      live?.stop();
+    },
   };
+}
+
+/**
+ * Each tick, one happening for every account in use, decided by the seed, the tick and the account.
+ * Ticks fall just after whole multiples of the interval on the wall clock, so every instance with
+ * the seed names the same tick and makes the same thing happen.
+ */
+function liveClock(world: World, inUse: Map<string, number>, now: () => number, everyMs: number): { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const tickNow = () => {
+    const at = now();
+    const tick = Math.floor(at / everyMs);
+    for (const [account, last] of inUse) {
+      if (at - last > IN_USE_MS) {
+        inUse.delete(account);
+        continue;
+      }
+      const { request, salt } = tickRequest(world, account, tick);
+      try {
+        happen(world, account, request, Math.floor(at / 1000), salt);
+      } catch {
+        // an account with nothing to like, or nobody left to follow it: this tick passes it by
+      }
+    }
+  };
+  const schedule = () => {
+    timer = setTimeout(() => {
+      tickNow();
+      schedule();
+    }, everyMs - (now() % everyMs) + 20);
+    timer.unref();
+  };
+  schedule();
+  return { stop: () => clearTimeout(timer) };
 }
 
 function sign(key: Buffer, pk: string): string {
@@ -85,11 +137,13 @@ const SETTINGS = {
   SANDBOX_LATENCY_MS: { option: 'latencyMs', min: 0, max: 60_000, integer: true },
   SANDBOX_THROTTLE_RATE: { option: 'throttleRate', min: 0, max: 1, integer: false },
   SANDBOX_ERROR_RATE: { option: 'errorRate', min: 0, max: 1, integer: false },
+  SANDBOX_LIVE_SECONDS: { option: 'liveSeconds', min: 0, max: 86_400, integer: false },
 } as const;
 
 /** Reads SANDBOX_* settings (config.extra holds SOCIALGATE_* variables without the prefix). */
 export function sandboxOptionsFromEnv(extra: Readonly<Record<string, string>>): SandboxOptions {
-  const out: Record<string, number> = {};
+  // Alive by default: `npm start` shows a world where things happen (tests set 0 for a still one).
+  const out: Record<string, number> = { liveSeconds: 60 };
   for (const [name, rule] of Object.entries(SETTINGS)) {
     const raw = extra[name];
     if (raw === undefined || raw.trim() === '') continue;

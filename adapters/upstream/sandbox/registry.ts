@@ -26,6 +26,8 @@ export interface ClientState {
 export interface SandboxCore {
   readonly world: World;
   readonly now: () => number;
+  /** Notes that an account called (the live world's happenings go to accounts in use). */
+  used(pk: string): void;
   sessionFor(pk: string): string;
   verifySession(sessionid: string): string | null;
 }

@@ -31,7 +31,7 @@ function setNotification(ctx: Ctx, contentType: string, value: string): boolean 
   return true;
 }
 
-interface Story { kind: (typeof CONTENT_TYPES)[number]; actor: string; at: number; body: Record<string, unknown> }
+interface Story { kind: (typeof CONTENT_TYPES)[number]; actor: string; at: number; body: Record<string, unknown>; pk?: string }
 
 function likeStories(ctx: Ctx, me: UserRec): Story[] {
   return visible(ctx, me.media).slice(0, 10).flatMap((pk) => {
@@ -44,9 +44,10 @@ function likeStories(ctx: Ctx, me: UserRec): Story[] {
 }
 
 function commentStories(ctx: Ctx, me: UserRec): Story[] {
+  const live = new Set((ctx.world.activity.get(me.pk) ?? []).map((story) => story.comment));
   return visible(ctx, me.media).slice(0, 10).flatMap((pk) => {
     const m = ctx.world.media.get(pk)!;
-    const last = [...m.comments].reverse().map((c) => ctx.world.comments.get(c)).find((c) => c && c.user !== me.pk);
+    const last = [...m.comments].reverse().map((c) => ctx.world.comments.get(c)).find((c) => c && c.user !== me.pk && !live.has(c.pk));
     if (!last) return [];
     return [{ kind: 'comments', actor: last.user, at: last.createdAt, body: { story_type: 12, type: 1, notif_name: 'comment', text: `commented: ${last.text}`, media: [{ id: `${m.pk}_${m.owner}` }] } }];
   });
@@ -63,6 +64,16 @@ function tagStories(ctx: Ctx, me: UserRec): Story[] {
   });
 }
 
+/** What happened at run time (the live sandbox, POST /sandbox/activity), newest last. */
+function liveStories(ctx: Ctx, me: UserRec): Story[] {
+  return (ctx.world.activity.get(me.pk) ?? []).map((live) => {
+    const media = live.media ? [{ id: `${live.media}_${me.pk}`, image: mediaList(ctx, [live.media])[0]?.thumbnail_url }] : undefined;
+    if (live.kind === 'likes') return { pk: live.pk, kind: 'likes', actor: live.actor, at: live.at, body: { story_type: 60, type: 1, notif_name: 'like', text: 'liked your post.', media } };
+    if (live.kind === 'comments') return { pk: live.pk, kind: 'comments', actor: live.actor, at: live.at, body: { story_type: 12, type: 1, notif_name: 'comment', text: `commented: ${live.text}`, media } };
+    return { pk: live.pk, kind: 'new_follower', actor: live.actor, at: live.at, body: { story_type: 101, type: 3, notif_name: 'user_followed', text: 'started following you.' } };
+  });
+}
+
 /** What the settings let through: nothing of a kind set 'off', only followed accounts for 'following_only'. */
 function allowed(me: UserRec, story: Story): boolean {
   const setting = me.notificationSettings.get(story.kind) ?? 'everyone';
@@ -72,12 +83,12 @@ function allowed(me: UserRec, story: Story): boolean {
 function render(ctx: Ctx, story: Story): Record<string, unknown> {
   const { text, media, ...rest } = story.body;
   const actor = ctx.world.users.get(story.actor);
-  return { ...rest, args: { text: `${actor?.username ?? story.actor} ${String(text)}`, profile_id: story.actor, profile_name: actor?.username, media, timestamp: story.at } };
+  return { ...(story.pk ? { pk: story.pk } : {}), ...rest, args: { text: `${actor?.username ?? story.actor} ${String(text)}`, profile_id: story.actor, profile_name: actor?.username, media, timestamp: story.at } };
 }
 
 function newsInbox(ctx: Ctx, markAsSeen: boolean): Record<string, unknown> {
   const me = ctx.me();
-  const stories = [...likeStories(ctx, me), ...commentStories(ctx, me), ...followStories(ctx, me), ...tagStories(ctx, me)]
+  const stories = [...liveStories(ctx, me), ...likeStories(ctx, me), ...commentStories(ctx, me), ...followStories(ctx, me), ...tagStories(ctx, me)]
     .filter((s) => ctx.world.users.has(s.actor) && allowed(me, s)).sort((a, b) => b.at - a.at);
   const paused = me.notificationsMutedUntil > ctx.nowSec();
   const fresh = markAsSeen || paused ? [] : stories.slice(0, 3);

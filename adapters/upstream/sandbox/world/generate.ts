@@ -15,7 +15,7 @@ export function generateWorld(seed: number, nowMs: number): World {
     users: new UserMap(), byUsername: new Map(), media: new Map(), comments: new Map(), stories: new Map(), highlights: new Map(),
     hashtags: new Map(), locations: new Map(), collections: new Map(), threads: new Map(), messages: new Map(), notes: new Map(),
     mediaNotes: new Map(), channels: new Map(), fundraisers: new Map(), aiBots: [],
-    tracks: new Map(), lives: new Map(), challenged: new Set([FIXED.demo_challenge]), since: new Map(),
+    tracks: new Map(), lives: new Map(), challenged: new Set([FIXED.demo_challenge]), since: new Map(), activity: new Map(),
     counters: { id: 4_000_000_000_000_000_000n, message: 0, edge: 0 },
   };
   const rng = createRng(seed);

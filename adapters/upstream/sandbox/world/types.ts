@@ -278,6 +278,21 @@ export interface World {
   readonly challenged: Set<string>;
   /** When each follow and follow request was made ("f<from>><to>", "r<from>><to>"), for paging. */
   readonly since: Map<string, number>;
+  /** Activity inbox stories that happened at run time (the live sandbox), by the account they are for. */
+  readonly activity: Map<string, LiveStory[]>;
   /** Next id of each kind for objects created at run time; `edge` numbers follows and requests. */
   readonly counters: { id: bigint; message: number; edge: number };
+}
+
+/** Something that happened to an account at run time, as its activity inbox shows it. */
+export interface LiveStory {
+  readonly pk: string;
+  readonly kind: 'likes' | 'comments' | 'new_follower';
+  readonly actor: string;
+  /** Epoch seconds. */
+  readonly at: number;
+  readonly media: string | null;
+  /** The comment, for a comment story: the generated inbox leaves it to this story. */
+  readonly comment?: string;
+  readonly text: string;
 }

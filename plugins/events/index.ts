@@ -1,0 +1,180 @@
+// The events module (bin/compose.ts lists it) and the routes of manifest/events.yaml,
+// webhooks.yaml and sandbox.yaml. The module puts the outbox behind the background layer's events
+// port (jobs emit through it too), defines the fan-out, delivery and watcher work kinds, turns
+// every session state change into session.state.changed, and adds the metrics.
+import { serviceError } from '../../engine/service-errors.js';
+import type { Plugin, PluginInput, Services, SessionStateChange, WorkEvent, WorkItem } from '../../engine/types.js';
+import { eventId, sessionRef } from '../../adapters/events/ids.js';
+import { FANOUT, Outbox } from '../../adapters/events/outbox.js';
+import { eventsSettingsFrom, type EventsSettings } from '../../adapters/events/settings.js';
+import { eventStream } from '../../adapters/events/sse.js';
+import { DELIVER, Webhooks } from '../../adapters/events/webhooks.js';
+import { transferSettingsFor } from '../../adapters/transfer/settings.js';
+import { Realtime } from './realtime.js';
+import { Watchers } from './watch.js';
+
+export { EVENTS_SETTING_KEYS } from '../../adapters/events/settings.js';
+
+export interface EventsParts {
+  readonly outbox: Outbox;
+  readonly webhooks: Webhooks;
+  readonly watchers: Watchers;
+  readonly settings: EventsSettings;
+}
+
+const installed = new WeakMap<Services, EventsParts>();
+const LATENCY_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
+
+/** The background module. */
+export function installEvents(services: Services): void {
+  const work = services.work;
+  if (!work) return;
+  const settings = eventsSettingsFrom(services.config.extra);
+  const metrics = eventMetrics(services);
+  const outbox = new Outbox(work, services.log, { retentionMs: settings.retentionMs, retainCount: settings.retainCount, counted: metrics.emitted });
+  const webhooks = new Webhooks(work, {
+    backoffMs: settings.webhookBackoffMs, timeoutMs: settings.webhookTimeoutMs, allow: transferSettingsFor(services.config.extra).fetch.allow,
+    observed: metrics.delivered,
+  });
+  const watchers = new Watchers({ work, sessions: services.sessions, routes: services.routes, outbox, settings, log: services.log, checked: metrics.checked });
+  work.events = outbox;
+  work.queue.define<WorkEvent>(FANOUT, (item: WorkItem<WorkEvent>) => fanOut(outbox, webhooks, item.data), { concurrency: 8 });
+  work.queue.define(DELIVER, webhooks.deliver as never, { concurrency: 32 });
+  watchers.install();
+  void linkRealtime(services, watchers, metrics.realtime);
+  services.sessions.subscribe((_id, change) => change && onStateChange(outbox, watchers, change));
+  installed.set(services, { outbox, webhooks, watchers, settings });
+  watchGauges(services, watchers);
+}
+
+/** Realtime streams for watched sessions when the upstream has them (asked once; a sidecar may have to start). */
+async function linkRealtime(services: Services, watchers: Watchers, counted: (what: string) => void): Promise<void> {
+  const capable = await services.upstream.realtimeCapable?.().catch(() => false);
+  if (!capable) return;
+  const realtime = new Realtime({
+    sessions: services.sessions, watchers, log: services.log, counted,
+    idleMs: (record) => 3 * (record.watch?.intervalMs ?? 60_000) + 10_000,
+  });
+  watchers.links = realtime;
+  services.app.gauge('socialgate_realtime_streams', 'Realtime streams this instance holds for watched sessions', [], async () => [{ labels: {}, value: realtime.size }]);
+  services.log.info('realtime streams are used for watched sessions', { upstream: services.upstream.name });
+}
+
+/** Kept in the log (if the emitter died before) and queued to every matching endpoint. */
+async function fanOut(outbox: Outbox, webhooks: Webhooks, event: WorkEvent): Promise<void> {
+  await outbox.keep(event);
+  await webhooks.fanOut(event);
+}
+
+/** session.state.changed for every session, watched or not; a logged-out session's watcher ends with it. */
+function onStateChange(outbox: Outbox, watchers: Watchers, change: SessionStateChange): void {
+  const ref = sessionRef(change.record.id);
+  const at = Date.now();
+  outbox.emitQuietly({
+    id: eventId('session.state.changed', ref, change.from, change.to, change.throttledUntil ?? at),
+    type: 'session.state.changed', session: ref, timestamp: at,
+    data: {
+      account: change.record.account, ref, from: change.from, to: change.to, reason: change.reason,
+      throttled_until: change.throttledUntil ? new Date(change.throttledUntil).toISOString() : null,
+    },
+  });
+  if (change.to === 'logged_out') void watchers.forget(ref).catch(() => undefined);
+}
+
+function eventMetrics(services: Services) {
+  const events = services.app.counter('socialgate_events_total', 'Events emitted, by type (each counted once, by the instance that logged it first)', ['type']);
+  const deliveries = services.app.counter('socialgate_webhook_deliveries_total', 'Webhook delivery attempts by outcome (delivered, retry, deferred, disabled, failed)', ['outcome']);
+  const latency = services.app.histogram('socialgate_webhook_delivery_seconds', 'Webhook delivery attempt latency by outcome', ['outcome'], LATENCY_BUCKETS);
+  const checks = services.app.counter('socialgate_watch_checks_total', 'Watcher checks by outcome (ok, paused, error)', ['outcome']);
+  const streams = services.app.counter('socialgate_realtime_total', 'Realtime stream happenings: connect, lost, ring', ['what']);
+  return {
+    emitted: (type: string) => events({ type }),
+    delivered: (outcome: string, seconds: number) => {
+      deliveries({ outcome });
+      latency({ outcome }, seconds);
+    },
+    checked: (outcome: string) => checks({ outcome }),
+    realtime: (what: string) => streams({ what }),
+  };
+}
+
+/** Read at scrape time from the shared store: every instance reports the same census. */
+function watchGauges(services: Services, watchers: Watchers): void {
+  services.app.gauge('socialgate_watched_sessions', 'Watched sessions by state (running, paused)', ['state'], async () => {
+    const all = await watchers.all();
+    const paused = all.filter((w) => w.paused).length;
+    return [{ labels: { state: 'running' }, value: all.length - paused }, { labels: { state: 'paused' }, value: paused }];
+  });
+  services.app.gauge('socialgate_watch_lag_seconds', 'How late watcher checks ran against their schedule (max and mean of the last checks)', ['stat'], async () => {
+    const lags = (await watchers.all()).map((w) => (w.lag_ms ?? 0) / 1000);
+    const max = lags.length ? Math.max(...lags) : 0;
+    const mean = lags.length ? lags.reduce((a, b) => a + b, 0) / lags.length : 0;
+    return [{ labels: { stat: 'max' }, value: max }, { labels: { stat: 'mean' }, value: mean }];
+  });
+}
+
+/** The app's events parts, when its background layer runs them (the console and CLI read them too). */
+export function eventsOf(services: Services): EventsParts | undefined {
+  return installed.get(services);
+}
+
+function parts(services: Services): EventsParts {
+  const found = installed.get(services);
+  if (!found) throw serviceError('EventsUnavailable', 'Events are not available on this instance (no background layer)');
+  return found;
+}
+
+const plugin = (handle: (input: PluginInput) => Promise<unknown>, uses: readonly string[] = []): Plugin => ({ uses, handle });
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String).filter(Boolean) : typeof value === 'string' && value ? [value] : []);
+const session = (input: PluginInput) => input.session ?? (() => { throw serviceError('SessionRequired', 'This route acts for a session: send X-Session-ID'); })();
+
+/** Where a new listener starts: the query parameter, else the SSE reconnect header, else the log's end. */
+function resumePoint(input: PluginInput): number | undefined {
+  if (typeof input.input.last_event_id === 'number') return input.input.last_event_id;
+  const header = input.header?.('last-event-id').trim();
+  if (!header) return undefined;
+  if (!/^\d{1,15}$/.test(header)) throw serviceError('ValidationError', 'Last-Event-ID: the id of an event of this stream (a whole number)', { errors: [{ param: 'Last-Event-ID', problem: 'a whole number' }] });
+  return Number(header);
+}
+
+export const eventPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
+  'events.watch.start': plugin(async (input) =>
+    parts(input.services).watchers.start(session(input), { kinds: strings(input.input.kinds), interval_seconds: input.input.interval_seconds as number | undefined })),
+  'events.watch.status': plugin(async (input) => parts(input.services).watchers.status(session(input))),
+  'events.watch.stop': plugin(async (input) => parts(input.services).watchers.stop(session(input))),
+
+  'events.stream': plugin(async (input) => {
+    const { outbox, settings } = parts(input.services);
+    return eventStream(outbox, sessionRef(session(input).id), resumePoint(input), input.signal, {
+      keepAliveMs: settings.keepAliveMs, pollMs: settings.streamPollMs, types: strings(input.input.types),
+    });
+  }),
+
+  'webhooks.create': plugin(async (input) =>
+    parts(input.services).webhooks.create({
+      url: String(input.input.url), kinds: strings(input.input.kinds), description: String(input.input.description ?? ''),
+      // A ref is 22 characters; a session id (32) is turned into its ref, never kept.
+      sessions: strings(input.input.sessions).map((s) => (/^[A-Za-z0-9_-]{22}$/.test(s) ? s : sessionRef(s))),
+    })),
+  'webhooks.list': plugin(async (input) => parts(input.services).webhooks.list()),
+  'webhooks.delete': plugin(async (input) => {
+    await parts(input.services).webhooks.remove(String(input.input.id));
+    return true;
+  }),
+  'webhooks.rotate': plugin(async (input) => parts(input.services).webhooks.rotate(String(input.input.id))),
+  'webhooks.enable': plugin(async (input) => parts(input.services).webhooks.enable(String(input.input.id))),
+  'webhooks.deliveries': plugin(async (input) => {
+    const rows = await parts(input.services).webhooks.attempts(String(input.input.id), Number(input.input.after ?? 0), Number(input.input.limit ?? 100));
+    return rows.map(({ seq, attempt }) => ({ seq, ...attempt, session: attempt.session ?? null, at: new Date(attempt.at).toISOString() }));
+  }),
+  'webhooks.replay': plugin(async (input) => {
+    const { webhooks, outbox } = parts(input.services);
+    const id = String(input.input.id);
+    const eventId = String(input.input.event_id);
+    const sent = (await webhooks.attempts(id, 0, 100_000)).find((row) => row.attempt.event_id === eventId);
+    const event = sent ? await outbox.find(sent.attempt.session, eventId) : undefined;
+    if (!event) throw serviceError('EventNotFound', `Event ${eventId} is not in this endpoint's delivery log or no longer retained`, { errors: [{ param: 'event_id', problem: 'not found' }] });
+    await webhooks.replay(id, event);
+    return true;
+  }),
+});

@@ -1,0 +1,265 @@
+// Watchers: one self-rescheduling work item per watched session. Each run checks the session's
+// health first (a throttled, challenged or logged-out session pauses without calling the platform
+// and is looked at again when the governor allows), then polls the watched sources through the
+// session's own lane and governor (the engine's route runner: the same validation, one upstream call
+// and shaping as the HTTP route), emits what is new past the watermarks and saves them, and asks to
+// run again after the interval with ±20 % jitter. The queue runs each item on one instance at a
+// time and hands it over when that instance dies; the watermarks are in the shared work store, so
+// a restart neither replays nor skips.
+import { hostname } from 'node:os';
+import { serviceError } from '../../engine/service-errors.js';
+import type { BackgroundRoutes, Logger, SessionRecord, SessionService, WatchSpec, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
+import { sessionRef } from '../../adapters/events/ids.js';
+import type { Outbox } from '../../adapters/events/outbox.js';
+import type { EventsSettings } from '../../adapters/events/settings.js';
+import { FINDERS, SOURCES, WATCH_KINDS, type Marks, type WatchKind } from '../../adapters/events/sources.js';
+import { stateOf } from '../jobs/pools.js';
+
+export const WATCH = 'events.watch';
+const BUCKET = 'watches';
+/** A run that failed for another reason than the session's health waits this long at least. */
+const ERROR_BACKOFF_MS = 60_000;
+/** Which instance ran a check: operators see where a watcher runs and that it moved when one died. */
+const INSTANCE = `${hostname()}:${process.pid}`;
+
+interface WatchItemData {
+  /** The session id, sealed with the ref as context: the queue never holds a usable credential. */
+  readonly session: string;
+}
+
+/** The watcher's state, in the work store by session ref: what GET /events/watch shows, and the watermarks. */
+export interface WatchState {
+  readonly ref: string;
+  readonly account: { readonly pk: string; readonly username: string };
+  readonly kinds: readonly WatchKind[];
+  readonly interval_ms: number;
+  readonly source: 'poll' | 'realtime';
+  readonly started_at: number;
+  readonly marks: Marks;
+  readonly checks: number;
+  readonly emitted: number;
+  readonly last_check_at?: number;
+  readonly next_check_at?: number;
+  /** How late the last check ran against its schedule. */
+  readonly lag_ms?: number;
+  readonly paused?: { readonly reason: string; readonly until?: number };
+  readonly last_error?: { readonly exc_type: string; readonly at: number };
+  /** The instance (host:pid) that ran the last check. */
+  readonly instance?: string;
+}
+
+export interface WatchersDeps {
+  readonly work: WorkLayer;
+  readonly sessions: SessionService;
+  readonly routes: BackgroundRoutes;
+  readonly outbox: Outbox;
+  readonly settings: EventsSettings;
+  readonly log: Logger;
+  readonly now?: () => number;
+  readonly checked?: (outcome: string) => void;
+}
+
+/** What the watcher asks of the realtime links (plugins/events/realtime.ts). */
+export interface RealtimeLinks {
+  /** Keeps (or opens) the session's stream in this instance; answers whether one is up. */
+  keep(record: SessionRecord, ref: string, kinds: readonly string[]): Promise<boolean>;
+  drop(ref: string): Promise<void>;
+}
+
+export class Watchers {
+  private readonly now: () => number;
+
+  /** Realtime streams, set by the events module when the upstream has them. */
+  links?: RealtimeLinks;
+
+  constructor(private readonly deps: WatchersDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  install(): void {
+    this.deps.work.queue.define<WatchItemData>(WATCH, (item) => this.check(item), { concurrency: 16 });
+  }
+
+  // ── Requests ──
+
+  /** Starts watching (or changes what and how often); the first check runs at once. */
+  async start(record: SessionRecord, request: { kinds?: readonly string[]; interval_seconds?: number }): Promise<Record<string, unknown>> {
+    const kinds = this.kindsOf(request.kinds);
+    const intervalMs = this.intervalOf(request.interval_seconds);
+    const ref = sessionRef(record.id);
+    const now = this.now();
+    // The platform stamps some items in whole seconds: from the start of this second, so an item of
+    // the same second as the watch is not lost (the ids keep one that is seen twice from being sent twice).
+    const from = Math.floor(now / 1000) * 1000;
+    const spec: WatchSpec = { kinds, intervalMs, since: record.watch?.since ?? now };
+    await this.deps.sessions.update(record, { watch: spec });
+    const state = await this.deps.work.store.update<WatchState>(BUCKET, ref, (current) => ({
+      ref, account: record.account, kinds: kinds as WatchKind[], interval_ms: intervalMs, source: 'poll',
+      started_at: current?.started_at ?? now, marks: current?.marks ?? Object.fromEntries(WATCH_KINDS.map((k) => [k, from])),
+      checks: current?.checks ?? 0, emitted: current?.emitted ?? 0, next_check_at: now,
+      ...(current?.last_check_at ? { last_check_at: current.last_check_at } : {}),
+    }));
+    await this.deps.work.queue.add(WATCH, ref, { session: this.deps.work.store.seal(record.id, ref) } satisfies WatchItemData);
+    return viewOf(state!, this.now());
+  }
+
+  async stop(record: SessionRecord): Promise<Record<string, unknown>> {
+    const ref = sessionRef(record.id);
+    const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
+    if (!record.watch && !state) throw serviceError('WatchNotFound', 'This session is not watched');
+    if (record.watch) await this.deps.sessions.update(record, { watch: undefined });
+    await this.forget(ref);
+    return { ...(state ? viewOf(state, this.now()) : {}), watching: false };
+  }
+
+  /** Ends a watcher whose session is gone (logged out, revoked). */
+  async forget(ref: string): Promise<void> {
+    await this.links?.drop(ref);
+    await this.deps.work.store.delete(BUCKET, ref);
+    await this.deps.work.queue.remove(WATCH, ref);
+  }
+
+  async status(record: SessionRecord): Promise<Record<string, unknown>> {
+    const state = await this.deps.work.store.get<WatchState>(BUCKET, sessionRef(record.id));
+    if (!record.watch || !state) throw serviceError('WatchNotFound', 'This session is not watched', { hint: 'POST /events/watch starts watching it.' });
+    return viewOf(state, this.now());
+  }
+
+  /** Every watcher's state (metrics: watched sessions, lag). */
+  async all(): Promise<WatchState[]> {
+    return (await this.deps.work.store.list<WatchState>(BUCKET)).map((d) => d.value);
+  }
+
+  private kindsOf(kinds: readonly string[] | undefined): readonly string[] {
+    if (!kinds || kinds.length === 0) return WATCH_KINDS;
+    const unknown = kinds.filter((k) => !(WATCH_KINDS as readonly string[]).includes(k));
+    if (unknown.length) throw serviceError('ValidationError', `kinds: ${unknown.join(', ')} cannot be watched`, { errors: [{ param: 'kinds', problem: `one of ${WATCH_KINDS.join(', ')}` }] });
+    return [...new Set(kinds)];
+  }
+
+  private intervalOf(seconds: number | undefined): number {
+    const { watchDefaultMs, watchFloorMs } = this.deps.settings;
+    if (seconds === undefined) return watchDefaultMs;
+    const ms = seconds * 1000;
+    if (ms < watchFloorMs) throw serviceError('ValidationError', `interval_seconds: at least ${watchFloorMs / 1000} s`, { errors: [{ param: 'interval_seconds', problem: `at least ${watchFloorMs / 1000} seconds (tighter polling gets accounts flagged)` }] });
+    return ms;
+  }
+
+  // ── One check ──
+
+  private async check(item: WorkItem<WatchItemData>): Promise<WorkOutcome> {
+    const ref = item.id;
+    const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
+    if (!state) return; // stopped
+    const record = await this.deps.sessions.find(this.deps.work.store.open(item.data.session, ref));
+    if (!record?.watch) return void (await this.forget(ref)); // revoked, logged out or unwatched elsewhere
+    const now = this.now();
+    const health = stateOf(record, now);
+    if (health.state !== 'healthy') {
+      await this.links?.drop(ref);
+      return this.pause(state, health.reason!, health.until);
+    }
+    const found = await this.collect(state, record, state.kinds, item.signal);
+    if ('failed' in found) return this.failed(state, record, found.failed);
+    const wait = jittered(record.watch.intervalMs);
+    const lag = state.next_check_at ? Math.max(0, now - state.next_check_at) : 0;
+    const source = (await this.links?.keep(record, ref, state.kinds)) ? 'realtime' : 'poll';
+    await this.save(ref, (current) => ({
+      ...current, source, checks: current.checks + 1, last_check_at: now, next_check_at: this.now() + wait, lag_ms: lag, instance: INSTANCE,
+      paused: undefined, last_error: undefined, kinds: record.watch!.kinds as WatchKind[], interval_ms: record.watch!.intervalMs,
+    }));
+    this.deps.checked?.('ok');
+    return { delayMs: wait };
+  }
+
+  /**
+   * A check outside the schedule, of some kinds only: the realtime stream rang (a message came) or
+   * was (re)connected (one poll catches up with what it may have missed). Nothing when the session
+   * is not watched or not healthy; the scheduled checks go on as before.
+   */
+  async checkNow(ref: string, record: SessionRecord, kinds: readonly WatchKind[]): Promise<void> {
+    const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
+    if (!state || !record.watch || stateOf(record, this.now()).state !== 'healthy') return;
+    const found = await this.collect(state, record, kinds.filter((k) => state.kinds.includes(k)), AbortSignal.timeout(60_000));
+    if ('failed' in found) this.deps.log.warn('a realtime-triggered check failed', { ref, exc_type: this.deps.routes.statusOf(found.failed).excType });
+  }
+
+  /** The realtime links tell when a session's stream comes up or goes down. */
+  async sourceIs(ref: string, source: 'poll' | 'realtime'): Promise<void> {
+    await this.save(ref, (current) => ({ ...current, source }));
+  }
+
+  /** Polls the kinds, emits what is new past the watermarks and saves them (each only ever moves forward). */
+  private async collect(state: WatchState, record: SessionRecord, kinds: readonly WatchKind[], signal: AbortSignal): Promise<{ emitted: number } | { failed: unknown }> {
+    const marks: Marks = {};
+    let emitted = 0;
+    for (const kind of kinds) {
+      const polled = await this.poll(kind, record, state.ref, state.marks[kind] ?? state.started_at, signal).catch((error: unknown) => ({ error }));
+      if ('error' in polled) return { failed: polled.error };
+      for (const event of polled.events) await this.deps.outbox.emit(event);
+      emitted += polled.events.length;
+      marks[kind] = polled.mark;
+    }
+    await this.save(state.ref, (current) => ({ ...current, marks: laterOf(current.marks, marks), emitted: current.emitted + emitted }));
+    return { emitted };
+  }
+
+  private async poll(kind: WatchKind, record: SessionRecord, ref: string, mark: number, signal: AbortSignal) {
+    const source = SOURCES[kind];
+    const route = this.deps.routes.route(source.route);
+    if (!route) throw new Error(`watch source ${source.route} is not in the manifest`);
+    const result = await this.deps.routes.run(route, this.deps.routes.input(route, source.params), record, signal);
+    return FINDERS[kind](result, record.account, ref, mark);
+  }
+
+  /** Throttled: look again when the governor allows; challenge or logged out: after the interval. */
+  private async pause(state: WatchState, reason: string, until: number | undefined): Promise<WorkOutcome> {
+    const at = until ?? this.now() + state.interval_ms;
+    await this.save(state.ref, (current) => ({ ...current, paused: { reason, until: at }, next_check_at: at }));
+    this.deps.checked?.('paused');
+    return { retryAt: at };
+  }
+
+  /** A throttle or challenge met mid-check pauses; anything else is noted and retried after a while. */
+  private async failed(state: WatchState, record: SessionRecord, error: unknown): Promise<WorkOutcome> {
+    const now = await this.deps.sessions.find(record.id);
+    const health = stateOf(now, this.now());
+    if (health.state !== 'healthy') return this.pause(state, health.reason!, health.until);
+    const { excType, retryAfter } = this.deps.routes.statusOf(error);
+    const wait = Math.max(ERROR_BACKOFF_MS, state.interval_ms, (retryAfter ?? 0) * 1000);
+    await this.save(state.ref, (current) => ({ ...current, last_error: { exc_type: excType, at: this.now() }, next_check_at: this.now() + wait }));
+    this.deps.log.warn('a watcher check failed', { ref: state.ref, exc_type: excType });
+    this.deps.checked?.('error');
+    return { delayMs: wait };
+  }
+
+  private async save(ref: string, change: (current: WatchState) => WatchState): Promise<void> {
+    await this.deps.work.store.update<WatchState>(BUCKET, ref, (current) => current && change(current));
+  }
+}
+
+/** Each watermark at the later of the two: a slower check that saves after a faster one never moves one back. */
+function laterOf(current: Marks, found: Marks): Marks {
+  const out: Marks = { ...current };
+  for (const [kind, mark] of Object.entries(found) as [WatchKind, number][]) out[kind] = Math.max(out[kind] ?? 0, mark);
+  return out;
+}
+
+/** GET /events/watch: the state with times as ISO strings. */
+export function viewOf(state: WatchState, now: number): Record<string, unknown> {
+  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  return {
+    watching: true, ref: state.ref, account: state.account, kinds: state.kinds, interval_seconds: state.interval_ms / 1000, source: state.source,
+    started_at: iso(state.started_at), last_check_at: iso(state.last_check_at), next_check_at: iso(state.next_check_at),
+    lag_seconds: state.lag_ms === undefined ? null : Math.round(state.lag_ms) / 1000,
+    paused: state.paused ? { reason: state.paused.reason, until: iso(state.paused.until) } : null,
+    checks: state.checks, emitted: state.emitted, instance: state.instance ?? null,
+    last_error: state.last_error ? { exc_type: state.last_error.exc_type, at: iso(state.last_error.at) } : null,
+    overdue: state.next_check_at !== undefined && !state.paused && now - state.next_check_at > state.interval_ms,
+  };
+}
+
+/** ±20 %: many watchers started together do not beat together. */
+function jittered(ms: number): number {
+  return Math.round(ms * (0.8 + Math.random() * 0.4));
+}
