@@ -65,6 +65,19 @@ t.test('/ready answers 503 naming the failing check', async (t) => {
   t.equal((await client.request('GET', '/health')).status, 200, 'liveness is not readiness');
 });
 
+t.test('/ready answers within two seconds when a check hangs, and names the background layer', async (t) => {
+  const store = await createStore('memory://');
+  const hanging: SessionStore = { ...store, get: store.get.bind(store), set: store.set.bind(store), delete: store.delete.bind(store), list: store.list.bind(store), close: store.close.bind(store), ready: () => new Promise(() => undefined) };
+  const client = await serve(await composeApp(testConfig(), { store: hanging }));
+  t.teardown(() => client.close());
+  const started = Date.now();
+  const ready = await client.request('GET', '/ready');
+  t.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
+  t.equal(ready.status, 503);
+  t.match((ready.body as { detail: string }).detail, /store \(no answer within 1500 ms\)/);
+  t.match((ready.body as { checks: unknown }).checks, { work: { ok: true, engine: 'sqlite' } }, 'the work store is checked too');
+});
+
 t.test('with an API key configured, the document asks for it on every route but the system ones', async (t) => {
   const client = await serve(await composeApp(testConfig({ apiKey: 'k'.repeat(32) })));
   t.teardown(() => client.close());
