@@ -9,7 +9,7 @@ import { createLogger } from '../engine/log.js';
 import { projectRoot } from '../engine/manifest/load.js';
 import { SERVICE_VERSION } from '../engine/openapi.js';
 import type { Background, Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
-import { openStore } from '../adapters/store/index.js';
+import { openStore, STORE_SETTING_KEYS, storeTimeoutMs } from '../adapters/store/index.js';
 import { lockMsOf, openWork, WORK_SETTING_KEYS } from '../adapters/work/index.js';
 import { zipFiles } from '../adapters/transfer/zip.js';
 import { contentTypeFor } from '../adapters/transfer/content-type.js';
@@ -41,6 +41,7 @@ const EXTRA_KEYS = [
   ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
   'DOWNLOAD_HOSTS', // hosts the by-URL download routes may name
   'SESSION_KEY', 'SESSION_IDLE_DAYS', // session encryption and expiry
+  ...STORE_SETTING_KEYS, // the session store's call timeout
   'GIT_SHA', // /build, when the build has no git checkout
   ...JOB_SETTING_KEYS, // pacing of jobs
   ...WORK_SETTING_KEYS, // the background layer
@@ -55,6 +56,7 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   jobSettings(config.extra); // a bad pacing value stops the start
   eventsSettingsFrom(config.extra);
   lockMsOf(config.extra);
+  storeTimeoutMs(config.extra);
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config, log));

@@ -180,7 +180,10 @@ export class Sessions implements SessionService {
     } catch (error) {
       if (!cached) throw error;
       this.options.log.warn('session store unreachable; using the cached session record', { error: errorName(error) });
-      return cached; // availability over a revocation another instance may have made meanwhile
+      // Availability over a revocation another instance may have made meanwhile; trusted for another
+      // record TTL, so the calls that follow do not each wait out the store's timeout again.
+      cached.checkedAt = this.now();
+      return cached;
     }
     if (!record || record.state === 'logged_out') {
       if (cached) this.cache.delete(id);

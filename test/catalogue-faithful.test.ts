@@ -24,8 +24,8 @@ function loadCatalogue(): Manifest {
 
 const SYSTEM = new Set(['GET /health', 'GET /ready', 'GET /metrics', 'GET /build', 'GET /deps', 'GET /docs', 'GET /openapi.json']);
 const manifest = loadCatalogue();
-// The service's own areas (background jobs and pools, the operator console with its page in system) are beyond the upstream catalogue.
-const SERVICE_AREAS = new Set(['jobs', 'pools', 'console']);
+// The service's own areas (background work, events, the operator's and the sandbox's tools) are beyond the platform's catalogue.
+const SERVICE_AREAS = new Set(['jobs', 'pools', 'console', 'events', 'webhooks', 'sandbox']);
 const apiRoutes = manifest.routes.filter((r) => !SYSTEM.has(r.key) && !SERVICE_AREAS.has(r.area) && !r.path.startsWith('/console'));
 const byKey = new Map(manifest.routes.map((r) => [r.key, r]));
 

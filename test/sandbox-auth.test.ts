@@ -121,8 +121,9 @@ t.test('fault injection: latency, throttling and connection errors by rate', asy
 });
 
 t.test('settings from the environment', async (t) => {
-  t.same(sandboxOptionsFromEnv({}), {});
-  t.same(sandboxOptionsFromEnv({ SANDBOX_SEED: '42', SANDBOX_LATENCY_MS: '25', SANDBOX_THROTTLE_RATE: '0.1', SANDBOX_ERROR_RATE: '0', OTHER: 'x' }), { seed: 42, latencyMs: 25, throttleRate: 0.1, errorRate: 0 });
+  t.same(sandboxOptionsFromEnv({}), { liveSeconds: 60 }, 'alive by default: a happening a minute');
+  t.same(sandboxOptionsFromEnv({ SANDBOX_SEED: '42', SANDBOX_LATENCY_MS: '25', SANDBOX_THROTTLE_RATE: '0.1', SANDBOX_ERROR_RATE: '0', SANDBOX_LIVE_SECONDS: '0', OTHER: 'x' }), { seed: 42, latencyMs: 25, throttleRate: 0.1, errorRate: 0, liveSeconds: 0 });
+  t.throws(() => sandboxOptionsFromEnv({ SANDBOX_LIVE_SECONDS: '-1' }), /SANDBOX_LIVE_SECONDS/);
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_SEED: 'abc' }), /SANDBOX_SEED/);
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_THROTTLE_RATE: '1.5' }), /SANDBOX_THROTTLE_RATE/);
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_LATENCY_MS: '-1' }), /SANDBOX_LATENCY_MS/);

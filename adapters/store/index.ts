@@ -19,7 +19,18 @@ export interface OpenOptions {
 
 export async function openStore(config: Config, options: OpenOptions = {}): Promise<SessionStore> {
   const key = sessionKeyFor(config, options.createKey ?? true);
-  return createStore(config.store, { codec: encryptingCodec(key), ttl: expiryFor(idleDays(config.extra)), log: options.log });
+  return createStore(config.store, { codec: encryptingCodec(key), ttl: expiryFor(idleDays(config.extra)), log: options.log, timeoutMs: storeTimeoutMs(config.extra) });
+}
+
+export const STORE_SETTING_KEYS = ['STORE_TIMEOUT_MS'];
+
+/** How long one store call may take before it fails as StoreUnavailable (503 with Retry-After). */
+export function storeTimeoutMs(extra: Readonly<Record<string, string>>): number {
+  const raw = extra.STORE_TIMEOUT_MS;
+  if (raw === undefined || raw === '') return 500;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 50 || ms > 60_000) throw new Error(`SOCIALGATE_STORE_TIMEOUT_MS must be a whole number of milliseconds from 50 to 60000, got "${raw}"`);
+  return ms;
 }
 
 /** A memory store lives and dies with the process: without a configured key it needs no key file. */

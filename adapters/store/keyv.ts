@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import type { Logger, ReadyCheck, SessionRecord, SessionStore, SweepStats } from '../../engine/types.js';
 import { CodecError, jsonCodec, type SessionCodec } from './codec.js';
+import { serviceError } from '../../engine/service-errors.js';
 import { pgPager, rows, sqlitePager, unwrap, type RowPager } from './pages.js';
 
 const NAMESPACE = 'socialgate-sessions';
@@ -25,22 +26,38 @@ export interface StoreOptions {
   readonly sweepMs?: number;
   /** Where a failed sweep is reported (as an error, with its cause); the counts are in sweepStats(). */
   readonly log?: Logger;
+  /**
+   * Redis and PostgreSQL: milliseconds one get, set or delete may take: past it (or on any failure
+   * of the server) the call fails at once as StoreUnavailable (503 with Retry-After) instead of
+   * waiting for the server. Default 500; the sweep and listings are not bounded (they walk pages in
+   * the background). A local SQLite file is not bounded: its failures are immediate.
+   */
+  readonly timeoutMs?: number;
 }
+
+/** What a caller is told to wait after a store outage answer. */
+const RETRY_AFTER_SECONDS = 2;
 
 const HOUR = 3_600_000;
 
+function storeDown(detail: string) {
+  return serviceError('StoreUnavailable', detail, { retryAfter: RETRY_AFTER_SECONDS });
+}
+
 export async function createStore(url: string, options: StoreOptions | SessionCodec = {}): Promise<SessionStore & { sweep(): Promise<number> }> {
-  const { codec = jsonCodec, ttl = () => undefined, sweepMs = HOUR, log } = 'encode' in options ? { codec: options } : options;
-  const adapter = await adapterFor(url);
-  const keyv = new Keyv<string>({ store: adapter, namespace: NAMESPACE });
+  const { codec = jsonCodec, ttl = () => undefined, sweepMs = HOUR, log, timeoutMs = 500 } = 'encode' in options ? { codec: options } : options;
+  const adapter = await adapterFor(url, timeoutMs);
+  // A failed write must fail its caller (a login whose session was not stored is no login); keyv
+  // would otherwise answer false and carry on.
+  const keyv = new Keyv<string>({ store: adapter, namespace: NAMESPACE, throwOnErrors: true });
   keyv.on('error', () => undefined); // surfaced through ready() and the failing call instead
-  const store = new KeyvSessionStore(keyv, codec, ttl, pagerFor(url, adapter), log);
+  const store = new KeyvSessionStore(keyv, codec, ttl, pagerFor(url, adapter), log, { ms: timeoutMs, engine: url.split(':')[0], network: /^(rediss?|postgres(ql)?):/.test(url) });
   await store.checkMarker();
   if (sweepMs > 0 && !/^rediss?:/.test(url)) store.sweepEvery(sweepMs);
   return store;
 }
 
-async function adapterFor(url: string): Promise<KeyvStoreAdapter | Map<string, unknown>> {
+async function adapterFor(url: string, timeoutMs: number): Promise<KeyvStoreAdapter | Map<string, unknown>> {
   const scheme = url.split(':')[0];
   switch (scheme) {
     case 'memory':
@@ -54,12 +71,17 @@ async function adapterFor(url: string): Promise<KeyvStoreAdapter | Map<string, u
     case 'redis':
     case 'rediss': {
       const { default: KeyvRedis } = await import('@keyv/redis');
-      return new KeyvRedis(url, { throwOnConnectError: true }) as unknown as KeyvStoreAdapter;
+      // No offline queue: during an outage a command fails at once instead of waiting for the server
+      // to come back; reconnection goes on in the background, so nothing needs a restart.
+      const client = { url, disableOfflineQueue: true, socket: { connectTimeout: Math.max(timeoutMs, 1000), reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) } };
+      return new KeyvRedis(client as never, { throwOnConnectError: true, throwOnErrors: true }) as unknown as KeyvStoreAdapter;
     }
     case 'postgres':
     case 'postgresql': {
       const { default: KeyvPostgres } = await import('@keyv/postgres');
-      return new KeyvPostgres({ uri: url, table: PG_TABLE }) as unknown as KeyvStoreAdapter;
+      // pg's own limits, beside ours: a connection that cannot be made and a query that does not
+      // answer give up rather than queue behind a dead server.
+      return new KeyvPostgres({ uri: url, table: PG_TABLE, connectionTimeoutMillis: Math.max(timeoutMs, 1000), query_timeout: Math.max(timeoutMs, 1000) } as never) as unknown as KeyvStoreAdapter;
     }
     default:
       throw new Error(`unknown session store URL scheme "${scheme}:" (use sqlite://PATH, memory://, redis://HOST, postgres://...)`);
@@ -85,21 +107,39 @@ class KeyvSessionStore implements SessionStore {
     private readonly ttl: (record: SessionRecord) => number | undefined,
     private readonly pager?: RowPager,
     private readonly log?: Logger,
+    private readonly limit: { readonly ms: number; readonly engine: string; readonly network: boolean } = { ms: 500, engine: 'store', network: false },
   ) {}
 
   async get(id: string): Promise<SessionRecord | undefined> {
     const key = this.codec.key(id);
-    const text = await this.keyv.get(key);
+    const text = await this.bounded('read', this.keyv.get(key));
     return typeof text === 'string' ? this.readable(text, key) : undefined;
   }
 
   async set(record: SessionRecord): Promise<void> {
     const key = this.codec.key(record.id);
-    await this.keyv.set(key, this.codec.encode(record, key), this.ttl(record));
+    await this.bounded('write', this.keyv.set(key, this.codec.encode(record, key), this.ttl(record)));
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.keyv.delete(this.codec.key(id));
+    return this.bounded('delete', this.keyv.delete(this.codec.key(id)));
+  }
+
+  /**
+   * One store call, given up after the timeout: the caller gets StoreUnavailable (503, Retry-After)
+   * at once, whatever the server does. Only the error's class is told: a driver's message may name
+   * a host or a user.
+   */
+  private bounded<T>(what: string, call: Promise<T>): Promise<T> {
+    if (!this.limit.network) return call; // a local file has no outage to wait out: its errors come at once
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(storeDown(`the session store (${this.limit.engine}) did not answer a ${what} within ${this.limit.ms} ms`)), this.limit.ms);
+    });
+    const failed = call.catch((error: unknown) => {
+      throw storeDown(`the session store (${this.limit.engine}) failed a ${what}: ${error instanceof Error ? (error as { code?: string }).code ?? error.name : 'error'}`);
+    });
+    return Promise.race([failed, late]).finally(() => clearTimeout(timer));
   }
 
   async *list(): AsyncIterable<SessionRecord> {
@@ -127,7 +167,8 @@ class KeyvSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     for (const timer of this.sweepers) clearTimeout(timer);
-    await this.keyv.disconnect();
+    // @keyv/postgres shares one pool per process: a second store on the same server finds it ended.
+    await this.keyv.disconnect().catch((error: Error) => this.log?.warn('closing the session store', { error: error.message }));
   }
 
   /**

@@ -130,7 +130,11 @@ const session = (input: PluginInput) => input.session ?? (() => { throw serviceE
 
 /** Where a new listener starts: the query parameter, else the SSE reconnect header, else the log's end. */
 function resumePoint(input: PluginInput): number | undefined {
-  if (typeof input.input.last_event_id === 'number') return input.input.last_event_id;
+  const given = input.input.last_event_id;
+  if (given !== undefined && given !== '') {
+    if (!/^\d{1,15}$/.test(String(given))) throw serviceError('ValidationError', 'last_event_id: the id of an event of this stream (a whole number)', { errors: [{ param: 'last_event_id', problem: 'a whole number' }] });
+    return Number(given);
+  }
   const header = input.header?.('last-event-id').trim();
   if (!header) return undefined;
   if (!/^\d{1,15}$/.test(header)) throw serviceError('ValidationError', 'Last-Event-ID: the id of an event of this stream (a whole number)', { errors: [{ param: 'Last-Event-ID', problem: 'a whole number' }] });

@@ -15,6 +15,8 @@ export interface Postgres {
   readonly url: string;
   /** One statement through psql; rows as lines, columns split by `|`. */
   sql(statement: string): Promise<string>;
+  /** The postmaster's process id (to freeze it and its backends). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startPostgres(bin: string): Promise<Postgres> {
     await waitFor(`postgres on port ${port}`, isReady, child, output, 20_000);
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      pid: child.pid!,
       sql: async (statement) => (await run(join(bin, 'psql'), ['-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', statement])).stdout,
       async stop() {
         await stopChild(child, 'SIGINT', 10_000); // fast shutdown: clients are disconnected, not waited for

@@ -9,6 +9,8 @@ import { freePort, killOnExit, removeFolder, stopChild, tail, tempFolder, waitFo
 export interface Redis {
   readonly url: string;
   readonly port: number;
+  /** The server's process id (to freeze it). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startRedis(): Promise<Redis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    pid: child.pid!,
     async stop() {
       await stopChild(child);
       removeFolder(dir);
