@@ -51,7 +51,9 @@ export function auditRoute(route: RouteSpec, plugin?: Plugin): AuditRoute {
   };
   for (const call of route.calls) add(call.method, Object.keys(call.args));
   for (const [method, names] of Object.entries(plugin?.keywords ?? {})) add(method, names);
-  return { method: route.method, path: route.path, upstream: route.upstreamMethods, keywords };
+  // Keywords of parameters a newer library added (manifest `since`): missing from an older one by design.
+  const since = Object.fromEntries(route.params.filter((p) => p.since && p.upstream).map((p) => [p.upstream!, p.since!]));
+  return { method: route.method, path: route.path, upstream: route.upstreamMethods, keywords, ...(Object.keys(since).length ? { since } : {}) };
 }
 
 export async function runAudit(argv: string[], out: (s: string) => void, deps: Partial<AuditDeps> = {}): Promise<number> {

@@ -10,6 +10,7 @@ import { projectRoot } from '../engine/manifest/load.js';
 import { SERVICE_VERSION } from '../engine/openapi.js';
 import type { Background, Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
 import { openStore, STORE_SETTING_KEYS, storeTimeoutMs } from '../adapters/store/index.js';
+import { LEASE_SETTING_KEYS, leaseSettings, openLease } from '../adapters/store/lease.js';
 import { lockMsOf, openWork, WORK_SETTING_KEYS } from '../adapters/work/index.js';
 import { zipFiles } from '../adapters/transfer/zip.js';
 import { contentTypeFor } from '../adapters/transfer/content-type.js';
@@ -42,6 +43,7 @@ const EXTRA_KEYS = [
   'DOWNLOAD_HOSTS', // hosts the by-URL download routes may name
   'SESSION_KEY', 'SESSION_IDLE_DAYS', // session encryption and expiry
   ...STORE_SETTING_KEYS, // the session store's call timeout
+  ...LEASE_SETTING_KEYS, // one call at a time per session across instances
   'GIT_SHA', // /build, when the build has no git checkout
   ...JOB_SETTING_KEYS, // pacing of jobs
   ...WORK_SETTING_KEYS, // the background layer
@@ -57,11 +59,13 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   eventsSettingsFrom(config.extra);
   lockMsOf(config.extra);
   storeTimeoutMs(config.extra);
+  leaseSettings(config.extra);
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config, log));
   const store = overrides.store ?? (await openStore(config, { log }));
-  return createApp({ config, upstream, store, log, ...productParts(config), build: buildInfo(), deps: depsInfo() });
+  const lease = openLease(config, log);
+  return createApp({ config, upstream, store, log, lease, ...productParts(config), build: buildInfo(), deps: depsInfo() });
 }
 
 /** The product's plugins, extra resolvers, file helpers and background layer: what createApp and the loader need. */

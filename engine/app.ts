@@ -19,7 +19,7 @@ import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import { compileTyper, type Typer } from './typing.js';
-import type { AppInfo, Background, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
+import type { AppInfo, Background, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionLease, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
@@ -47,6 +47,8 @@ export interface AppOptions {
   readonly limits?: Partial<BodyLimits>;
   /** Opens the background layer (queue, store, events); called once with the app's logger. */
   readonly work?: (log: Logger) => WorkLayer & { close(): Promise<void> };
+  /** One call at a time per session across instances (shared Redis or PostgreSQL stores). */
+  readonly lease?: SessionLease;
   /** Background modules (jobs, events): each defines its work kinds before the queue starts. */
   readonly background?: readonly Background[];
 }
@@ -81,6 +83,7 @@ export function createApp(options: AppOptions): App {
       return row?.status === 429 ? row.retryAfter ?? options.config.throttleBackoffSeconds : undefined;
     },
     challenged: (error) => rowFor(error, manifest.errors)?.session === 'challenge',
+    lease: options.lease,
   });
   const openapiText = servedDocument(openapi);
   const recent = new RecentMetrics(metrics, manifest);
@@ -121,6 +124,7 @@ export function createApp(options: AppOptions): App {
       await sessions.close();
       await options.upstream.close();
       await options.store.close();
+      await options.lease?.close();
     },
   };
 }

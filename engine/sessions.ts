@@ -13,7 +13,7 @@ import { serviceError } from './service-errors.js';
 import { Lanes } from './lane.js';
 import type { Metrics } from './metrics.js';
 import type {
-  CallOptions, ClientOptions, Logger, RealtimeHandlers, RealtimeSubscription, SessionClient, SessionRecord, SessionService, SessionState, SessionStateChange, SessionStore, UpstreamAdapter, UpstreamClient,
+  CallOptions, ClientOptions, Logger, RealtimeHandlers, RealtimeSubscription, SessionClient, SessionLease, SessionRecord, SessionService, SessionState, SessionStateChange, SessionStore, UpstreamAdapter, UpstreamClient,
 } from './types.js';
 import { UpstreamError } from './types.js';
 
@@ -32,6 +32,8 @@ export interface SessionsOptions {
   readonly throttled: (error: UpstreamError) => number | undefined;
   /** Whether an upstream failure leaves the session waiting for a challenge (the error registry's `session: challenge`). */
   readonly challenged: (error: UpstreamError) => boolean;
+  /** Several instances on one store: each call also holds the session's lease there. */
+  readonly lease?: SessionLease;
   readonly now?: () => number;
 }
 
@@ -208,8 +210,11 @@ export class Sessions implements SessionService {
     return entry;
   }
 
+  /** The lane orders this instance's calls; the lease (shared stores only) those of every instance. */
   private callFor(id: string, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
-    return this.lanes.run(id, () => this.callNow(id, method, kwargs, opts));
+    const lease = this.options.lease;
+    if (!lease) return this.lanes.run(id, () => this.callNow(id, method, kwargs, opts));
+    return this.lanes.run(id, () => lease.hold(sessionRef(id), () => this.callNow(id, method, kwargs, opts)));
   }
 
   /** One call, inside the session's lane. Awaits only what is not already at hand. */

@@ -20,7 +20,9 @@ export function normaliseParam(name: string, raw: RawParam, method: HttpMethod, 
   const item = itemSchema(type, raw);
   const schema: JsonSchema = raw.repeated ? arraySchema(item, raw) : item;
   if (raw.default !== undefined) schema.default = raw.default;
-  if (raw.description) schema.description = raw.description;
+  const description = raw.description && raw.since ? `${raw.description} (aiograpi ${raw.since} and later.)` : raw.description;
+  if (description) schema.description = description;
+  if (raw.since && (raw.required || raw.default !== undefined)) throw new ManifestError(where.file, 'a parameter with `since` is optional and has no default (it is passed only when given)', { ...where, key: `${key}.since` });
   return Object.freeze({
     name,
     in: source,
@@ -28,12 +30,13 @@ export function normaliseParam(name: string, raw: RawParam, method: HttpMethod, 
     required: raw.required ?? false,
     repeated: raw.repeated ?? false,
     default: raw.default,
-    description: raw.description,
+    description,
     example,
     schema,
     upstream: raw.upstream === false ? null : raw.upstream ?? name,
     coerce: type,
     format: raw.format,
+    ...(raw.since ? { since: raw.since } : {}),
   });
 }
 

@@ -6,6 +6,7 @@ export interface RawParam {
   in?: 'query' | 'form' | 'file';
   required?: boolean;
   repeated?: boolean;
+  since?: string;
   default?: JsonValue;
   minimum?: number;
   maximum?: number;

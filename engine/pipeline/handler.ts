@@ -3,9 +3,10 @@
 import type { Middleware } from 'koa';
 import type { ParamProblem } from '../http-error.js';
 import { invalidParams, serviceError } from '../service-errors.js';
+import { compareVersions, VERSION } from '../versions.js';
 import type { Typer } from '../typing.js';
 import type { RouteValidator } from '../validate.js';
-import type { InputBag, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
+import type { InputBag, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader } from './params.js';
@@ -40,7 +41,7 @@ export function routeRunner(route: RouteSpec, deps: RouteDeps): RouteRunner {
   const needsWorkdir = usesWorkdir(route);
   const invoke = compileInvoker(route);
   const resolve = compileResolve(route, deps);
-  const admit = admission(route, deps.validator);
+  const admit = admission(route, deps.validator, () => deps.services.upstream.library.version);
   const { sessions } = deps.services;
   return async (state, problems, signal) => {
     admit(state, problems);
@@ -105,12 +106,27 @@ function poolSession(ctx: Parameters<Middleware>[0], services: Services): Promis
 /** The first step of a run: a session when the route needs one, then valid input; throws otherwise. */
 export type Admission = (state: RequestState, problems: ParamProblem[]) => void;
 
-export function admission(route: RouteSpec, validator: RouteValidator): Admission {
+export function admission(route: RouteSpec, validator: RouteValidator, library?: () => string): Admission {
+  const gated = library ? route.params.filter((param) => param.since) : [];
   return (state, problems) => {
     if (!state.session && route.session === 'required') throw sessionRequired();
+    if (gated.length) problems.push(...tooNew(gated, state.bag, library!()));
     validateInput(route, state, problems, validator);
   };
 }
+
+/**
+ * Optional parameters a newer upstream library added (manifest `since`), given to an older one:
+ * refused by name before any call. An unknown version (no sidecar started yet) lets the sidecar's
+ * own keyword check decide.
+ */
+function tooNew(gated: readonly ParamSpec[], bag: InputBag, version: string): ParamProblem[] {
+  if (!VERSION.test(version)) return [];
+  return gated
+    .filter((param) => bag[param.name] !== undefined && compareVersions(version, param.since!) < 0)
+    .map((param) => ({ param: param.name, problem: `needs aiograpi ${param.since} or later; the running aiograpi is ${version} (leave it out, or upgrade)` }));
+}
+
 
 /** Validation alone, for input checked before any session is at hand (a job's parameters when it is started). */
 export function inputCheck(route: RouteSpec, validator: RouteValidator): Admission {

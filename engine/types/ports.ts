@@ -118,6 +118,22 @@ export interface WatchSpec {
   readonly since: number;
 }
 
+/**
+ * One call at a time per session across instances sharing a store: a lease held in the shared store
+ * around each upstream call (Redis: SET NX PX with a token, renewed while the call runs; PostgreSQL:
+ * an advisory lock on a connection held for the call). A holder that dies releases it (Redis: when
+ * the lease time ends; PostgreSQL: when its connection drops).
+ */
+export interface SessionLease {
+  /**
+   * Runs `work` holding the lease named `key`. Waits for another holder at most the configured
+   * wait, then throws 503 SessionBusy with Retry-After. When the store cannot be reached it runs
+   * `work` without the lease (a cached session keeps working through an outage) and says so once.
+   */
+  hold<T>(key: string, work: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
 /** The expiry sweep's record since start, for /metrics. */
 export interface SweepStats {
   readonly runs: number;

@@ -28,6 +28,8 @@ export interface ParamSpec {
   readonly coerce: string;
   /** For file and url params: the accepted kind of content (image, video, image_or_video, audio, any). */
   readonly format?: string;
+  /** The upstream library version that added this (optional) parameter; older libraries get a 422 naming it. */
+  readonly since?: string;
 }
 
 /** A condition on the input bag that decides whether a call runs. */

@@ -57,17 +57,12 @@ export function probeUpstream(inner: UpstreamAdapter): Probe {
     close: () => client.close(),
     ...(client.realtime ? { realtime: (handlers: RealtimeHandlers) => (calls.push({ client: id, method: '(realtime)', kwargs: {}, at: Date.now() }), client.realtime!(handlers)) } : {}),
   });
-  const adapter: UpstreamAdapter = {
-    name: inner.name,
-    library: inner.library,
-    async open(options) {
-      opened.push(options);
-      return wrap(await inner.open(options), ++next);
-    },
-    ready: () => inner.ready(),
-    ...(inner.realtimeCapable ? { realtimeCapable: () => inner.realtimeCapable!() } : {}),
-    close: () => inner.close(),
+  // Everything else of the adapter as it is (its library getter, describe, typing, capabilities).
+  const open = async (options: ClientOptions) => {
+    opened.push(options);
+    return wrap(await inner.open(options), ++next);
   };
+  const adapter: UpstreamAdapter = new Proxy(inner, { get: (target, name) => (name === 'open' ? open : Reflect.get(target, name, target)) });
   return {
     adapter, opened, calls, overlap, latency,
     failNext: (method, error) => void faults.set(method, error),

@@ -1,6 +1,7 @@
 // The audit's signature check: every keyword the manifest (and the plugins) pass a method must
 // still be one of its parameters in the installed library, and the methods the manifest uses whose
 // parameters differ from the spec's aiograpi (the shipped 1.0.9 list) are named. Pure functions.
+import { compareVersions, VERSION } from '../../../engine/versions.js';
 import type { MethodRecord } from './protocol.js';
 
 /** Keywords one route passes: upstream method → keyword names. */
@@ -25,10 +26,16 @@ interface RouteKeywords {
   readonly method: string;
   readonly path: string;
   readonly keywords?: KeywordUse;
+  /** Keywords of parameters a newer library version added (manifest `since`): keyword → version. */
+  readonly since?: Readonly<Record<string, string>>;
 }
 
-/** Keywords a method lacks; a method taking **kwargs accepts any, and unknown methods are reported elsewhere. */
-export function missingKeywords(methods: readonly MethodRecord[], routes: readonly RouteKeywords[]): MissingKeyword[] {
+/**
+ * Keywords a method lacks; a method taking **kwargs accepts any, and unknown methods are reported
+ * elsewhere. A keyword the manifest marks as added by a version newer than `version` is expected to
+ * be missing (the engine refuses it by name on that library).
+ */
+export function missingKeywords(methods: readonly MethodRecord[], routes: readonly RouteKeywords[], version = ''): MissingKeyword[] {
   const byName = new Map(methods.map((m) => [m.name, m]));
   const found = new Map<string, { method: string; keyword: string; routes: string[] }>();
   for (const route of routes) {
@@ -37,7 +44,7 @@ export function missingKeywords(methods: readonly MethodRecord[], routes: readon
       if (!method || method.varkw) continue;
       const params = new Set(method.params.map((p) => p.name));
       for (const keyword of keywords) {
-        if (params.has(keyword)) continue;
+        if (params.has(keyword) || newerThan(route.since?.[keyword], version)) continue;
         const key = `${name}(${keyword})`;
         const entry = found.get(key) ?? { method: name, keyword, routes: [] };
         entry.routes.push(`${route.method} ${route.path}`);
@@ -46,6 +53,10 @@ export function missingKeywords(methods: readonly MethodRecord[], routes: readon
     }
   }
   return [...found.values()].sort((a, b) => a.method.localeCompare(b.method) || a.keyword.localeCompare(b.keyword));
+}
+
+function newerThan(since: string | undefined, version: string): boolean {
+  return since !== undefined && VERSION.test(version) && compareVersions(since, version) > 0;
 }
 
 /** The used methods whose parameters differ between the baseline list and the installed one. */

@@ -13,6 +13,8 @@ export interface AuditRoute {
   readonly upstream: readonly string[];
   /** The keywords the route's calls and plugin pass each method (for the signature check). */
   readonly keywords?: KeywordUse;
+  /** Keywords of parameters a newer library added (manifest `since`): keyword → version. */
+  readonly since?: Readonly<Record<string, string>>;
 }
 
 export interface ClassifiedMethod {
@@ -101,7 +103,7 @@ export function classify(doc: MethodList, routes: readonly AuditRoute[], baselin
     areas: areaCounts(methods),
     routes: routes.map((r) => ({ method: r.method, path: r.path, upstream: [...r.upstream].sort(), ...(r.keywords ? { keywords: r.keywords } : {}) })),
     unknown: [...routesOf.keys()].filter((name) => !known.has(name)).sort(),
-    missing_keywords: missingKeywords(doc.methods, routes),
+    missing_keywords: missingKeywords(doc.methods, routes, doc.version),
     signature_changes: baseline ? signatureChanges(baseline.methods, doc.methods, new Set(routesOf.keys())) : [],
     methods,
   };
