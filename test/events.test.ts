@@ -123,7 +123,7 @@ t.test('SSE: a second listener resumes with Last-Event-ID', async (t) => {
 t.test('a receiver that is down gets the event once it is back, once', async (t) => {
   receiver.mode = 503;
   await happen(demo, { kind: 'message', from: '5000000002', text: 'while down' });
-  const attempts = async () => (await http.request('GET', '/webhooks/deliveries', { query: { id: endpoint.id } })).body as { outcome: string; event_id: string; status: number; seq: number }[];
+  const attempts = async () => (await http.request('GET', '/webhooks/deliveries', { query: { id: endpoint.id, limit: '1000' } })).body as { outcome: string; event_id: string; status: number; seq: number }[];
   let log = await attempts();
   for (let i = 0; i < 100 && !log.some((a) => a.outcome === 'retry'); i++) log = (await sleep(30), await attempts());
   t.ok(log.some((a) => a.outcome === 'retry' && a.status === 503), 'a failed attempt is logged');
