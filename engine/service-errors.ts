@@ -51,6 +51,7 @@ export const SERVICE_ERRORS = {
   InternalError: { status: 500, on: always, when: 'A failure inside the service; the log has its class and frames under the request id.' },
   ConsoleSessionNotFound: { status: 404, on: byConsoleRef, when: 'No session of the store has this ref (revoked, expired, or never listed).', hint: 'GET /console/sessions lists the refs.' },
   ConsoleNotBuilt: { status: 503, on: (route) => route.key === 'GET /console', when: 'The console page has not been built into dist/console.', hint: 'Run `npm run build` (npm ci runs it).' },
+  ApiKeyAttemptsExceeded: { status: 429, on: (route) => route.key === 'POST /console/key', when: 'More than ten wrong keys were typed into the console this minute: every try waits until the minute ends.', hint: 'Wait for Retry-After; requests that send the key (X-API-Key) are not affected.' },
   ApiKeyWrong: { status: 401, on: (route) => route.key === 'POST /console/key', when: 'The key typed into the console is not this service\'s API key.', hint: 'The key is SOCIALGATE_API_KEY of this service.' },
   NoSuchRoute: { status: 404, on: 'outside', when: 'No route has this path.', hint: 'GET /openapi.json lists every route.' },
   HostNotAllowed: { status: 403, on: 'outside', when: '/mcp: the Host header is not an allowed host (DNS-rebinding protection).', hint: 'Add the host name to SOCIALGATE_MCP_ALLOWED_HOSTS.' },

@@ -32,6 +32,8 @@ export interface SessionsOptions {
   readonly throttled: (error: UpstreamError) => number | undefined;
   /** Whether an upstream failure leaves the session waiting for a challenge (the error registry's `session: challenge`). */
   readonly challenged: (error: UpstreamError) => boolean;
+  /** How long a use waits to be written with the others that come meanwhile (write-behind); default 1000. */
+  readonly useWriteDelayMs?: number;
   /** Several instances on one store: each call also holds the session's lease there. */
   readonly lease?: SessionLease;
   readonly now?: () => number;
@@ -61,6 +63,9 @@ export class Sessions implements SessionService {
   private anonymousClient?: Promise<UpstreamClient>;
   private readonly now: () => number;
   private readonly listeners = new Set<(id: string, change?: SessionStateChange) => void>();
+  /** Uses waiting to be written (write-behind), by session id. */
+  private readonly uses = new Map<string, { entry: Entry; changed: boolean }>();
+  private useTimer?: NodeJS.Timeout;
 
   constructor(private readonly options: SessionsOptions) {
     this.now = options.now ?? Date.now;
@@ -162,6 +167,8 @@ export class Sessions implements SessionService {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.useTimer);
+    await this.flushUses(); // what was used is written before the store closes
     this.cache.clear();
     await closeQuietly(this.anonymousClient, this.options.log);
   }
@@ -290,8 +297,28 @@ export class Sessions implements SessionService {
     const due = this.now() - record.lastUsedAt >= TOUCH_EVERY_MS;
     if (!changed && !due) return;
     entry.record = { ...record, state: changed ? 'active' : record.state, lastUsedAt: due ? this.now() : record.lastUsedAt };
-    // queued behind this call, before the next one: the response does not wait for the write
-    void this.lanes.run(record.id, () => this.persistUse(entry, changed)).catch((error) => this.options.log.warn('saving session use failed', { error: errorName(error) }));
+    this.queueUse(entry, changed);
+  }
+
+  /**
+   * Write-behind: uses are written a moment later (useWriteDelayMs, 1 s), all that came meanwhile
+   * together, each in its session's lane (so no call's state change is overwritten), off the
+   * request path: neither this response nor the next call waits for the store.
+   */
+  private queueUse(entry: Entry, changed: boolean): void {
+    const id = entry.record.id;
+    this.uses.set(id, { entry, changed: changed || (this.uses.get(id)?.changed ?? false) });
+    if (this.useTimer) return;
+    this.useTimer = setTimeout(() => void this.flushUses(), this.options.useWriteDelayMs ?? 1000);
+    this.useTimer.unref();
+  }
+
+  private async flushUses(): Promise<void> {
+    this.useTimer = undefined;
+    const batch = [...this.uses.values()];
+    this.uses.clear();
+    await Promise.all(batch.map(({ entry, changed }) =>
+      this.lanes.run(entry.record.id, () => this.persistUse(entry, changed)).catch((error) => this.options.log.warn('saving session use failed', { error: errorName(error) }))));
   }
 
   /** Writes use time, state and the client's refreshed settings, unless the session went away meanwhile. */

@@ -78,6 +78,7 @@ async function harness(options: { recordTtlMs?: number } = {}) {
   };
   const clock = { now: Date.UTC(2025, 0, 1) };
   const sessions = new Sessions({
+    useWriteDelayMs: 0, // written at the next turn: settle() sees it
     upstream, store, metrics: createMetrics(), log: createLogger('silent'), cacheSize: 10,
     recordTtlMs: options.recordTtlMs ?? 30_000, throttleBackoffSeconds: 60,
     throttled: (error) => (error.excType === 'PleaseWaitFewMinutes' ? 300 : undefined),

@@ -80,6 +80,16 @@ t.test('the page is open; its data needs the key, given once through a cookie', 
   void sid;
 });
 
+t.test('guessing the key through the form is slowed down', async (t) => {
+  const guarded = await serve(await composeApp(testConfig({ apiKey: KEY })));
+  t.teardown(() => guarded.close());
+  for (let i = 0; i < 10; i++) t.equal((await guarded.request('POST', '/console/key', { form: { key: `guess-${i}` } })).status, 401);
+  const limited = await guarded.request('POST', '/console/key', { form: { key: KEY } });
+  t.match(limited, { status: 429, body: { exc_type: 'ApiKeyAttemptsExceeded' } }, 'after ten wrong keys in a minute, even the right one waits');
+  t.ok(Number(limited.headers.get('retry-after')) > 0, 'Retry-After');
+  t.equal((await guarded.request('GET', '/console/health', { headers: { 'x-api-key': KEY } })).status, 200, 'requests that carry the key are not affected');
+});
+
 t.test('without an API key the console is as open as the API', async (t) => {
   const open = await serve(await composeApp(testConfig()));
   t.teardown(() => open.close());

@@ -61,11 +61,12 @@ t.test('an endpoint is created with a whsec_ secret shown once', async (t) => {
 });
 
 const frames: SseFrame[] = [];
+const comments: string[] = [];
 const listening = new AbortController();
 t.teardown(() => listening.abort());
 
 t.test('watching starts, and every kind of sandbox activity arrives once, signed', async (t) => {
-  t.equal(await readSse(`${http.url}/events`, as(demo), listening.signal, frames), 200, 'SSE stream open');
+  t.equal(await readSse(`${http.url}/events`, as(demo), listening.signal, frames, comments), 200, 'SSE stream open');
   const watch = await http.request('POST', '/events/watch', { form: { interval_seconds: '0.2' }, headers: as(demo) });
   t.equal(watch.status, 200, watch.text);
   t.match(watch.body, { watching: true, source: 'poll', interval_seconds: 0.2, kinds: ['direct.message.created', 'direct.request.created', 'notification.created'] });
@@ -96,6 +97,7 @@ t.test('watching starts, and every kind of sandbox activity arrives once, signed
   // Webhooks are delivered concurrently (the spec promises no order); the stream is in log order.
   t.same(frames.map((f) => JSON.parse(f.data!).id).sort(), receiver.deliveries.map((d) => d.id).sort(), 'the SSE listener got the same events');
   t.ok(frames.every((f, i) => i === 0 || Number(f.id) > Number(frames[i - 1].id)), 'SSE ids increase');
+  t.ok(comments.includes('keep-alive'), 'idle stretches carry keep-alive comments');
 });
 
 t.test('SSE: a second listener resumes with Last-Event-ID', async (t) => {
@@ -121,7 +123,7 @@ t.test('SSE: a second listener resumes with Last-Event-ID', async (t) => {
 t.test('a receiver that is down gets the event once it is back, once', async (t) => {
   receiver.mode = 503;
   await happen(demo, { kind: 'message', from: '5000000002', text: 'while down' });
-  const attempts = async () => (await http.request('GET', '/webhooks/deliveries', { query: { id: endpoint.id } })).body as { outcome: string; event_id: string; status: number; seq: number }[];
+  const attempts = async () => (await http.request('GET', '/webhooks/deliveries', { query: { id: endpoint.id, limit: '1000' } })).body as { outcome: string; event_id: string; status: number; seq: number }[];
   let log = await attempts();
   for (let i = 0; i < 100 && !log.some((a) => a.outcome === 'retry'); i++) log = (await sleep(30), await attempts());
   t.ok(log.some((a) => a.outcome === 'retry' && a.status === 503), 'a failed attempt is logged');
@@ -135,6 +137,23 @@ t.test('a receiver that is down gets the event once it is back, once', async (t)
   const id = receiver.deliveries.find((d) => d.data.text === 'while down')!.id;
   t.ok(log.filter((a) => a.event_id === id).length >= 2, 'its attempts are in the delivery log');
   t.match(log.find((a) => a.event_id === id && a.outcome === 'delivered'), { status: 204 });
+});
+
+t.test('429 with Retry-After is tried again then, without spending an attempt', async (t) => {
+  receiver.mode = 429;
+  receiver.retryAfter = 1;
+  await happen(demo, { kind: 'message', from: '5000000002', text: 'slow down' });
+  const attempts = async () => (await http.request('GET', '/webhooks/deliveries', { query: { id: endpoint.id, limit: '1000' } })).body as { outcome: string; status: number; attempt: number; at: string }[];
+  let log = await attempts();
+  for (let i = 0; i < 200 && !log.some((a) => a.outcome === 'deferred'); i++) log = (await sleep(20), await attempts());
+  const deferred = log.find((a) => a.outcome === 'deferred' && a.status === 429)!;
+  t.ok(deferred, 'logged as deferred');
+  receiver.mode = 200;
+  receiver.retryAfter = undefined;
+  await receiver.waitFor('the deferred event', (d) => d.some((x) => x.data.text === 'slow down'), 5000);
+  const delivered = (await attempts()).find((a) => a.outcome === 'delivered' && Date.parse(a.at) > Date.parse(deferred.at))!;
+  t.ok(Date.parse(delivered.at) - Date.parse(deferred.at) >= 900, `sent again after Retry-After (${Date.parse(delivered.at) - Date.parse(deferred.at)} ms)`);
+  t.equal(delivered.attempt, deferred.attempt, 'the same attempt number: a deferral is not a failure');
 });
 
 t.test('replay sends an event again with the same webhook-id', async (t) => {

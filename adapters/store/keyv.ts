@@ -47,6 +47,7 @@ function storeDown(detail: string) {
 export async function createStore(url: string, options: StoreOptions | SessionCodec = {}): Promise<SessionStore & { sweep(): Promise<number> }> {
   const { codec = jsonCodec, ttl = () => undefined, sweepMs = HOUR, log, timeoutMs = 500 } = 'encode' in options ? { codec: options } : options;
   const adapter = await adapterFor(url, timeoutMs);
+  if (url.startsWith('sqlite:')) await walMode(adapter);
   // A failed write must fail its caller (a login whose session was not stored is no login); keyv
   // would otherwise answer false and carry on.
   const keyv = new Keyv<string>({ store: adapter, namespace: NAMESPACE, throwOnErrors: true });
@@ -86,6 +87,18 @@ async function adapterFor(url: string, timeoutMs: number): Promise<KeyvStoreAdap
     default:
       throw new Error(`unknown session store URL scheme "${scheme}:" (use sqlite://PATH, memory://, redis://HOST, postgres://...)`);
   }
+}
+
+/**
+ * WAL: a write appends to the log instead of rewriting pages under a lock, readers never wait for a
+ * writer, and with synchronous=NORMAL a commit needs no fsync (a crash loses at most the last
+ * commits of the log, never the database): writing a session's use costs about a cached read.
+ */
+async function walMode(adapter: unknown): Promise<void> {
+  const query = (adapter as { query?: (sql: string) => Promise<unknown> }).query;
+  if (!query) return;
+  await query.call(adapter, 'PRAGMA journal_mode = WAL');
+  await query.call(adapter, 'PRAGMA synchronous = NORMAL');
 }
 
 /** The SQL stores' own paged queries (keyv's iterators cannot walk large tables; see pages.ts). */

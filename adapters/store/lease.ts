@@ -3,8 +3,8 @@
 // by a compare-and-delete script; PostgreSQL advisory locks on a connection held for the call.
 // Nothing for SQLite or memory: one process serves those, and its lanes already order its calls.
 import { createHash, randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import pg from 'pg';
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
 import { serviceError } from '../../engine/service-errors.js';
 import type { Config, Logger, SessionLease } from '../../engine/types.js';
 import { storeTimeoutMs } from './index.js';
@@ -88,45 +88,54 @@ abstract class WaitingLease implements SessionLease {
 }
 
 class RedisLease extends WaitingLease {
-  private readonly redis: Redis;
+  /** ioredis is loaded only where a Redis store is configured. */
+  private readonly client: Promise<Redis>;
 
   constructor(url: string, settings: LeaseSettings, log: Logger) {
     super(settings, log);
     // Fail at once while the server is away (no offline queue); reconnect in the background.
-    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: settings.commandMs, lazyConnect: false });
-    this.redis.on('error', () => undefined);
+    this.client = import('ioredis').then(({ Redis: Client }) => {
+      const redis = new Client(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: settings.commandMs, lazyConnect: false });
+      redis.on('error', () => undefined);
+      return redis;
+    });
   }
 
   protected async tryAcquire(key: string): Promise<(() => Promise<void>) | undefined> {
+    const redis = await this.client;
     const name = `socialgate:lease:${key}`;
     const token = randomBytes(12).toString('base64url');
-    if ((await this.redis.set(name, token, 'PX', this.settings.leaseMs, 'NX')) !== 'OK') return undefined;
+    if ((await redis.set(name, token, 'PX', this.settings.leaseMs, 'NX')) !== 'OK') return undefined;
     // Renewed while the call runs, so a long call keeps its lease and a dead holder's ends soon.
-    const renewal = setInterval(() => void this.redis.eval(RENEW, 1, name, token, String(this.settings.leaseMs)).catch(() => undefined), Math.max(50, this.settings.leaseMs / 3));
+    const renewal = setInterval(() => void redis.eval(RENEW, 1, name, token, String(this.settings.leaseMs)).catch(() => undefined), Math.max(50, this.settings.leaseMs / 3));
     renewal.unref();
     return async () => {
       clearInterval(renewal);
-      await this.redis.eval(RELEASE, 1, name, token);
+      await redis.eval(RELEASE, 1, name, token);
     };
   }
 
   async close(): Promise<void> {
-    this.redis.disconnect();
+    (await this.client).disconnect();
   }
 }
 
 class PgLease extends WaitingLease {
-  private readonly pool: pg.Pool;
+  /** pg is loaded only where a PostgreSQL store is configured. */
+  private readonly pool: Promise<pg.Pool>;
 
   constructor(url: string, settings: LeaseSettings, log: Logger) {
     super(settings, log);
     // A lock lives with its connection: held for the call, it ends if this process dies.
-    this.pool = new pg.Pool({ connectionString: url, max: 64, connectionTimeoutMillis: Math.max(settings.commandMs, 1000), query_timeout: settings.commandMs, idleTimeoutMillis: 30_000 });
-    this.pool.on('error', () => undefined);
+    this.pool = import('pg').then(({ default: driver }) => {
+      const pool = new driver.Pool({ connectionString: url, max: 64, connectionTimeoutMillis: Math.max(settings.commandMs, 1000), query_timeout: settings.commandMs, idleTimeoutMillis: 30_000 });
+      pool.on('error', () => undefined);
+      return pool;
+    });
   }
 
   protected async tryAcquire(key: string): Promise<(() => Promise<void>) | undefined> {
-    const client = await this.pool.connect();
+    const client = await (await this.pool).connect();
     const id = lockId(key);
     try {
       const taken = (await client.query('SELECT pg_try_advisory_lock($1::bigint) AS taken', [id])).rows[0]?.taken === true;
@@ -149,7 +158,7 @@ class PgLease extends WaitingLease {
   }
 
   async close(): Promise<void> {
-    await this.pool.end().catch(() => undefined);
+    await (await this.pool).end().catch(() => undefined);
   }
 }
 

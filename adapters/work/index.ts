@@ -3,10 +3,7 @@
 // sessions (memory: an in-memory database) and the queue runs in this process.
 import { dirname, join, resolve } from 'node:path';
 import type { Config, Events, Logger, WorkLayer, WorkQueue, WorkStore } from '../../engine/types.js';
-import { BullWorkQueue } from './bullmq-queue.js';
-import { redisWorkStore } from './redis-store.js';
-import { pgWorkStore } from './pg-store.js';
-import { createPostgresBackend } from 'bullmq';
+import { deferredParts } from './deferred.js';
 import { sessionKeyFor } from '../store/index.js';
 import { sealerFor } from './sealer.js';
 import { SqliteDb } from './sqlite-db.js';
@@ -33,9 +30,20 @@ export function workFileFor(config: Config): string {
 export function openWork(config: Config, log: Logger): OpenedWork {
   const sealer = sealerFor(sessionKeyFor(config, !config.store.startsWith('memory:')));
   const scheme = config.store.split(':')[0];
-  if (scheme === 'redis' || scheme === 'rediss') return layer(new BullWorkQueue({ connection: redisConnection(config.store), engine: 'bullmq-redis', log, lockMs: lockMsOf(config.extra) }), redisWorkStore(config.store, sealer));
+  const lockMs = lockMsOf(config.extra);
+  if (scheme === 'redis' || scheme === 'rediss') {
+    const parts = deferredParts('bullmq-redis', sealer, async () => {
+      const [{ BullWorkQueue }, { redisWorkStore }] = await Promise.all([import('./bullmq-queue.js'), import('./redis-store.js')]);
+      return { queue: new BullWorkQueue({ connection: redisConnection(config.store), engine: 'bullmq-redis', log, lockMs }), store: redisWorkStore(config.store, sealer) };
+    });
+    return layer(parts.queue, parts.store);
+  }
   if (scheme === 'postgres' || scheme === 'postgresql') {
-    return layer(new BullWorkQueue({ connection: { connectionString: config.store, migrate: true }, backend: createPostgresBackend, engine: 'bullmq-postgres', log, lockMs: lockMsOf(config.extra) }), pgWorkStore(config.store, sealer));
+    const parts = deferredParts('bullmq-postgres', sealer, async () => {
+      const [{ BullWorkQueue }, { pgWorkStore }, { createPostgresBackend }] = await Promise.all([import('./bullmq-queue.js'), import('./pg-store.js'), import('bullmq')]);
+      return { queue: new BullWorkQueue({ connection: { connectionString: config.store, migrate: true }, backend: createPostgresBackend, engine: 'bullmq-postgres', log, lockMs }), store: pgWorkStore(config.store, sealer) };
+    });
+    return layer(parts.queue, parts.store);
   }
   const db = new SqliteDb(workFileFor(config), STORE_SCHEMA + QUEUE_SCHEMA);
   return layer(new SqliteWorkQueue(db, { log }), sqliteWorkStore(db, sealer));

@@ -24,6 +24,8 @@ export interface EventTimings {
 export const TIMINGS: EventTimings = { settleMs: 150, usageEveryMs: 3000, healthEveryMs: 10_000, keepAliveMs: 15_000, jobsEveryMs: 500 };
 /** Webhook endpoints and their newest deliveries are re-read this often, and sent when they changed. */
 const WEBHOOKS_EVERY_MS = 1000;
+/** The session list is read from the store this often too, for changes made by other instances; sent when it changed. */
+const STORE_LOOK_EVERY_MS = 10_000;
 
 const UNDER_WAY = new Set(['queued', 'running', 'paused']);
 
@@ -47,6 +49,7 @@ class LiveStream {
   private usageSeen: number;
   private pending?: NodeJS.Timeout;
   private jobsSent = '';
+  private sessionsSent = '';
   private webhooksSent = '';
   private jobsActive = true;
   private jobTicks = 0;
@@ -65,6 +68,8 @@ class LiveStream {
       setInterval(() => this.pushHealth(), timings.healthEveryMs),
       setInterval(() => this.pushJobs(), timings.jobsEveryMs),
       setInterval(() => this.pushWebhooks(), WEBHOOKS_EVERY_MS),
+      // What other instances sharing the store changed (a login, a revocation) is read from the store.
+      setInterval(() => this.sessionsSoon(), STORE_LOOK_EVERY_MS),
       setInterval(() => this.write(': keep-alive\n\n'), timings.keepAliveMs),
     ];
     this.stream.once('close', () => this.stop());
@@ -101,7 +106,12 @@ class LiveStream {
     this.pending = undefined;
     this.usageSeen = this.services.usage.version;
     listSessions(this.services).then(
-      (list) => this.send('sessions', list),
+      (list) => {
+        const text = JSON.stringify(list);
+        if (text === this.sessionsSent) return;
+        this.sessionsSent = text;
+        this.send('sessions', list);
+      },
       (error) => this.send('problem', { detail: `listing sessions failed: ${error instanceof Error ? error.name : 'error'}` }),
     );
   }
