@@ -96,3 +96,12 @@ export function checkExtraKeys(extra: Readonly<Record<string, string>>, known: I
   const unknown = Object.keys(extra).filter((key) => !names.has(key));
   if (unknown.length) throw new Error(`unknown setting(s) ${unknown.map((key) => PREFIX + key).join(', ')}; see the README's configuration table`);
 }
+
+/** A whole number of milliseconds from a SOCIALGATE_* setting (config.extra), within bounds; a bad value stops the start by name. */
+export function millisSetting(extra: Readonly<Record<string, string | undefined>>, key: string, fallback: number, min: number, max: number): number {
+  const raw = extra[key];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`SOCIALGATE_${key} must be a whole number of milliseconds from ${min} to ${max}, got "${raw}"`);
+  return value;
+}

@@ -4,10 +4,9 @@
 // instance checks the watched session finds the same events, and the receiver gets each once. The
 // instance running the watcher is killed: the other takes it over within the lock time and the
 // next happenings still arrive once each.
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
+import { onEachSharedStore } from './support/shared-servers.js';
 import { randomBytes } from 'node:crypto';
-import { startRedis } from './support/redis.js';
-import { installPostgres, startPostgres } from './support/postgres.js';
 import { startServices, type Service } from './support/service.js';
 import { startReceiver } from './support/webhook-receiver.js';
 import { poll } from './helpers/poll.js';
@@ -51,16 +50,4 @@ async function shared(t: Test, store: string): Promise<void> {
   t.equal(receiver.deliveries.length, distinct().size, `still each once (${distinct().size} events)`);
 }
 
-t.test('two instances on Redis', async (t) => {
-  const redis = await startRedis();
-  t.teardown(() => redis.stop());
-  await shared(t, redis.url);
-});
-
-t.test('two instances on PostgreSQL', async (t) => {
-  const server = installPostgres();
-  if ('missing' in server) return void t.fail(server.missing);
-  const postgres = await startPostgres(server.bin);
-  t.teardown(() => postgres.stop());
-  await shared(t, postgres.url);
-});
+onEachSharedStore('two instances', (t, server) => shared(t, server.url));

@@ -1,11 +1,10 @@
 // Issue 12: two instances sharing Redis, then PostgreSQL (BullMQ and the work store on the session store's server):
 // a job started on one is served, watched and exported from the other, and when the instance
 // running it is killed mid-job the other takes it over; the export has every item once.
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
+import { onEachSharedStore } from './support/shared-servers.js';
 import { randomBytes } from 'node:crypto';
 import { BIG } from '../adapters/upstream/sandbox/world/big.js';
-import { startRedis } from './support/redis.js';
-import { installPostgres, startPostgres } from './support/postgres.js';
 import { startServices, type Service } from './support/service.js';
 import { poll } from './helpers/poll.js';
 
@@ -37,16 +36,4 @@ async function handOver(t: Test, store: string): Promise<void> {
   t.same(rows, CROWD, 'once each, in order');
 }
 
-t.test('two instances on PostgreSQL', async (t) => {
-  const server = installPostgres();
-  if ('missing' in server) return void t.fail(server.missing);
-  const postgres = await startPostgres(server.bin);
-  t.teardown(() => postgres.stop());
-  await handOver(t, postgres.url);
-});
-
-t.test('two instances on Redis', async (t) => {
-  const redis = await startRedis();
-  t.teardown(() => redis.stop());
-  await handOver(t, redis.url);
-});
+onEachSharedStore('two instances', (t, server) => handOver(t, server.url));

@@ -3,10 +3,9 @@
 // to each instance at once, take at least 20 × 100 ms: they never overlap anywhere (without the
 // lease each instance would run its ten beside the other's, in half the time). An instance killed
 // mid-call releases the session within the lease time, and the other's call then goes through.
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
+import { onEachSharedStore } from './support/shared-servers.js';
 import { randomBytes } from 'node:crypto';
-import { startRedis } from './support/redis.js';
-import { installPostgres, startPostgres } from './support/postgres.js';
 import { startServices, type Service } from './support/service.js';
 
 const LATENCY_MS = 100;
@@ -42,16 +41,4 @@ async function leased(t: Test, store: string): Promise<void> {
   t.ok(waited <= LEASE_MS + 1500, `the dead holder's lease ended: B's call went through in ${waited} ms (lease ${LEASE_MS} ms)`);
 }
 
-t.test('two instances on Redis', async (t) => {
-  const redis = await startRedis();
-  t.teardown(() => redis.stop());
-  await leased(t, redis.url);
-});
-
-t.test('two instances on PostgreSQL', async (t) => {
-  const server = installPostgres();
-  if ('missing' in server) return void t.fail(server.missing);
-  const postgres = await startPostgres(server.bin);
-  t.teardown(() => postgres.stop());
-  await leased(t, postgres.url);
-});
+onEachSharedStore('two instances', (t, server) => leased(t, server.url));

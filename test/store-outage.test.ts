@@ -4,12 +4,11 @@
 // instance) answers 503 StoreUnavailable with Retry-After within the timeout; a login answers 503
 // too; /ready answers 503 within 2 s. After the thaw everything works again without a restart and
 // no session is lost.
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
+import { onEachSharedStore } from './support/shared-servers.js';
 import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
 import { serve, type Client } from './helpers/http.js';
-import { startRedis } from './support/redis.js';
-import { installPostgres, startPostgres } from './support/postgres.js';
 import { freeze, thaw } from './support/freeze.js';
 import { sleep } from './support/process.js';
 
@@ -67,16 +66,4 @@ async function outage(t: Test, store: string, pid: number): Promise<void> {
   t.equal((await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).status, 200, 'logins work again');
 }
 
-t.test('Redis frozen and thawed', async (t) => {
-  const redis = await startRedis();
-  t.teardown(() => redis.stop());
-  await outage(t, redis.url, redis.pid);
-});
-
-t.test('PostgreSQL frozen and thawed', async (t) => {
-  const server = installPostgres();
-  if ('missing' in server) return void t.fail(server.missing);
-  const postgres = await startPostgres(server.bin);
-  t.teardown(() => postgres.stop());
-  await outage(t, postgres.url, postgres.pid);
-});
+onEachSharedStore('frozen and thawed', (t, server) => outage(t, server.url, server.pid));

@@ -1,6 +1,7 @@
 // Opens the session store a config names: always through the encrypting codec, with the key from
 // SOCIALGATE_SESSION_KEY or the data folder's key file. Idle sessions expire (every use a minute
 // apart renews them); logged-out records stay a day so operators can see what happened.
+import { millisSetting } from '../../engine/config.js';
 import { randomBytes } from 'node:crypto';
 import type { Config, Logger, SessionRecord, SessionStore } from '../../engine/types.js';
 import { encryptingCodec } from './crypto.js';
@@ -26,11 +27,7 @@ export const STORE_SETTING_KEYS = ['STORE_TIMEOUT_MS'];
 
 /** How long one store call may take before it fails as StoreUnavailable (503 with Retry-After). */
 export function storeTimeoutMs(extra: Readonly<Record<string, string>>): number {
-  const raw = extra.STORE_TIMEOUT_MS;
-  if (raw === undefined || raw === '') return 500;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 50 || ms > 60_000) throw new Error(`SOCIALGATE_STORE_TIMEOUT_MS must be a whole number of milliseconds from 50 to 60000, got "${raw}"`);
-  return ms;
+  return millisSetting(extra, 'STORE_TIMEOUT_MS', 500, 50, 60_000);
 }
 
 /** A memory store lives and dies with the process: without a configured key it needs no key file. */

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { serviceError } from '../../engine/service-errors.js';
 import type { Config, Logger, SessionLease } from '../../engine/types.js';
 import { storeTimeoutMs } from './index.js';
+import { millisSetting } from '../../engine/config.js';
 
 export interface LeaseSettings {
   /** How long a lease lasts without renewal: a dead holder's lease ends this long after its last renewal. */
@@ -21,16 +22,9 @@ export interface LeaseSettings {
 export const LEASE_SETTING_KEYS = ['LEASE_MS', 'LEASE_WAIT_MS'];
 
 export function leaseSettings(extra: Readonly<Record<string, string>>): LeaseSettings {
-  return { leaseMs: millis(extra, 'LEASE_MS', 15_000, 200), waitMs: millis(extra, 'LEASE_WAIT_MS', 30_000, 0), commandMs: storeTimeoutMs(extra) };
+  return { leaseMs: millisSetting(extra, 'LEASE_MS', 15_000, 200, 3_600_000), waitMs: millisSetting(extra, 'LEASE_WAIT_MS', 30_000, 0, 3_600_000), commandMs: storeTimeoutMs(extra) };
 }
 
-function millis(extra: Readonly<Record<string, string>>, key: string, fallback: number, min: number): number {
-  const raw = extra[key];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > 3_600_000) throw new Error(`SOCIALGATE_${key} must be a whole number of milliseconds from ${min} to 3600000, got "${raw}"`);
-  return value;
-}
 
 /** The lease for a shared store, or none for a store one process serves. */
 export function openLease(config: Config, log: Logger): SessionLease | undefined {

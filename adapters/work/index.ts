@@ -1,6 +1,7 @@
 // Opens the background layer a config names: the work queue, the work store and the default
 // events log. With a SQLite or memory session store, everything is in one SQLite file beside the
 // sessions (memory: an in-memory database) and the queue runs in this process.
+import { millisSetting } from '../../engine/config.js';
 import { dirname, join, resolve } from 'node:path';
 import type { Config, Events, Logger, WorkLayer, WorkQueue, WorkStore } from '../../engine/types.js';
 import { deferredParts } from './deferred.js';
@@ -65,11 +66,7 @@ export const WORK_SETTING_KEYS = ['WORK_LOCK_MS'];
 
 /** How long a dead instance's running work stays locked before another instance takes it over. */
 export function lockMsOf(extra: Readonly<Record<string, string>>): number {
-  const raw = extra.WORK_LOCK_MS;
-  if (raw === undefined || raw === '') return 30_000;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 500 || value > 600_000) throw new Error(`SOCIALGATE_WORK_LOCK_MS must be a whole number of milliseconds from 500 to 600000, got "${raw}"`);
-  return value;
+  return millisSetting(extra, 'WORK_LOCK_MS', 30_000, 500, 600_000);
 }
 
 /** BullMQ's workers block on Redis: their connection must retry without a per-request limit. */

@@ -2,6 +2,7 @@
 // that runs jobs. The module is installed once per app (bin/compose.ts lists it); the plugins find
 // its Jobs and Pools through the app's services.
 import { serviceError } from '../../engine/service-errors.js';
+import { millisSetting } from '../../engine/config.js';
 import type { Plugin, PluginInput, Services } from '../../engine/types.js';
 import { exportJob, type ExportFormat } from './export.js';
 import { Pools } from './pools.js';
@@ -23,16 +24,9 @@ export function installJobs(services: Services): void {
 }
 
 export function jobSettings(extra: Readonly<Record<string, string>>): JobSettings {
-  return { intervalMs: millis(extra, 'JOB_INTERVAL_MS', 2000), recheckMs: millis(extra, 'JOB_RECHECK_MS', 60_000) };
+  return { intervalMs: millisSetting(extra, 'JOB_INTERVAL_MS', 2000, 0, 86_400_000), recheckMs: millisSetting(extra, 'JOB_RECHECK_MS', 60_000, 0, 86_400_000) };
 }
 
-function millis(extra: Readonly<Record<string, string>>, key: string, fallback: number): number {
-  const raw = extra[key];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 86_400_000) throw new Error(`SOCIALGATE_${key} must be a whole number of milliseconds from 0 to 86400000, got "${raw}"`);
-  return value;
-}
 
 /** The app's jobs and pools, when its background layer runs them (the console reads them too). */
 export function jobsOf(services: Services): { jobs: Jobs; pools: Pools } | undefined {

@@ -1,0 +1,27 @@
+// The two shared stores, as the multi-instance tests run against each: a throwaway redis-server,
+// then a throwaway PostgreSQL (installed by the project's scripts when missing; a test fails with
+// the reason when one cannot be had, it never passes silently).
+import t, { type Test } from 'tap';
+import { startRedis } from './redis.js';
+import { installPostgres, startPostgres } from './postgres.js';
+
+export interface SharedServer {
+  readonly url: string;
+  /** The server's process id (to freeze it). */
+  readonly pid: number;
+}
+
+export function onEachSharedStore(title: string, run: (t: Test, server: SharedServer) => Promise<void>): void {
+  t.test(`${title} on Redis`, async (t) => {
+    const redis = await startRedis();
+    t.teardown(() => redis.stop());
+    await run(t, redis);
+  });
+  t.test(`${title} on PostgreSQL`, async (t) => {
+    const server = installPostgres();
+    if ('missing' in server) return void t.fail(server.missing);
+    const postgres = await startPostgres(server.bin);
+    t.teardown(() => postgres.stop());
+    await run(t, postgres);
+  });
+}
