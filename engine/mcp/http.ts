@@ -10,8 +10,6 @@ import type { Logger } from '../types.js';
 import type { Caller } from './call.js';
 import type { ServerFor } from './server.js';
 
-export const MCP_PATH = '/mcp';
-
 /** Host names /mcp answers to: the loopback names, the listening host when it names one, and the configured. */
 export function allowedHosts(host: string, configured: readonly string[]): string[] {
   const listening = host && host !== '0.0.0.0' && host !== '::' ? [host.includes(':') && !host.startsWith('[') ? `[${host}]` : host] : [];
