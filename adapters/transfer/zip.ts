@@ -5,11 +5,21 @@ import path from 'node:path';
 import type { Archiver, ZipOptions } from 'archiver';
 import type { StreamResult } from '../../engine/types.js';
 
-// archiver 7 is CommonJS with one exported factory; @types/archiver 8 describes v8's classes.
-const archiver = createRequire(import.meta.url)('archiver') as (format: 'zip', options: ZipOptions) => Archiver;
+type ArchiverFactory = (format: 'zip', options: ZipOptions) => Archiver;
+let archiver: ArchiverFactory | undefined;
+
+/**
+ * archiver 7 is CommonJS with one exported factory (@types/archiver 8 describes v8's classes). It
+ * is required by the first album download, not at start: with its stream libraries it holds about
+ * 10 MB of resident memory that a service never downloading an album should not carry.
+ */
+function archiverFactory(): ArchiverFactory {
+  archiver ??= createRequire(import.meta.url)('archiver') as ArchiverFactory;
+  return archiver;
+}
 
 export function zipFiles(paths: readonly string[], filename: string): StreamResult {
-  const archive = archiver('zip', { store: true });
+  const archive = archiverFactory()('zip', { store: true });
   const names = uniqueNames(paths);
   // file() opens each file lazily, when its turn comes, and reports a failure on the archive.
   paths.forEach((file, i) => archive.file(file, { name: names[i] }));
