@@ -388,7 +388,8 @@ export class Sessions implements SessionService {
   private settleUse(use: Use, outcome: ChangeOutcome): void {
     const { entry, seen } = use;
     if (outcome.status === 'missing' || outcome.status === 'kept') return void this.cache.delete(seen.id);
-    if (outcome.status === 'conflict') return;
+    // changed by another writer after the batch read it: the next call reads what that writer wrote
+    if (outcome.status === 'conflict') return void (entry.checkedAt = Number.NEGATIVE_INFINITY);
     const { before, after } = outcome;
     // A call that replaced the cached record since (a newer use, a state change) keeps its own; it
     // takes the settings written, which came from the client it runs on.
