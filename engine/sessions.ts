@@ -354,7 +354,9 @@ export class Sessions implements SessionService {
    * in for the session's lane: a record another writer changed after the batch read it (a call's
    * state change, a revocation, another instance) is not written over, so no call's state change is
    * lost. That use is skipped, not retried: a state change of this instance was written from
-   * `entry.record`, which already holds the use's time; the settings export waits for the next use.
+   * `entry.record`, which already holds the use's time, and another instance's write is a use of
+   * its own; the settings export waits for the next use. The batch waits for every session's lane
+   * to export (a call in flight delays it, as it delayed that session's own write before).
    */
   private async writeBatch(uses: readonly Use[]): Promise<void> {
     const byId = new Map(uses.map((use) => [use.seen.id, use]));
@@ -365,8 +367,9 @@ export class Sessions implements SessionService {
         return use && usedRecord(stored, use);
       });
     } catch (error) {
-      // only the error's name: a driver's message may name a host, a user or a value
-      return void this.options.log.warn('saving session uses failed; they are written with the next use', { error: nameOf(error), sessions: uses.length });
+      // Only the error's name: a driver's message may name a host, a user or a value. Not retried:
+      // during an outage a retry would only fail again; the sessions' next uses write newer times.
+      return void this.options.log.warn('saving session uses failed', { error: nameOf(error), sessions: uses.length });
     }
     for (const [id, outcome] of outcomes) this.settleUse(byId.get(id)!, outcome);
   }

@@ -119,71 +119,107 @@ async function useEach(sessions: Sessions, records: readonly SessionRecord[], fl
 
 async function usedOnce(t: Test, url: string): Promise<void> {
   const { inner, store, counts, flushed } = await countedStore(url);
-  t.teardown(() => inner.close());
-  const now = Date.now();
-  const records = await fill(store, SESSIONS, now - 2 * MINUTE);
-  const sessions = sessionsOn(store, () => now);
-  await Promise.all(records.map((record) => sessions.find(record.id))); // first reads, before the uses
-  counts.get = counts.set = 0;
-  spy.statements = [];
+  // closed before the test ends, not at teardown: the shared server stops at teardown
+  try {
+    const now = Date.now();
+    const records = await fill(store, SESSIONS, now - 2 * MINUTE);
+    const sessions = sessionsOn(store, () => now);
+    await Promise.all(records.map((record) => sessions.find(record.id))); // first reads, before the uses
+    counts.get = counts.set = 0;
+    spy.statements = [];
 
-  await useEach(sessions, records, flushed, counts);
-  t.same(counts.changeMany, [SESSIONS], 'the whole flush in one store call');
-  t.same({ get: counts.get, set: counts.set }, { get: 0, set: 0 }, 'no record read or written one at a time');
-  const writes = spy.statements.filter((s) => isBatchWrite(s.sql));
-  t.same(writes.map((s) => s.rows), [500, 500], 'one write statement (one transaction) per 500 records');
-  t.equal(spy.statements.filter((s) => isBatchRead(s.sql)).length, 2, 'one read query per 500 records');
-  t.equal(spy.statements.length, 4, 'nothing else');
+    await useEach(sessions, records, flushed, counts);
+    t.same(counts.changeMany, [SESSIONS], 'the whole flush in one store call');
+    t.same({ get: counts.get, set: counts.set }, { get: 0, set: 0 }, 'no record read or written one at a time');
+    const writes = spy.statements.filter((s) => isBatchWrite(s.sql));
+    t.same(writes.map((s) => s.rows), [500, 500], 'one write statement (one transaction) per 500 records');
+    t.equal(spy.statements.filter((s) => isBatchRead(s.sql)).length, 2, 'one read query per 500 records');
+    t.equal(spy.statements.length, 4, 'nothing else');
 
-  const stored = await Promise.all(records.map((record) => inner.get(record.id)));
-  t.equal(stored.filter((record) => record?.lastUsedAt === now).length, SESSIONS, 'every use written, and every record decrypts through get');
-  t.same(stored[7], { ...records[7], lastUsedAt: now }, 'nothing else of the record changed');
-  await sessions.close();
+    const stored = await Promise.all(records.map((record) => inner.get(record.id)));
+    t.equal(stored.filter((record) => record?.lastUsedAt === now).length, SESSIONS, 'every use written, and every record decrypts through get');
+    t.same(stored[7], { ...records[7], lastUsedAt: now }, 'nothing else of the record changed');
+    await sessions.close();
+  } finally {
+    await inner.close();
+  }
 }
 
 /** Redis has no changeMany: the same uses, one read and one write each. */
 async function usedOnceOneByOne(t: Test, url: string): Promise<void> {
   const { inner, store, counts } = await countedStore(url);
-  t.teardown(() => inner.close());
-  t.equal(store.changeMany, undefined);
-  const now = Date.now();
-  const records = await fill(store, 100, now - 2 * MINUTE);
-  const sessions = sessionsOn(store, () => now);
-  await Promise.all(records.map((record) => sessions.client(record).call('account_info', {})));
-  counts.get = counts.set = 0;
-  await sessions.close(); // writes what was used
-  t.same(counts, { get: 100, set: 100, changeMany: [] });
-  const stored = await Promise.all(records.map((record) => inner.get(record.id)));
-  t.equal(stored.filter((record) => record?.lastUsedAt === now).length, 100, 'every use written');
+  // closed before the test ends, not at teardown: the shared server stops at teardown
+  try {
+    t.equal(store.changeMany, undefined);
+    const now = Date.now();
+    const records = await fill(store, 100, now - 2 * MINUTE);
+    const sessions = sessionsOn(store, () => now);
+    await Promise.all(records.map((record) => sessions.client(record).call('account_info', {})));
+    counts.get = counts.set = 0;
+    await sessions.close(); // writes what was used
+    t.same(counts, { get: 100, set: 100, changeMany: [] });
+    const stored = await Promise.all(records.map((record) => inner.get(record.id)));
+    t.equal(stored.filter((record) => record?.lastUsedAt === now).length, 100, 'every use written');
+  } finally {
+    await inner.close();
+  }
 }
 
 async function changedMeanwhile(t: Test, url: string): Promise<void> {
   const { inner, store, counts, flushed } = await countedStore(url);
-  t.teardown(() => inner.close());
-  const now = Date.now();
-  const earlier = now - 2 * MINUTE;
-  const [kept, challenged, revoked, deleted] = await fill(store, 4, earlier);
-  const sessions = sessionsOn(store, () => now);
-  await Promise.all([kept, challenged, revoked, deleted].map((record) => sessions.find(record!.id)));
-  await inner.delete(deleted!.id); // gone before the flush reads
-  // between the batch's read and its write, another writer changes one record and deletes another
-  spy.beforeWrite = async () => {
-    await inner.set({ ...challenged!, state: 'challenge' });
-    await inner.delete(revoked!.id);
-  };
+  // closed before the test ends, not at teardown: the shared server stops at teardown
+  try {
+    const now = Date.now();
+    const earlier = now - 2 * MINUTE;
+    const [kept, challenged, revoked, deleted] = await fill(store, 4, earlier);
+    const sessions = sessionsOn(store, () => now);
+    await Promise.all([kept, challenged, revoked, deleted].map((record) => sessions.find(record!.id)));
+    await inner.delete(deleted!.id); // gone before the flush reads
+    // between the batch's read and its write, another writer changes one record and deletes another
+    spy.beforeWrite = async () => {
+      await inner.set({ ...challenged!, state: 'challenge' });
+      await inner.delete(revoked!.id);
+    };
 
-  await useEach(sessions, [kept!, challenged!, revoked!, deleted!], flushed, counts);
-  t.equal(spy.beforeWrite, undefined, 'the other writer ran between read and write');
-  t.match(await inner.get(kept!.id), { lastUsedAt: now }, 'an untouched record is written');
-  t.match(await inner.get(challenged!.id), { state: 'challenge', lastUsedAt: earlier }, "the other writer's state change is not overwritten");
-  t.equal(await inner.get(revoked!.id), undefined, 'a record revoked meanwhile is not written back');
-  t.equal(await inner.get(deleted!.id), undefined, 'a deleted session is not recreated');
-  t.equal(sessions.peek(deleted!.id), undefined, 'and leaves the cache');
-  t.equal(sessions.peek(challenged!.id), undefined, 'a record changed meanwhile is no longer trusted from the cache');
-  t.match(await sessions.find(challenged!.id), { state: 'challenge' }, 'the next read sees what the other writer wrote');
-  t.equal(await sessions.find(revoked!.id), undefined, 'and the revocation');
-  await sessions.close();
+    await useEach(sessions, [kept!, challenged!, revoked!, deleted!], flushed, counts);
+    t.equal(spy.beforeWrite, undefined, 'the other writer ran between read and write');
+    t.match(await inner.get(kept!.id), { lastUsedAt: now }, 'an untouched record is written');
+    t.match(await inner.get(challenged!.id), { state: 'challenge', lastUsedAt: earlier }, "the other writer's state change is not overwritten");
+    t.equal(await inner.get(revoked!.id), undefined, 'a record revoked meanwhile is not written back');
+    t.equal(await inner.get(deleted!.id), undefined, 'a deleted session is not recreated');
+    t.equal(sessions.peek(deleted!.id), undefined, 'and leaves the cache');
+    t.equal(sessions.peek(challenged!.id), undefined, 'a record changed meanwhile is no longer trusted from the cache');
+    t.match(await sessions.find(challenged!.id), { state: 'challenge' }, 'the next read sees what the other writer wrote');
+    t.equal(await sessions.find(revoked!.id), undefined, 'and the revocation');
+    await sessions.close();
+  } finally {
+    await inner.close();
+  }
 }
+
+t.test('a failed batch is a warning naming the error, never its message; nothing crashes', async (t) => {
+  const { inner, store } = await countedStore('memory://');
+  const lines: string[] = [];
+  const now = Date.now();
+  const records = await fill(store, 3, now - 2 * MINUTE);
+  const failing: SessionStore = {
+    ...store,
+    changeMany: async () => {
+      throw Object.assign(new Error('password authentication failed for user "secret-user"'), { name: 'DatabaseError' });
+    },
+  };
+  const sessions = new Sessions({
+    upstream: fakeUpstream(), store: failing, metrics: createMetrics(), log: createLogger('info', (line) => lines.push(line)), cacheSize: 10,
+    recordTtlMs: 30_000, throttleBackoffSeconds: 60, useWriteDelayMs: 60_000, now: () => now, throttled: () => undefined, challenged: () => false,
+  });
+  await Promise.all(records.map((record) => sessions.client(record).call('account_info', {})));
+  await sessions.close(); // flushes what was used
+  const warned = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'saving session uses failed');
+  t.match(warned, [{ level: 'warn', error: 'DatabaseError', sessions: 3 }], 'one warning for the batch');
+  t.notMatch(lines.join('\n'), /secret-user|password/, 'no driver message in the log');
+  t.equal((await inner.get(records[0]!.id))!.lastUsedAt, now - 2 * MINUTE, 'nothing written');
+  await inner.close();
+});
 
 t.test('SQLite', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'sg-write-back-'));
@@ -197,4 +233,20 @@ onEachSharedStore('write-back', async (t, server) => {
   // one store open at a time: @keyv/postgres shares one pool per process, which close() ends
   await t.test('1,000 sessions used once: one store call, one transaction per 500', (t) => usedOnce(t, server.url));
   await t.test('changed between read and write: not overwritten; deleted: not recreated', (t) => changedMeanwhile(t, server.url));
+  await disconnected(server.url);
 });
+
+/**
+ * Until the closed stores' connections are gone from the server: pg's pool.end() resolves before its
+ * sockets close, and a server stopped meanwhile fails them with an error nobody listens to.
+ */
+async function disconnected(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const others = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`;
+    for (let tries = 0; tries < 100 && (await client.query<{ n: number }>(others)).rows[0]!.n > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    await client.end(); // waits for its own socket to close
+  }
+}
