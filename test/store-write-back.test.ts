@@ -68,7 +68,8 @@ spyOnPg();
 
 /** A store as the service opens it (encrypting codec, idle expiry), with its calls counted. */
 async function countedStore(url: string) {
-  const inner = await createStore(url, { codec: encryptingCodec(KEY), ttl: expiryFor(90), sweepMs: 0 });
+  // a generous timeout: this test is about what is written, and runs beside others on a busy machine
+  const inner = await createStore(url, { codec: encryptingCodec(KEY), ttl: expiryFor(90), sweepMs: 0, timeoutMs: 10_000 });
   const counts = { get: 0, set: 0, changeMany: [] as number[] };
   let flushed: Promise<unknown> | undefined;
   const store: SessionStore = {
