@@ -13,7 +13,7 @@ import { serviceError } from './service-errors.js';
 import { Lanes } from './lane.js';
 import type { Metrics } from './metrics.js';
 import type {
-  CallOptions, ClientOptions, Logger, RealtimeHandlers, RealtimeSubscription, SessionClient, SessionLease, SessionRecord, SessionService, SessionState, SessionStateChange, SessionStore, UpstreamAdapter, UpstreamClient,
+  CallOptions, ChangeOutcome, ClientOptions, Logger, RealtimeHandlers, RealtimeSubscription, SessionClient, SessionLease, SessionRecord, SessionService, SessionState, SessionStateChange, SessionStore, UpstreamAdapter, UpstreamClient,
 } from './types.js';
 import { UpstreamError } from './types.js';
 
@@ -53,6 +53,18 @@ interface Entry {
 }
 
 type Patch = Partial<Omit<SessionRecord, 'id' | 'createdAt'>>;
+
+/** A use waiting to be written, as gathered in its session's lane. */
+interface Use {
+  readonly entry: Entry;
+  /** A call brought the session back to active. */
+  readonly changed: boolean;
+  /** The cached record when the use was gathered. */
+  readonly seen: SessionRecord;
+  /** The client that exported the settings, to tell whether it is still the one cached. */
+  readonly clientPromise?: Promise<UpstreamClient>;
+  readonly exported?: Record<string, unknown>;
+}
 
 const ANONYMOUS = '\u0000anonymous';
 const TOUCH_EVERY_MS = 60_000;
@@ -302,8 +314,7 @@ export class Sessions implements SessionService {
 
   /**
    * Write-behind: uses are written a moment later (useWriteDelayMs, 1 s), all that came meanwhile
-   * together, each in its session's lane (so no call's state change is overwritten), off the
-   * request path: neither this response nor the next call waits for the store.
+   * together, off the request path: neither this response nor the next call waits for the store.
    */
   private queueUse(entry: Entry, changed: boolean): void {
     const id = entry.record.id;
@@ -315,31 +326,80 @@ export class Sessions implements SessionService {
 
   private async flushUses(): Promise<void> {
     this.useTimer = undefined;
-    const batch = [...this.uses.values()];
+    const queued = [...this.uses.values()];
     this.uses.clear();
-    await Promise.all(batch.map(({ entry, changed }) =>
-      this.lanes.run(entry.record.id, () => this.persistUse(entry, changed)).catch((error) => this.options.log.warn('saving session use failed', { error: errorName(error) }))));
+    if (!queued.length) return;
+    const uses = await Promise.all(queued.map(({ entry, changed }) => this.lanes.run(entry.record.id, () => this.gatherUse(entry, changed))));
+    if (this.options.store.changeMany) await this.writeBatch(uses);
+    else await this.writeEach(uses);
   }
 
-  /** Writes use time, state and the client's refreshed settings, unless the session went away meanwhile. */
-  private async persistUse(entry: Entry, changed: boolean): Promise<void> {
-    const stored = await this.options.store.get(entry.record.id);
-    if (!stored || stored.state === 'logged_out') return void this.cache.delete(entry.record.id);
+  /**
+   * What a use writes, taken in the session's lane (no call runs on the client while it exports):
+   * the record as the calls left it and the client's refreshed settings export.
+   */
+  private async gatherUse(entry: Entry, changed: boolean): Promise<Use> {
     const client = entry.client ? await entry.client.catch(() => undefined) : undefined;
-    const exported = client ? await client.exportSettings() : undefined;
-    // an export that no longer holds the account (the platform logged the client out) never replaces a good one
-    const settings = exported && accountPk(exported) === stored.account.pk ? exported : stored.settings;
-    const next: SessionRecord = {
-      ...stored,
-      settings,
-      lastUsedAt: entry.record.lastUsedAt,
-      ...(changed ? { state: 'active' as const, throttledUntil: undefined } : {}),
-    };
-    await this.options.store.set(next);
-    entry.record = next;
-    entry.builtFrom = builtFrom(next); // the export came from this very client: it still fits
+    let exported: Record<string, unknown> | undefined;
+    try {
+      exported = client ? await client.exportSettings() : undefined;
+    } catch (error) {
+      this.options.log.warn('exporting a session\'s settings failed; its stored settings are kept', { error: nameOf(error) });
+    }
+    return { entry, changed, seen: entry.record, clientPromise: entry.client, exported };
+  }
+
+  /**
+   * Every use in one store call, written in one transaction per 500 records. Compare and set stands
+   * in for the session's lane: a record another writer changed after the batch read it (a call's
+   * state change, a revocation, another instance) is not written over, so no call's state change is
+   * lost. That use is skipped, not retried: a state change of this instance was written from
+   * `entry.record`, which already holds the use's time, and another instance's write is a use of
+   * its own; the settings export waits for the next use. The batch waits for every session's lane
+   * to export (a call in flight delays it, as it delayed that session's own write before).
+   */
+  private async writeBatch(uses: readonly Use[]): Promise<void> {
+    const byId = new Map(uses.map((use) => [use.seen.id, use]));
+    let outcomes: ReadonlyMap<string, ChangeOutcome>;
+    try {
+      outcomes = await this.options.store.changeMany!([...byId.keys()], (stored) => {
+        const use = byId.get(stored.id);
+        return use && usedRecord(stored, use);
+      });
+    } catch (error) {
+      // Only the error's name: a driver's message may name a host, a user or a value. Not retried:
+      // during an outage a retry would only fail again; the sessions' next uses write newer times.
+      return void this.options.log.warn('saving session uses failed', { error: nameOf(error), sessions: uses.length });
+    }
+    for (const [id, outcome] of outcomes) this.settleUse(byId.get(id)!, outcome);
+  }
+
+  /** Stores without changeMany (memory, Redis): one read and one write per session, in its lane. */
+  private async writeEach(uses: readonly Use[]): Promise<void> {
+    await Promise.all(uses.map((use) =>
+      this.lanes.run(use.seen.id, () => this.writeOne(use)).catch((error) => this.options.log.warn('saving session use failed', { error: errorName(error) }))));
+  }
+
+  private async writeOne(use: Use): Promise<void> {
+    const before = await this.options.store.get(use.seen.id);
+    const after = before && usedRecord(before, use);
+    if (after) await this.options.store.set(after);
+    this.settleUse(use, !before ? { status: 'missing' } : after ? { status: 'written', before, after } : { status: 'kept', before });
+  }
+
+  /** The cache follows what was written; a session that went away meanwhile leaves it. */
+  private settleUse(use: Use, outcome: ChangeOutcome): void {
+    const { entry, seen } = use;
+    if (outcome.status === 'missing' || outcome.status === 'kept') return void this.cache.delete(seen.id);
+    // changed by another writer after the batch read it: the next call reads what that writer wrote
+    if (outcome.status === 'conflict') return void (entry.checkedAt = Number.NEGATIVE_INFINITY);
+    const { before, after } = outcome;
+    // A call that replaced the cached record since (a newer use, a state change) keeps its own; it
+    // takes the settings written, which came from the client it runs on.
+    entry.record = entry.record === seen ? after : { ...entry.record, settings: after.settings };
+    if (entry.client && entry.client === use.clientPromise) entry.builtFrom = builtFrom(after); // the export came from this very client: it still fits
     entry.checkedAt = this.now();
-    this.changed(next.id, changed ? stateChange(stored, next, 'call_succeeded') : undefined);
+    this.changed(after.id, use.changed ? stateChange(before, after, 'call_succeeded') : undefined);
   }
 
   private async measured(client: UpstreamClient, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
@@ -354,6 +414,19 @@ export class Sessions implements SessionService {
       this.options.metrics.observeUpstream(method, outcome, (performance.now() - started) / 1000);
     }
   }
+}
+
+/**
+ * The stored record with a use written into it: its time, the client's refreshed settings, and the
+ * return to active a call brought. Undefined for a session logged out meanwhile (not brought back).
+ */
+function usedRecord(stored: SessionRecord, use: Use): SessionRecord | undefined {
+  if (stored.state === 'logged_out') return undefined;
+  // an export that no longer holds the account (the platform logged the client out) never replaces a good one
+  const settings = use.exported && accountPk(use.exported) === stored.account.pk ? use.exported : stored.settings;
+  // the success counts only if no later call of this instance changed the state again (throttled, challenged)
+  const active = use.changed && use.seen.state === 'active';
+  return { ...stored, settings, lastUsedAt: Math.max(stored.lastUsedAt, use.seen.lastUsedAt), ...(active ? { state: 'active' as const, throttledUntil: undefined } : {}) };
 }
 
 /** The change when the state or its throttle deadline moved; undefined for any other update. */
@@ -390,6 +463,7 @@ function accountPk(settings: Readonly<Record<string, unknown>>): string {
   return String(auth.ds_user_id ?? '');
 }
 
+const nameOf = (error: unknown) => (error instanceof Error ? (error as { code?: string }).code ?? error.name : 'unknown error');
 const errorName = (error: unknown) => (error instanceof Error ? error.name + ': ' + error.message : 'unknown error');
 
 async function closeQuietly(client: Promise<UpstreamClient> | undefined, log: Logger): Promise<void> {

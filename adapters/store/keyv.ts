@@ -5,10 +5,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
-import type { Logger, ReadyCheck, SessionRecord, SessionStore, SweepStats } from '../../engine/types.js';
+import type { ChangeOutcome, Logger, ReadyCheck, SessionRecord, SessionStore, SweepStats } from '../../engine/types.js';
 import { CodecError, jsonCodec, type SessionCodec } from './codec.js';
 import { serviceError } from '../../engine/service-errors.js';
 import { pgPager, rows, sqlitePager, unwrap, type RowPager } from './pages.js';
+import { chunks, pgWriter, sqliteWriter, type RowSwap, type RowWriter } from './batch.js';
 
 const NAMESPACE = 'socialgate-sessions';
 const SQLITE_TABLE = 'sessions';
@@ -52,7 +53,7 @@ export async function createStore(url: string, options: StoreOptions | SessionCo
   // would otherwise answer false and carry on.
   const keyv = new Keyv<string>({ store: adapter, namespace: NAMESPACE, throwOnErrors: true });
   keyv.on('error', () => undefined); // surfaced through ready() and the failing call instead
-  const store = new KeyvSessionStore(keyv, codec, ttl, pagerFor(url, adapter), log, { ms: timeoutMs, engine: url.split(':')[0], network: /^(rediss?|postgres(ql)?):/.test(url) });
+  const store = new KeyvSessionStore(keyv, codec, ttl, sqlFor(url, adapter), log, { ms: timeoutMs, engine: url.split(':')[0], network: /^(rediss?|postgres(ql)?):/.test(url) });
   await store.checkMarker();
   if (sweepMs > 0 && !/^rediss?:/.test(url)) store.sweepEvery(sweepMs);
   return store;
@@ -101,27 +102,38 @@ async function walMode(adapter: unknown): Promise<void> {
   await query.call(adapter, 'PRAGMA synchronous = NORMAL');
 }
 
-/** The SQL stores' own paged queries (keyv's iterators cannot walk large tables; see pages.ts). */
-function pagerFor(url: string, adapter: unknown): RowPager | undefined {
+/** The SQL stores' own queries: paged reads (keyv's iterators cannot walk large tables; see pages.ts) and batched writes (batch.ts). */
+interface OwnSql {
+  readonly pager: RowPager;
+  readonly writer: RowWriter;
+}
+
+function sqlFor(url: string, adapter: unknown): OwnSql | undefined {
   const query = (adapter as { query?: (...args: never[]) => Promise<never[]> }).query;
   if (!query) return undefined;
-  if (url.startsWith('sqlite:')) return sqlitePager(query as never, SQLITE_TABLE, NAMESPACE);
-  if (/^postgres(ql)?:/.test(url)) return pgPager(query as never, PG_TABLE, NAMESPACE);
+  if (url.startsWith('sqlite:')) return { pager: sqlitePager(query as never, SQLITE_TABLE, NAMESPACE), writer: sqliteWriter(query as never, SQLITE_TABLE) };
+  if (/^postgres(ql)?:/.test(url)) return { pager: pgPager(query as never, PG_TABLE, NAMESPACE), writer: pgWriter(query as never, PG_TABLE) };
   return undefined;
 }
 
 class KeyvSessionStore implements SessionStore {
   private readonly sweepers: NodeJS.Timeout[] = [];
   private readonly stats = { runs: 0, failures: 0, removed: 0 };
+  private readonly pager?: RowPager;
+  /** Only the SQL stores change many records at once; without it the caller writes one at a time. */
+  readonly changeMany?: SessionStore['changeMany'];
 
   constructor(
     private readonly keyv: Keyv<string>,
     private readonly codec: SessionCodec,
     private readonly ttl: (record: SessionRecord) => number | undefined,
-    private readonly pager?: RowPager,
+    sql?: OwnSql,
     private readonly log?: Logger,
     private readonly limit: { readonly ms: number; readonly engine: string; readonly network: boolean } = { ms: 500, engine: 'store', network: false },
-  ) {}
+  ) {
+    this.pager = sql?.pager;
+    if (sql) this.changeMany = (ids, change) => this.changeInBatches(sql.writer, ids, change);
+  }
 
   async get(id: string): Promise<SessionRecord | undefined> {
     const key = this.codec.key(id);
@@ -136,6 +148,57 @@ class KeyvSessionStore implements SessionStore {
 
   async delete(id: string): Promise<boolean> {
     return this.bounded('delete', this.keyv.delete(this.codec.key(id)));
+  }
+
+  /** Not bounded by the store timeout: like the sweep, it runs in the background, off any request. */
+  private async changeInBatches(writer: RowWriter, ids: readonly string[], change: (stored: SessionRecord) => SessionRecord | undefined): Promise<Map<string, ChangeOutcome>> {
+    const outcomes = new Map<string, ChangeOutcome>();
+    for (const batch of chunks(ids)) await this.changeBatch(writer, batch, change, outcomes);
+    return outcomes;
+  }
+
+  /**
+   * One read, one compare-and-set write. A row whose text changed between the two is left as the
+   * other writer made it and reported as a conflict (the caller decides whether it matters).
+   */
+  private async changeBatch(writer: RowWriter, ids: readonly string[], change: (stored: SessionRecord) => SessionRecord | undefined, outcomes: Map<string, ChangeOutcome>): Promise<void> {
+    const keys = ids.map((id) => this.codec.key(id));
+    const texts = await writer.read(keys.map(fullKey));
+    const swaps: RowSwap[] = [];
+    const pending = new Map<string, { id: string; before: SessionRecord; after: SessionRecord }>();
+    for (const [i, id] of ids.entries()) {
+      const key = keys[i]!;
+      const was = texts.get(fullKey(key));
+      const before = was === undefined ? undefined : await this.liveRecord(was, key);
+      if (!before) {
+        outcomes.set(id, { status: 'missing' });
+        continue;
+      }
+      const after = change(before);
+      if (!after) {
+        outcomes.set(id, { status: 'kept', before });
+        continue;
+      }
+      swaps.push({ key: fullKey(key), was: was!, text: await this.rowText(after, key) });
+      pending.set(fullKey(key), { id, before, after });
+    }
+    const written = await writer.swap(swaps);
+    for (const [key, { id, before, after }] of pending) outcomes.set(id, written.has(key) ? { status: 'written', before, after } : { status: 'conflict' });
+  }
+
+  /** A stored row as keyv's get reads it: expired rows and undecodable records are missing. */
+  private async liveRecord(text: string, key: string): Promise<SessionRecord | undefined> {
+    const stored = await this.keyv.deserializeData<string>(text);
+    if (!stored || typeof stored.value !== 'string' || (typeof stored.expires === 'number' && Date.now() > stored.expires)) return undefined;
+    return this.readable(stored.value, key);
+  }
+
+  /** keyv's own row format (`{value, expires}` through its serializer), so keyv's get reads it as if keyv had written it. */
+  private async rowText(record: SessionRecord, key: string): Promise<string> {
+    const ttl = this.ttl(record);
+    const text = await this.keyv.serializeData({ value: this.codec.encode(record, key), expires: ttl ? Date.now() + ttl : undefined });
+    if (typeof text !== 'string') throw new Error('the keyv serializer did not produce text');
+    return text;
   }
 
   /**
@@ -253,6 +316,8 @@ class KeyvSessionStore implements SessionStore {
     }
   }
 }
+
+const fullKey = (key: string) => `${NAMESPACE}:${key}`;
 
 /** One pass over the rows: each page's expired keys removed in one statement before the next page is read. */
 async function sweepPaged(pager: RowPager): Promise<{ left: number; removed: number }> {

@@ -141,6 +141,16 @@ export interface SweepStats {
   readonly removed: number;
 }
 
+/** What changeMany did with one record. */
+export type ChangeOutcome =
+  | { readonly status: 'written'; readonly before: SessionRecord; readonly after: SessionRecord }
+  /** `change` left it as it was (its answer was undefined). */
+  | { readonly status: 'kept'; readonly before: SessionRecord }
+  /** No live record: deleted, expired, or unreadable with this store's key. */
+  | { readonly status: 'missing' }
+  /** Another writer changed it between the read and the write: not written. */
+  | { readonly status: 'conflict' };
+
 export interface SessionStore {
   get(id: string): Promise<SessionRecord | undefined>;
   set(record: SessionRecord): Promise<void>;
@@ -149,6 +159,14 @@ export interface SessionStore {
   list(): AsyncIterable<SessionRecord>;
   /** Stores that sweep expired records themselves report how it goes. */
   sweepStats?(): SweepStats;
+  /**
+   * Many records changed at once (the write-behind of session uses), off the request path: the
+   * records read together, `change` gives each one's new value (undefined: leave it), and they are
+   * written in one transaction per 500 records at most, each only where it is still as read (compare and
+   * set), so a record another writer changed meanwhile is never overwritten. Stores without it
+   * (memory, Redis) are written one record at a time.
+   */
+  changeMany?(ids: readonly string[], change: (stored: SessionRecord) => SessionRecord | undefined): Promise<ReadonlyMap<string, ChangeOutcome>>;
   ready(): Promise<ReadyCheck>;
   close(): Promise<void>;
 }
