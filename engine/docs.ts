@@ -18,39 +18,68 @@ export const DOCS_ASSET_PREFIX = '/docs/assets/';
 
 /**
  * One handler per Swagger UI asset, by its exact path, for the app's path index (so the asset
- * routes cost nothing on API requests). Each file is read on first request and kept in memory.
+ * routes cost nothing on API requests). Each file is read on first request and kept in memory;
+ * text assets go compressed (the bundle is 1.7 MB raw, 0.4 MB in brotli) and revalidate by ETag
+ * once a day's cache has run out.
  */
 export function docsAssets(): Map<string, Koa.Middleware> {
   const dir = swaggerDir();
   const handlers = new Map<string, Koa.Middleware>();
   for (const [name, type] of Object.entries(ASSETS)) {
-    let bytes: Promise<Buffer> | undefined;
+    let asset: Promise<Asset> | undefined;
     handlers.set(DOCS_ASSET_PREFIX + name, async (ctx, next) => {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
-      bytes ??= readFile(join(dir, name));
+      asset ??= readFile(join(dir, name)).then((bytes) => loadedAsset(bytes, !type.startsWith('image/')));
       ctx.state.route = 'GET /docs/assets';
-      ctx.type = type;
-      ctx.set('Cache-Control', 'public, max-age=86400');
-      ctx.body = await bytes;
+      sendAsset(ctx, type, await asset);
     });
   }
   return handlers;
 }
 
-/**
- * The OpenAPI document as served: serialised and tagged once at boot; each compressed form made on
- * its first request and kept (brotli at quality 5: a tenth of the bytes in a few milliseconds).
- */
+interface Asset {
+  readonly bytes: Buffer;
+  readonly etag: string;
+  /** Undefined for an asset that is compressed already (an image). */
+  readonly compressed?: (encoding: 'br' | 'gzip') => Buffer;
+}
+
+function loadedAsset(bytes: Buffer, compressible: boolean): Asset {
+  const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+  return { bytes, etag, ...(compressible ? { compressed: compressedOnce(bytes) } : {}) };
+}
+
+function sendAsset(ctx: Koa.Context, type: string, asset: Asset): void {
+  ctx.type = type;
+  ctx.set('Cache-Control', 'public, max-age=86400');
+  ctx.set('ETag', asset.etag);
+  if (ctx.get('If-None-Match') === asset.etag) {
+    ctx.status = 304;
+    return;
+  }
+  const encoding = asset.compressed ? ctx.acceptsEncodings('br', 'gzip', 'identity') : 'identity';
+  if (asset.compressed) ctx.vary('Accept-Encoding');
+  if (asset.compressed && (encoding === 'br' || encoding === 'gzip')) {
+    ctx.set('Content-Encoding', encoding);
+    ctx.body = asset.compressed(encoding);
+    return;
+  }
+  ctx.body = asset.bytes;
+}
+
+/** Each compressed form made on its first request and kept (brotli at quality 5: a tenth of the bytes in tens of milliseconds). */
+function compressedOnce(input: Buffer | string): (encoding: 'br' | 'gzip') => Buffer {
+  const cache = new Map<'br' | 'gzip', Buffer>();
+  const compress = (encoding: 'br' | 'gzip'): Buffer =>
+    encoding === 'br' ? brotliCompressSync(input, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(input, { level: 6 });
+  return (encoding) => cache.get(encoding) ?? cache.set(encoding, compress(encoding)).get(encoding)!;
+}
+
+/** The OpenAPI document as served: serialised and tagged once at boot, compressed on first request. */
 export function servedDocument(document: unknown): JsonText {
   const text = JSON.stringify(document);
   const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
-  const cache = new Map<'br' | 'gzip', Buffer>();
-  const compress = (encoding: 'br' | 'gzip'): Buffer =>
-    encoding === 'br' ? brotliCompressSync(text, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(text, { level: 6 });
-  return Object.freeze({
-    kind: 'json' as const, text, etag,
-    compressed: (encoding: 'br' | 'gzip') => cache.get(encoding) ?? cache.set(encoding, compress(encoding)).get(encoding)!,
-  });
+  return Object.freeze({ kind: 'json' as const, text, etag, compressed: compressedOnce(text) });
 }
 
 function swaggerDir(): string {
