@@ -115,7 +115,7 @@ ${FORM_AS_TYPED}
 window.ui = SwaggerUIBundle({
   url: '/openapi.json', dom_id: '#swagger-ui', layout: 'BaseLayout', deepLinking: true, persistAuthorization: true,
   docExpansion: 'none', filter: true, tryItOutEnabled: true, defaultModelsExpandDepth: -1, displayRequestDuration: true, validatorUrl: null,
-  plugins: [JsonFirst, LocalRefs, FormAsTyped], requestInterceptor: sendFormAsTyped,
+  plugins: [JsonFirst, LocalRefs, OwnExamplesOnly, EmptyNotSent, FormAsTyped], requestInterceptor: sendFormAsTyped,
   onComplete: function () { FIRST_TAGS.forEach(function (tag) { window.ui.layoutActions.show(['operations-tag', tag], true); }); }
 });
 </script>
@@ -141,6 +141,39 @@ function JsonFirst() {
       return system.specActions.updateJsonSpec(json);
     };
   } } } } };
+}
+// Swagger UI fills each form field that has no example of its own with a sample of its type
+// ("string", the minimum, a random match of the pattern) and sends it: the login form sent a proxy
+// "string" and a made-up locale. Such a field starts empty here, so a form sends what its reader
+// typed and the manifest's examples; fields with an example or a default keep them.
+function OwnExamplesOnly(system) {
+  return { wrapComponents: { RequestBody: function (Original) {
+    return function (props) {
+      var fn = Object.assign({}, props.fn, { getSampleSchema: ownSampleOnly(props.fn) });
+      return system.React.createElement(Original, Object.assign({}, props, { fn: fn }));
+    };
+  } } };
+}
+// And its "Send empty value" box starts ticked on every optional field, so the empty fields went too
+// (an empty timezone is no integer: 422). Unticked at first; a reader who wants one sent ticks it.
+function EmptyNotSent(system) {
+  return { wrapComponents: { ParameterIncludeEmpty: function (Original) {
+    return function (props) {
+      var options = Object.assign({}, props.isIncludedOptions, { defaultValue: false });
+      return system.React.createElement(Original, Object.assign({}, props, { isIncludedOptions: options }));
+    };
+  } } };
+}
+function ownSampleOnly(fn) {
+  return function (schema, contentType) {
+    // A form field's sample is asked for without a content type; whole bodies name theirs.
+    if (contentType !== false || hasOwnSample(schema)) return fn.getSampleSchema.apply(null, arguments);
+    return fn.getSchemaObjectType(schema) === 'array' ? [] : '';
+  };
+}
+function hasOwnSample(schema) {
+  var plain = schema && schema.toJS ? schema.toJS() : schema || {};
+  return plain.examples !== undefined || plain.example !== undefined || plain.default !== undefined;
 }
 function LocalRefs() {
   return { fn: { resolveSubtree: function (spec, path) {
