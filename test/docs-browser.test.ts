@@ -105,6 +105,16 @@ async function run(): Promise<void> {
       t.equal(reply.status, 200, `${id} answers 200 from the page: ${reply.body.slice(0, 200)}`);
     }
   });
+
+  t.test('an opened operation documents its answer with the referenced schema', async (t) => {
+    // The page resolves references itself (engine/docs.ts LocalRefs): the documented answer shows
+    // the referenced schema's fields, and Swagger UI reports no resolver error.
+    const op = await openOperation(page, 'User', 'getUser');
+    const documented = await op.locator('.responses-table:not(.live-responses-table) .response').first().innerText();
+    t.match(documented, /"username"/, 'GET /user documents its answer with the fields of User');
+    t.notMatch(documented, /\$ref/, 'no reference is left unresolved');
+    t.equal(await page.locator('.errors-wrapper').count(), 0, 'no resolver errors');
+  });
 }
 
 async function openOperation(page: Page, tag: string, operationId: string) {
