@@ -51,3 +51,15 @@ t.test('an image is sent as it is', async (t) => {
   t.equal(reply.headers['content-encoding'], undefined);
   t.ok(reply.body.equals(readFileSync(join(dir, 'favicon-32x32.png'))));
 });
+
+t.test('/openapi.json is compressed as accepted and revalidated by ETag', async (t) => {
+  const plain = await raw('/openapi.json', { 'accept-encoding': 'identity' });
+  t.equal(plain.headers['content-encoding'], undefined);
+  for (const encoding of ['br', 'gzip'] as const) {
+    const reply = await raw('/openapi.json', { 'accept-encoding': encoding });
+    t.equal(reply.headers['content-encoding'], encoding);
+    t.ok(decoders[encoding](reply.body).equals(plain.body), `${encoding}: the same document`);
+  }
+  const again = await raw('/openapi.json', { 'if-none-match': String(plain.headers.etag) });
+  t.equal(again.status, 304);
+});
