@@ -111,7 +111,7 @@ export function docsPage(title: string): string {
 <div id="swagger-ui"></div>
 <script src="${DOCS_ASSET_PREFIX}swagger-ui-bundle.js"></script>
 <script>
-${FORM_AS_TYPED}
+${PAGE_PLUGINS}
 window.ui = SwaggerUIBundle({
   url: '/openapi.json', dom_id: '#swagger-ui', layout: 'BaseLayout', deepLinking: true, persistAuthorization: true,
   docExpansion: 'none', filter: true, tryItOutEnabled: true, defaultModelsExpandDepth: -1, displayRequestDuration: true, validatorUrl: null,
@@ -124,12 +124,11 @@ window.ui = SwaggerUIBundle({
 `;
 }
 
-/** Browser code of the page: keeps a form's values as typed and writes the body from them. */
-const FORM_AS_TYPED = String.raw`
-// Swagger UI resolves an OpenAPI 3.1 document's references with ApiDOM, which converts the whole
-// document (600 kB, 4000 references) for every part it asks for: 1.3 s of frozen page before the
-// first operation shows, and again for each operation opened. Every reference of this document is
-// local (#/components/...), so the page resolves the part asked for by JSON pointer instead.
+/**
+ * Browser code of the page, as Swagger UI plugins: the document read and resolved quickly, form
+ * fields that start with the manifest's examples only, and a form's values sent as typed.
+ */
+const PAGE_PLUGINS = String.raw`
 // Swagger UI reads the document as YAML (JSON is YAML too), a tenth of a second for what JSON.parse
 // reads in a few milliseconds; anything that is not JSON still goes to the YAML reader.
 function JsonFirst() {
@@ -154,16 +153,6 @@ function OwnExamplesOnly(system) {
     };
   } } };
 }
-// And its "Send empty value" box starts ticked on every optional field, so the empty fields went too
-// (an empty timezone is no integer: 422). Unticked at first; a reader who wants one sent ticks it.
-function EmptyNotSent(system) {
-  return { wrapComponents: { ParameterIncludeEmpty: function (Original) {
-    return function (props) {
-      var options = Object.assign({}, props.isIncludedOptions, { defaultValue: false });
-      return system.React.createElement(Original, Object.assign({}, props, { isIncludedOptions: options }));
-    };
-  } } };
-}
 function ownSampleOnly(fn) {
   return function (schema, contentType) {
     // A form field's sample is asked for without a content type; whole bodies name theirs.
@@ -175,6 +164,20 @@ function hasOwnSample(schema) {
   var plain = schema && schema.toJS ? schema.toJS() : schema || {};
   return plain.examples !== undefined || plain.example !== undefined || plain.default !== undefined;
 }
+// Swagger UI's "Send empty value" box starts ticked on every optional form field, so the empty
+// fields went too (an empty timezone is no integer: 422). Unticked at first; a reader who wants one sent ticks it.
+function EmptyNotSent(system) {
+  return { wrapComponents: { ParameterIncludeEmpty: function (Original) {
+    return function (props) {
+      var options = Object.assign({}, props.isIncludedOptions, { defaultValue: false });
+      return system.React.createElement(Original, Object.assign({}, props, { isIncludedOptions: options }));
+    };
+  } } };
+}
+// Swagger UI resolves an OpenAPI 3.1 document's references with ApiDOM, which converts the whole
+// document (600 kB, 4000 references) for every part it asks for: 1.4 s of frozen page before the
+// first operation shows, and again for each operation opened. Every reference of this document is
+// local (#/components/...), so the page resolves the part asked for by JSON pointer instead.
 function LocalRefs() {
   return { fn: { resolveSubtree: function (spec, path) {
     return Promise.resolve({ errors: [], spec: resolveLocal(spec, at(spec, path), []) });
@@ -191,8 +194,7 @@ function resolveLocal(root, node, refs) {
     var target = at(root, ref.slice(2).split('/').map(unescapePointer));
     // A schema that contains itself stays a reference the second time (Swagger UI shows its name).
     if (target === undefined || refs.indexOf(ref) >= 0) return node;
-    var resolved = Object.assign({}, resolveLocal(root, target, refs.concat(ref)), withoutRef(node), { $$ref: ref });
-    return resolved;
+    return Object.assign({}, resolveLocal(root, target, refs.concat(ref)), withoutRef(node), { $$ref: ref });
   }
   var copy = {};
   Object.keys(node).forEach(function (key) { copy[key] = resolveLocal(root, node[key], refs); });
