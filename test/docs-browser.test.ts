@@ -27,9 +27,11 @@ async function run(): Promise<void> {
 
   t.test('the landing screen greets a newcomer', async (t) => {
     t.comment(`first operation visible ${firstOperationMs} ms after opening the page`);
-    // The goal is 1.5 s; on this shared 2-core machine Swagger UI's OAS 3.1 processing alone takes
-    // seconds, so the figure is reported here and the bound only catches a page that never settles.
+    // The goal is 1.5 s (bench/docs.md has the figures); a speed target is a benchmark figure, so the
+    // figure is reported here and the bound only catches a page that never settles.
     t.ok(firstOperationMs < 20_000, `the first operation is visible (${firstOperationMs} ms)`);
+    const documentFetches = sent.filter((request) => new URL(request.url()).pathname === '/openapi.json');
+    t.equal(documentFetches.length, 1, 'the document is fetched once: Swagger UI uses the preloaded copy');
     const authorize = await page.locator('.auth-wrapper .authorize').boundingBox();
     t.ok(authorize && authorize.y + authorize.height < 800, `the Authorize button is above the fold (at ${authorize?.y} px)`);
     for (const step of ['Log in as demo', 'Authorize', 'Try GET /user']) t.ok(await page.getByText(step, { exact: false }).first().isVisible(), `step "${step}" is shown`);
@@ -43,16 +45,25 @@ async function run(): Promise<void> {
   });
 
   let session = '';
-  t.test('log in from the page: only username and password are filled', async (t) => {
+  t.test('log in from the page: only username and password are filled, and only they are sent', async (t) => {
+    const login = example('POST /auth/login');
+    const given = (name: string) => String(login.params.find((p) => p.name === name)!.example);
     const op = await openOperation(page, 'Auth', 'postAuthLogin');
     const filled = await op.locator('.opblock-body input[type=text], .opblock-body input:not([type]), .opblock-body textarea').evaluateAll((inputs) =>
       inputs.map((i) => (i as HTMLInputElement).value).filter((value) => value !== ''));
-    t.ok(filled.includes('demo') && filled.includes('demo-password'), 'username and password are prefilled');
-    // Known gap: Swagger UI 5.35 writes type samples into some optional form inputs (timezone, a
-    // pattern sample); the manifest gives them no example. Reported as todo until the page clears them.
-    t.same(filled.sort(), ['demo', 'demo-password'], 'nothing else is prefilled', { todo: `also prefilled: ${filled.filter((v) => v !== 'demo' && v !== 'demo-password').length} type samples` });
+    t.same(filled.sort(), [given('password'), given('username')].sort(), 'the manifest\'s example and nothing else is prefilled');
+    t.ok(login.params.filter((p) => !p.required).length >= 3, 'while the form has optional fields');
+    // Typed over, as a reader would: only the two fields of the form that were touched.
+    await op.locator('tr[data-property-name=username] input').fill(given('username'));
+    await op.locator('tr[data-property-name=password] input').fill(given('password'));
     const reply = await execute(page, op, '/auth/login');
-    t.equal(reply.status, 200);
+    t.same([...new URLSearchParams(reply.sent)], [['username', given('username')], ['password', given('password')]], 'the body is username and password alone');
+    t.equal(reply.status, 200, reply.body.slice(0, 200));
+    // A reader can still send an optional field empty: the box is theirs to tick.
+    await op.locator('tr[data-property-name=verification_code] input[type=checkbox]').check();
+    const again = await execute(page, op, '/auth/login');
+    t.equal(new URLSearchParams(again.sent).get('verification_code'), '', '"Send empty value" ticked: the empty field is sent');
+    t.equal(again.status, 200, again.body.slice(0, 200));
     session = JSON.parse(reply.body) as string;
     await page.locator('.auth-wrapper .authorize').click();
     await page.locator('.modal-ux input').first().fill(session);
@@ -94,7 +105,16 @@ async function run(): Promise<void> {
       t.equal(reply.status, 200, `${id} answers 200 from the page: ${reply.body.slice(0, 200)}`);
     }
   });
-  void sent;
+
+  t.test('an opened operation documents its answer with the referenced schema', async (t) => {
+    // The page resolves references itself (engine/docs.ts LocalRefs): the documented answer shows
+    // the referenced schema's fields, and Swagger UI reports no resolver error.
+    const op = await openOperation(page, 'User', 'getUser');
+    const documented = await op.locator('.responses-table:not(.live-responses-table) .response').first().innerText();
+    t.match(documented, /"username"/, 'GET /user documents its answer with the fields of User');
+    t.notMatch(documented, /\$ref/, 'no reference is left unresolved');
+    t.equal(await page.locator('.errors-wrapper').count(), 0, 'no resolver errors');
+  });
 }
 
 async function openOperation(page: Page, tag: string, operationId: string) {
