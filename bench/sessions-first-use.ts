@@ -1,10 +1,9 @@
-// Issue 15 figures (`npm run build && node --expose-gc dist/bench/sessions-first-use.js [--no-memory]
-// [COUNT...]`, default 10000 100000; prints, asserts nothing): a session's first use after idle on a SQLite store
+// Issue 15 figures (`npm run build && node dist/bench/sessions-first-use.js [COUNT...]`, default
+// 10000 100000; prints, asserts nothing): a session's first use after idle on a SQLite store
 // holding COUNT sessions, as the service does it (keyv, the encrypting codec, WAL): the store read of
 // its record (p50 and p99), the write of one use by itself (the path of stores without changeMany),
-// and the write-behind's batched write of 200 uses (one read query and one compare-and-set statement);
-// then the service's RSS idle after boot and with 10,000 stored sessions of which 1,000 are live
-// (logged in, a client each), unless --no-memory.
+// and the write-behind's batched write of 200 uses (one read query and one compare-and-set statement).
+// The service's memory is bench/memory.ts, measured in a process of its own.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -13,19 +12,15 @@ import sqlite3 from 'sqlite3';
 import { createStore } from '../adapters/store/keyv.js';
 import { encryptingCodec } from '../adapters/store/crypto.js';
 import type { SessionCodec } from '../adapters/store/codec.js';
-import { composeApp } from '../bin/compose.js';
-import { testConfig } from '../engine/config.js';
 import type { SessionRecord } from '../engine/types.js';
-import { serve } from '../test/helpers/http.js';
 
 const ARGS = process.argv.slice(2);
-const SIZES = ARGS.filter((arg) => arg !== '--no-memory').map(Number);
+const SIZES = ARGS.map(Number);
 if (SIZES.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`sizes are whole numbers of sessions: ${ARGS.join(' ')}`);
 const SAMPLES = 2000;
 const BATCH = 200;
 const BATCHES = 20;
 
-const mb = (bytes: number) => (bytes / 1048576).toFixed(0);
 const pct = (values: number[], p: number) => values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
@@ -86,39 +81,11 @@ async function firstUse(count: number): Promise<string> {
   }
 }
 
-async function memory(): Promise<Record<string, string>> {
-  const dir = mkdtempSync(join(tmpdir(), 'sg-memory-'));
-  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
-  try {
-    const app = await composeApp(testConfig({ store: `sqlite://${join(dir, 'sessions.sqlite')}`, dataDir: dir, cacheSize: 1000, extra: { SESSION_KEY: 'ab'.repeat(32) } }));
-    const http = await serve(app);
-    await http.request('GET', '/openapi.json');
-    gc();
-    const idle = process.memoryUsage().rss;
-    const store = await createStore(`sqlite://${join(dir, 'sessions.sqlite')}`, { codec: encryptingCodec(Buffer.from('ab'.repeat(32), 'hex')), sweepMs: 0 });
-    for (let i = 0; i < 9000; i += 500) {
-      await Promise.all(Array.from({ length: 500 }, (_, j) => store.set({ id: `stored-${i + j}`, account: { pk: String(i + j), username: `u${i + j}` }, settings: {}, state: 'active', createdAt: Date.now(), lastUsedAt: Date.now() })));
-    }
-    await store.close();
-    for (let i = 0; i < 1000; i++) {
-      const session = (await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
-      await http.request('GET', '/user', { query: { username: 'demo' }, headers: { 'x-session-id': session } });
-    }
-    gc();
-    const loaded = process.memoryUsage().rss;
-    await http.close();
-    return { 'RSS idle after boot (MB)': mb(idle), 'RSS with 10,000 stored and 1,000 live sessions (MB)': mb(loaded) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 const figures: Record<string, string> = {};
 for (const count of SIZES.length ? SIZES : [10_000, 100_000]) {
   const started = Date.now();
   figures[`first use at ${count.toLocaleString('en')} stored`] = await firstUse(count);
   console.error(`${count.toLocaleString('en')} stored: ${Date.now() - started} ms in all`);
 }
-if (!ARGS.includes('--no-memory')) Object.assign(figures, await memory());
 for (const [name, value] of Object.entries(figures)) console.log(`${name}: ${value}`);
 process.exit(0);
