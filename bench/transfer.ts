@@ -191,6 +191,7 @@ function growingDownloads(inner: UpstreamAdapter, grow: (path: string) => Promis
       const client = await inner.open(options);
       return {
         exportSettings: () => client.exportSettings(),
+        account: () => client.account(),
         close: () => client.close(),
         async call(method, kwargs, opts) {
           const result = await client.call(method, kwargs, opts);

@@ -64,6 +64,8 @@ interface Use {
   /** The client that exported the settings, to tell whether it is still the one cached. */
   readonly clientPromise?: Promise<UpstreamClient>;
   readonly exported?: Record<string, unknown>;
+  /** The account the client acted for when it exported them (UpstreamClient.account). */
+  readonly exportedBy?: string;
 }
 
 const ANONYMOUS = '\u0000anonymous';
@@ -346,7 +348,7 @@ export class Sessions implements SessionService {
     } catch (error) {
       this.options.log.warn('exporting a session\'s settings failed; its stored settings are kept', { error: nameOf(error) });
     }
-    return { entry, changed, seen: entry.record, clientPromise: entry.client, exported };
+    return { entry, changed, seen: entry.record, clientPromise: entry.client, exported, exportedBy: exported ? client?.account() : undefined };
   }
 
   /**
@@ -423,7 +425,7 @@ export class Sessions implements SessionService {
 function usedRecord(stored: SessionRecord, use: Use): SessionRecord | undefined {
   if (stored.state === 'logged_out') return undefined;
   // an export that no longer holds the account (the platform logged the client out) never replaces a good one
-  const settings = use.exported && accountPk(use.exported) === stored.account.pk ? use.exported : stored.settings;
+  const settings = use.exported && use.exportedBy === stored.account.pk ? use.exported : stored.settings;
   // the success counts only if no later call of this instance changed the state again (throttled, challenged)
   const active = use.changed && use.seen.state === 'active';
   return { ...stored, settings, lastUsedAt: Math.max(stored.lastUsedAt, use.seen.lastUsedAt), ...(active ? { state: 'active' as const, throttledUntil: undefined } : {}) };
@@ -456,11 +458,6 @@ export function clientOptions(record: SessionRecord): ClientOptions {
 
 function builtFrom(record: SessionRecord): string {
   return JSON.stringify([record.settings, record.proxy ?? null, record.locale ?? null, record.timezone ?? null]);
-}
-
-function accountPk(settings: Readonly<Record<string, unknown>>): string {
-  const auth = (settings.authorization_data ?? {}) as Record<string, unknown>;
-  return String(auth.ds_user_id ?? '');
 }
 
 const nameOf = (error: unknown) => (error instanceof Error ? (error as { code?: string }).code ?? error.name : 'unknown error');

@@ -122,6 +122,7 @@ function buggyUpstream(): UpstreamAdapter {
       return client.call(method, kwargs, opts);
     },
     exportSettings: () => client.exportSettings(),
+    account: () => client.account(),
     close: () => client.close(),
   });
   return { name: sandbox.name, library: sandbox.library, open: async (options) => wrap(await sandbox.open(options)), ready: () => sandbox.ready(), close: () => sandbox.close() };

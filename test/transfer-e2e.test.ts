@@ -36,7 +36,7 @@ const recording: UpstreamAdapter = {
   async open(options) {
     const client = await sandbox.open(options);
     return {
-      exportSettings: () => client.exportSettings(), close: () => client.close(),
+      exportSettings: () => client.exportSettings(), account: () => client.account(), close: () => client.close(),
       call: (method, kwargs, opts) => { crossed.push({ method, kwargs: { ...kwargs } }); return client.call(method, kwargs, opts); },
     };
   },

@@ -25,6 +25,11 @@ export interface UpstreamClient {
   call(method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown>;
   /** The upstream settings export, to persist in the session record. */
   exportSettings(): Promise<Record<string, unknown>>;
+  /**
+   * The platform account (its pk) this client acts for, as of the settings it was opened with or
+   * last exported; undefined while logged out. Only the adapter knows where its settings keep it.
+   */
+  account(): string | undefined;
   close(): Promise<void>;
   /** The account's realtime stream, where the library has one (aiograpi 1.1+): rings on each new message. */
   realtime?(handlers: RealtimeHandlers): Promise<RealtimeSubscription>;

@@ -46,7 +46,7 @@ export const loginBySessionId: Plugin = {
 
 async function newSession(services: Services, client: UpstreamClient, username: string, options: ReturnType<typeof requestedOptions>, signal: AbortSignal): Promise<string> {
   try {
-    const account = accountOf(await client.exportSettings(), username);
+    const account = await accountOf(client, username);
     const record = await services.sessions.create(client, { account, ...options });
     revokeIfUndelivered(services, record.id, signal);
     return record.id;

@@ -1,5 +1,5 @@
 // What the auth plugins share: the client options a request asks for (proxy, locale, timezone,
-// over a session's own), the account a settings export belongs to, and closing a client that is
+// over a session's own), the account a logged-in client acts for, and closing a client that is
 // no longer wanted without masking the error that made it unwanted.
 import type { ClientOptions, InputBag, SessionRecord, UpstreamClient } from '../../engine/types.js';
 
@@ -11,11 +11,13 @@ export function requestedOptions(input: InputBag, base?: SessionRecord): Omit<Cl
   return { proxy, locale, timezone };
 }
 
-/** The account a settings export is logged in as (pk from its authorization data; no secrets). */
-export function accountOf(settings: Readonly<Record<string, unknown>>, username = ''): { pk: string; username: string } {
-  const auth = (settings.authorization_data ?? {}) as Record<string, unknown>;
-  const cookies = (settings.cookies ?? {}) as Record<string, unknown>;
-  return { pk: String(auth.ds_user_id ?? cookies.ds_user_id ?? ''), username };
+/**
+ * The account a logged-in client acts for, as the client port tells it after an export (which
+ * brings the client's settings up to date): the plugins never read the upstream's settings format.
+ */
+export async function accountOf(client: UpstreamClient, username = ''): Promise<{ pk: string; username: string }> {
+  await client.exportSettings();
+  return { pk: client.account() ?? '', username };
 }
 
 export async function closeQuietly(client: UpstreamClient): Promise<void> {

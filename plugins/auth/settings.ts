@@ -18,7 +18,7 @@ export const settings: Plugin = {
     const client = await services.upstream.open({ settings: base, ...options });
     try {
       if (imported) await client.call('expose', {});
-      const account = accountOf(await client.exportSettings());
+      const account = await accountOf(client);
       const same = session && session.account.pk === account.pk;
       const record = await services.sessions.create(client, { account: same ? session.account : account, ...options, ...(same ? carried(session) : {}) });
       if (session) await services.sessions.revoke(session.id);

@@ -34,6 +34,10 @@ export function fakeUpstream(handlers: Record<string, Handler> = {}): FakeUpstre
         async exportSettings() {
           return settings;
         },
+        account() {
+          const auth = settings.authorization_data as { ds_user_id?: string } | undefined;
+          return auth?.ds_user_id;
+        },
         async close() {},
       };
       return client;

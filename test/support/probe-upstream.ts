@@ -54,6 +54,7 @@ export function probeUpstream(inner: UpstreamAdapter): Probe {
       }
     },
     exportSettings: () => client.exportSettings(),
+    account: () => client.account(),
     close: () => client.close(),
     ...(client.realtime ? { realtime: (handlers: RealtimeHandlers) => (calls.push({ client: id, method: '(realtime)', kwargs: {}, at: Date.now() }), client.realtime!(handlers)) } : {}),
   });

@@ -72,6 +72,10 @@ export class SidecarClient implements UpstreamClient {
     };
   }
 
+  account(): string | undefined {
+    return accountOf(this.settings);
+  }
+
   async exportSettings(): Promise<Record<string, unknown>> {
     const settings = (await this.onOpenClient('export', (process) =>
       process.request({ op: 'export', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'export' }),

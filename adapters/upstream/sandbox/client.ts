@@ -45,6 +45,10 @@ export class SandboxClient implements UpstreamClient {
     return def!.run(ctx, args);
   }
 
+  account(): string | undefined {
+    return this.state.pk ?? undefined;
+  }
+
   async exportSettings(): Promise<Record<string, unknown>> {
     return exportSettings(this.state);
   }
