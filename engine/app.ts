@@ -190,7 +190,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
 
 /** Compiled once per route, only for an upstream whose results lose their types on the way. */
 function typerFor(route: RouteSpec, manifest: Manifest, upstream: UpstreamAdapter): Typer | undefined {
-  if (!upstream.resultsNeedTyping || shapes[route.result.shape].binary) return undefined;
+  if (!upstream.resultsNeedTyping || route.result.body !== 'json') return undefined;
   return compileTyper(route.result.schema, manifest.schemas);
 }
 

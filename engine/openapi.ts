@@ -47,25 +47,25 @@ function securityOf(route: RouteSpec, apiKey: boolean): OperationObject['securit
 export const requestSchemaName = (route: RouteSpec): string => route.id[0].toUpperCase() + route.id.slice(1) + 'Request';
 
 function operationFor(route: RouteSpec, apiKey: boolean, upstream: readonly number[]): { operation: OperationObject; requestSchema?: SchemaObject } {
-  const inQuery = route.method === 'GET' || route.method === 'DELETE';
+  const { query, form, files } = route.request;
   const operation: OperationObject = {
     operationId: route.id,
     summary: route.summary,
     description: route.description ?? route.summary,
     tags: [route.tag],
-    parameters: inQuery ? route.params.filter((p) => p.type !== 'file').map(queryParameter) : [],
+    parameters: query.map(queryParameter),
     responses: responsesFor(route, apiKey, upstream),
   };
   operation.security = securityOf(route, apiKey);
-  if (inQuery && !route.params.some((p) => p.type === 'file')) return { operation };
-  const requestSchema = formSchema(route);
+  const body = [...form, ...files];
+  if (body.length === 0) return { operation };
+  const requestSchema = formSchema(route, body);
   const ref = { $ref: `#/components/schemas/${requestSchemaName(route)}` };
-  const multipartOnly = route.params.some((p) => p.type === 'file');
-  const urlencoded = { schema: ref, ...formEncoding(route, 'application/x-www-form-urlencoded') };
-  const multipart = { schema: ref, ...formEncoding(route, 'multipart/form-data') };
+  const urlencoded = { schema: ref, ...formEncoding(body, 'application/x-www-form-urlencoded') };
+  const multipart = { schema: ref, ...formEncoding(body, 'multipart/form-data') };
   operation.requestBody = {
-    required: route.params.some((p) => p.required),
-    content: multipartOnly ? { 'multipart/form-data': multipart } : { 'application/x-www-form-urlencoded': urlencoded, 'multipart/form-data': multipart },
+    required: body.some((p) => p.required),
+    content: files.length ? { 'multipart/form-data': multipart } : { 'application/x-www-form-urlencoded': urlencoded, 'multipart/form-data': multipart },
   };
   return { operation, requestSchema };
 }
@@ -83,24 +83,24 @@ function queryParameter(param: ParamSpec): ParameterObject {
   return parameter;
 }
 
-function formSchema(route: RouteSpec): SchemaObject {
+function formSchema(route: RouteSpec, fields: readonly ParamSpec[]): SchemaObject {
   const properties: Record<string, SchemaObject> = {};
-  for (const param of route.params) {
+  for (const param of fields) {
     // A JSON field is described by its decoded schema, and its encoding says the form carries it as
     // JSON text (formEncoding): a page renders it as a text area, not as a file input.
     const schema = forOpenApi(param.schema) as SchemaObject;
     properties[param.name] = { ...schema, description: describeParam(param) };
     if (param.example !== undefined) properties[param.name].examples = [param.example];
   }
-  const required = route.params.filter((p) => p.required).map((p) => p.name);
+  const required = fields.filter((p) => p.required).map((p) => p.name);
   const rules = route.rules.length ? { allOf: forOpenApi(route.rules) as SchemaObject[] } : {};
   return { type: 'object', properties, ...(required.length ? { required } : {}), ...rules };
 }
 
 /** How each form field travels: JSON fields as JSON text, lists as the field repeated (never comma-joined). */
-function formEncoding(route: RouteSpec, mediaType: string): { encoding?: Record<string, EncodingObject> } {
+function formEncoding(fields: readonly ParamSpec[], mediaType: string): { encoding?: Record<string, EncodingObject> } {
   const encoding: Record<string, EncodingObject> = {};
-  for (const param of route.params) {
+  for (const param of fields) {
     const one: EncodingObject = {};
     if (param.type === 'json') one.contentType = 'application/json';
     // style and explode apply to urlencoded bodies only; multipart repeats a list's parts anyway.
@@ -127,9 +127,7 @@ function describeParam(param: ParamSpec): string {
 function responsesFor(route: RouteSpec, apiKey: boolean, upstream: readonly number[]): ResponsesObject {
   const ok = route.result.description ?? 'Success';
   const schema = forOpenApi(route.result.schema) as SchemaObject;
-  const binary = route.result.shape === 'file' || route.result.shape === 'files';
-  const contentType = binary ? (route.result.shape === 'files' ? 'application/zip' : 'application/octet-stream') : (route.result.options.content_type as string | undefined) ?? 'application/json';
-  const responses: ResponsesObject = { [String(route.result.options.status ?? 200)]: { description: ok, content: { [contentType]: { schema } } } };
+  const responses: ResponsesObject = { [String(route.result.options.status ?? 200)]: { description: ok, content: { [route.result.contentType]: { schema } } } };
   // By reference: written out on each of ~280 operations they were half of the document's bytes.
   for (const status of errorStatusesOf(route, apiKey, upstream)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
   return responses;

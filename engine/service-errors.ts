@@ -26,7 +26,7 @@ const withParams = (route: RouteSpec): boolean => route.params.length > 0;
 const withBody = (route: RouteSpec): boolean => route.method !== 'GET';
 const fetchesUrls = (route: RouteSpec): boolean => route.params.some((p) => p.type === 'url');
 const firstMatch = (route: RouteSpec): boolean => route.result.shape === 'find';
-const fileResult = (route: RouteSpec): boolean => route.result.shape === 'file' || route.result.shape === 'files';
+const fileResult = (route: RouteSpec): boolean => route.result.body === 'file';
 const systemRoute = (route: RouteSpec): boolean => route.area === 'system';
 const byConsoleRef = (route: RouteSpec): boolean => route.area === 'console' && route.params.some((p) => p.name === 'ref');
 const consoleWork = (route: RouteSpec): boolean => route.area === 'console' && /^\/console\/(jobs|pools)/.test(route.path);

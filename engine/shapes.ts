@@ -1,7 +1,7 @@
 // Result-shape registry: each shape is a small pure function from what the upstream returned to
 // the response body, plus the documented schema of that body. Chosen by `result.shape`.
 import { serviceError } from './service-errors.js';
-import type { InputBag, JsonSchema, ResultSpec, ShapeEntry } from './types.js';
+import type { InputBag, JsonSchema, ShapeEntry } from './types.js';
 
 type SchemaArgs = { readonly items?: JsonSchema; readonly schema?: JsonSchema };
 const anyObject: JsonSchema = { type: 'object', additionalProperties: true };
@@ -111,11 +111,12 @@ const constant: ShapeEntry = {
   schema: (args) => args.schema ?? anyObject,
 };
 
-const text: ShapeEntry = {
+const textOf = (contentType: string): ShapeEntry => ({
   shape: (value) => (value == null ? '' : String(value)),
   schema: () => ({ type: 'string' }),
-  binary: true,
-};
+  body: 'text',
+  contentType,
+});
 
 /** A live event stream (server-sent events) the plugin opened: the responder pipes it as it comes. */
 const events: ShapeEntry = {
@@ -124,18 +125,32 @@ const events: ShapeEntry = {
     return value;
   },
   schema: () => ({ type: 'string', description: 'Server-sent events (text/event-stream): `event:` and `data:` lines, one JSON document per event.' }),
-  binary: true,
+  body: 'stream',
+  contentType: 'text/event-stream',
 };
 
-/** Files are handled by the responder (streamed and removed); the shape only checks the value. */
+/**
+ * The path of the file the upstream wrote, sent as it is (the responder streams it and removes it).
+ * A plugin may answer a file or stream of its own: that passes through.
+ */
 const file: ShapeEntry = {
-  shape: (value) => value,
+  shape: (value, _spec, _bag, files) => (typeof value === 'string' ? files.file(value) : value),
   schema: () => ({ type: 'string', format: 'binary' }),
-  binary: true,
+  body: 'file',
+  contentType: 'application/octet-stream',
+};
+
+/** Several files the upstream wrote (an album), sent as one zip built while it streams. */
+const files: ShapeEntry = {
+  shape: (value, _spec, _bag, maker) => (Array.isArray(value) ? maker.zip(value.map(String)) : value),
+  schema: () => ({ type: 'string', format: 'binary' }),
+  body: 'file',
+  contentType: 'application/zip',
 };
 
 export const shapes: Readonly<Record<string, ShapeEntry>> = Object.freeze({
-  page, stream_page: streamPage, array, object, raw, bool, string, tuple, compose, find, constant, text, html: text, events, file, files: file,
+  page, stream_page: streamPage, array, object, raw, bool, string, tuple, compose, find, constant,
+  text: textOf('text/plain; charset=utf-8'), html: textOf('text/html; charset=utf-8'), events, file, files,
 });
 
 export function pick(bag: InputBag, path: string): unknown {
@@ -145,8 +160,4 @@ export function pick(bag: InputBag, path: string): unknown {
     value = (value as Record<string, unknown>)[key];
   }
   return value;
-}
-
-export function shapeResult(spec: ResultSpec, value: unknown, bag: InputBag): unknown {
-  return shapes[spec.shape].shape(value, spec, bag);
 }

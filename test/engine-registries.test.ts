@@ -3,7 +3,7 @@ import t from 'tap';
 import { coerceParam, jsonList, scalarCoercers } from '../engine/coerce.js';
 import { resolvers } from '../engine/resolvers.js';
 import { shapes } from '../engine/shapes.js';
-import type { ParamSpec, ResultSpec } from '../engine/types.js';
+import type { FileMaker, ParamSpec, ResultSpec } from '../engine/types.js';
 
 const param = (coerce: string, repeated = false): ParamSpec => ({ name: 'p', in: 'query', type: coerce as ParamSpec['type'], required: false, repeated, schema: {}, upstream: 'p', coerce });
 
@@ -48,7 +48,12 @@ for (const [coerce, raw, message, repeated] of bad) {
 t.same(Object.keys(scalarCoercers).sort(), ['boolean', 'file', 'id', 'integer', 'json', 'number', 'string', 'url'], 'every type has a coercer');
 t.same(jsonList(['[1,2]', '3']), [1, 2, 3], 'arrays and single values mix');
 
-const spec = (shape: string, options: Record<string, unknown> = {}): ResultSpec => ({ shape, schema: {}, options: options as ResultSpec['options'] });
+const spec = (shape: string, options: Record<string, unknown> = {}): ResultSpec => ({ shape, schema: {}, options: options as ResultSpec['options'], contentType: 'application/json', body: 'json' });
+// A stand-in for the route's file maker: what a file shape asked it to make.
+const files: FileMaker = {
+  file: (path) => ({ kind: 'file', path, filename: 'made', contentType: 'test/file' }),
+  zip: (paths) => ({ kind: 'stream', stream: null as never, filename: `zip of ${paths.join(' ')}`, contentType: 'application/zip' }),
+};
 const shapeCases: [string, unknown, unknown, Record<string, unknown>?, Record<string, unknown>?][] = [
   ['page', [[{ pk: '1' }], 'c2'], { items: [{ pk: '1' }], next_cursor: 'c2' }],
   ['page', [[], null], { items: [], next_cursor: '' }],
@@ -65,22 +70,31 @@ const shapeCases: [string, unknown, unknown, Record<string, unknown>?, Record<st
   ['compose', null, { type: 'post', code: 'abc' }, { fields: { type: 'share.type', code: 'code' } }, { share: { type: 'post' }, code: 'abc' }],
   ['text', 'a 1', 'a 1'],
   ['html', '<p>1</p>', '<p>1</p>'],
-  ['file', '/tmp/x.jpg', '/tmp/x.jpg'],
-  ['files', ['/tmp/a.jpg', '/tmp/b.mp4'], ['/tmp/a.jpg', '/tmp/b.mp4']],
+  ['file', '/tmp/x.jpg', { kind: 'file', path: '/tmp/x.jpg', filename: 'made', contentType: 'test/file' }],
+  ['files', ['/tmp/a.jpg', '/tmp/b.mp4'], { kind: 'stream', stream: null, filename: 'zip of /tmp/a.jpg /tmp/b.mp4', contentType: 'application/zip' }],
   ['constant', undefined, { a: [1] }, { value: { a: [1] } }],
   ['find', [{ id: '1', n: 'a' }, { id: '2', n: 'b' }], { id: '2', n: 'b' }, { fields: { id: 'pk' } }, { pk: 2 }],
 ];
 for (const [shape, value, expected, options, bag] of shapeCases) {
-  t.same(shapes[shape].shape(value, spec(shape, options), bag ?? {}), expected, `shape ${shape}`);
+  t.same(shapes[shape].shape(value, spec(shape, options), bag ?? {}, files), expected, `shape ${shape}`);
 }
-t.throws(() => shapes.page.shape({ not: 'a tuple' }, spec('page'), {}), /no page tuple/, 'page rejects a non-tuple');
-t.throws(() => shapes.find.shape([{ id: '1' }], spec('find', { fields: { id: 'pk' } }), { pk: '9' }), /Nothing matches id "9"/, 'find answers 404 when nothing matches');
+t.throws(() => shapes.page.shape({ not: 'a tuple' }, spec('page'), {}, files), /no page tuple/, 'page rejects a non-tuple');
+t.throws(() => shapes.find.shape([{ id: '1' }], spec('find', { fields: { id: 'pk' } }), { pk: '9' }, files), /Nothing matches id "9"/, 'find answers 404 when nothing matches');
 t.same(Object.keys(shapes).sort(), ['array', 'bool', 'compose', 'constant', 'events', 'file', 'files', 'find', 'html', 'object', 'page', 'raw', 'stream_page', 'string', 'text', 'tuple'], 'shape registry');
 const stream = { kind: 'stream', stream: null, contentType: 'text/event-stream' };
-t.equal(shapes.events.shape(stream, spec('events'), {}), stream, 'events passes the opened stream through');
-t.throws(() => shapes.events.shape({ not: 'a stream' }, spec('events'), {}), /needs a stream/, 'events refuses anything else');
+t.equal(shapes.events.shape(stream, spec('events'), {}, files), stream, 'events passes the opened stream through');
+t.throws(() => shapes.events.shape({ not: 'a stream' }, spec('events'), {}, files), /needs a stream/, 'events refuses anything else');
 for (const [name, entry] of Object.entries(shapes)) t.type(entry.schema({}), 'object', `${name} documents a schema`);
-for (const name of ['text', 'html', 'events', 'file', 'files']) t.ok(shapes[name].binary, `${name} is written as bytes, not JSON`);
+const written = Object.fromEntries(Object.entries(shapes).map(([name, entry]) => [name, [entry.body ?? 'json', entry.contentType ?? 'application/json']]));
+t.same(written, {
+  page: ['json', 'application/json'], stream_page: ['json', 'application/json'], array: ['json', 'application/json'], object: ['json', 'application/json'],
+  raw: ['json', 'application/json'], bool: ['json', 'application/json'], string: ['json', 'application/json'], tuple: ['json', 'application/json'],
+  compose: ['json', 'application/json'], find: ['json', 'application/json'], constant: ['json', 'application/json'],
+  text: ['text', 'text/plain; charset=utf-8'], html: ['text', 'text/html; charset=utf-8'], events: ['stream', 'text/event-stream'],
+  file: ['file', 'application/octet-stream'], files: ['file', 'application/zip'],
+}, 'each shape owns how it is written and its content type');
+const plugged = { kind: 'stream', stream: null, contentType: 'text/csv' };
+t.equal(shapes.file.shape(plugged, spec('file'), {}, files), plugged, 'a file or stream a plugin made passes the file shape as it is');
 t.same(shapes.file.schema({}), { type: 'string', format: 'binary' }, 'file documented as binary');
 
 // Resolvers: what the bag holds after the step, and which upstream calls it made.

@@ -7,9 +7,9 @@ import { createSandbox, TOTP_SEED } from '../adapters/upstream/sandbox/index.js'
 import { loginAs, sampleFiles } from './helpers/sandbox.js';
 import { SIGNATURES } from '../adapters/upstream/sandbox/methods/signatures.js';
 import { UpstreamError } from '../engine/types.js';
-import { defaultManifestDir } from '../engine/manifest/load.js';
-import { normalise } from '../engine/manifest/normalise.js';
-import { readManifestFiles } from '../engine/manifest/read.js';
+import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
+import { productRegistries } from '../bin/compose.js';
+import { testConfig } from '../engine/config.js';
 import { errorWith } from './helpers/assert.js';
 
 const shared = (path: string) => new URL(`../../shared/${path}`, import.meta.url);
@@ -51,7 +51,7 @@ const ANNOTATION_FIX: Record<string, string> = { collection_medias_by_name: 'Lis
 // A method behind a `shape: bool` route must answer a real boolean: the shape turns anything else
 // into false. Several are annotated None upstream (media_pin, comment_pin, close_friend_add,
 // media_seen, the livestream moves) though their code returns `status == "ok"` or is_bestie.
-const BOOL_BACKED = new Set(normalise(readManifestFiles(defaultManifestDir())).routes
+const BOOL_BACKED = new Set(loadManifest(defaultManifestDir(), productRegistries(testConfig())).routes
   .filter((r) => r.result.shape === 'bool')
   .flatMap((r) => r.calls.filter((c) => !r.result.from || c.as === r.result.from).map((c) => c.method)));
 const annotationOf = (name: string, returns: ReadonlyMap<string, string>) => ANNOTATION_FIX[name] ?? (BOOL_BACKED.has(name) ? 'bool' : returns.get(name) ?? 'Any');

@@ -22,7 +22,7 @@ function param(name: string, type: ParamSpec['type'], extra: Partial<ParamSpec> 
 }
 function route(key: string, plugin: string, params: ParamSpec[]): RouteSpec {
   const [method, p] = key.split(' ');
-  return { key, id: p, method, path: p, area: 'test', tag: 'test', file: 'test.yaml', summary: key, session: 'required', plugin, params, constraints: [], resolve: [], calls: [], result: { shape: 'object', schema: {}, options: {} }, upstreamMethods: [] } as unknown as RouteSpec;
+  return { key, id: p, method, path: p, area: 'test', tag: 'test', file: 'test.yaml', summary: key, session: 'required', plugin, params, request: { query: [], form: params.filter((x) => x.in === 'form'), files: params.filter((x) => x.in === 'file') }, constraints: [], resolve: [], calls: [], result: { shape: 'object', schema: {}, options: {}, contentType: 'application/json', body: 'json' }, upstreamMethods: [] } as unknown as RouteSpec;
 }
 
 const PHOTO = route('POST /photo/upload', 'upload.file', [param('file', 'file', { format: 'image', required: true }), param('caption', 'string')]);

@@ -21,7 +21,7 @@ export function checkManifest(table: Normalised, registries: Registries, format:
   for (const route of table.routes) {
     if (!tags.has(route.tag)) throw new ManifestError(route.file, `unknown tag "${route.tag}" (no area file declares it)`, { route: route.key, key: 'tag' });
   }
-  const routes = table.routes.map((route) => finishRoute(route, table.schemas, registries));
+  const routes = table.routes.map((route) => checkRoute(route, table.schemas, registries));
   checkPluginsUsed(routes, registries.plugins);
   for (const [name, schema] of Object.entries(table.schemas)) checkRefs(schema, table.schemas, { file: 'manifest schemas', key: `schemas.${name}` });
   return deepFreeze({ format, routes, schemas: table.schemas, tags: table.tags, errors: table.errors });
@@ -39,7 +39,8 @@ function checkUnique(routes: readonly RouteSpec[]): void {
   }
 }
 
-function finishRoute(route: RouteSpec, schemas: Record<string, JsonSchema>, reg: Registries): RouteSpec {
+/** Every name a route uses is known; the route is returned as it is (normalisation made it final). */
+function checkRoute(route: RouteSpec, schemas: Record<string, JsonSchema>, reg: Registries): RouteSpec {
   const fail = (problem: string, key: string): never => {
     throw new ManifestError(route.file, problem, { route: route.key, key });
   };
@@ -48,9 +49,7 @@ function finishRoute(route: RouteSpec, schemas: Record<string, JsonSchema>, reg:
     if (!(param.coerce in reg.coercers)) fail(`unknown type "${param.coerce}"`, `params.${param.name}.type`);
     checkRefs(param.schema, schemas, { file: route.file, route: route.key, key: `params.${param.name}.schema` });
   }
-  const shape = reg.shapes[route.result.shape] ?? fail(`unknown result shape "${route.result.shape}"`, 'result.shape');
-  const plugin = route.plugin ? reg.plugins[route.plugin] ?? fail(`unknown plugin "${route.plugin}"`, 'plugin') : undefined;
-  if (!plugin && route.calls.length === 0 && route.result.shape !== 'constant') fail('a route needs upstream calls or a plugin', 'calls');
+  if (!route.plugin && route.calls.length === 0 && route.result.shape !== 'constant') fail('a route needs upstream calls or a plugin', 'calls');
   if (route.result.shape === 'constant' && route.result.options.value === undefined) fail('a constant result needs its value', 'result.value');
   const known = new Set([...names, ...ENGINE_INPUTS]);
   route.calls.forEach((call, index) => {
@@ -61,19 +60,14 @@ function finishRoute(route: RouteSpec, schemas: Record<string, JsonSchema>, reg:
     if (call.as) known.add(call.as);
   });
   route.resolve.forEach((step, index) => {
-    const resolver = reg.resolvers[step.by] ?? fail(`unknown resolver "${step.by}"`, `resolve.${index}.by`);
-    void resolver;
     for (const name of [...step.from, step.into]) if (!names.has(name)) fail(`resolver names unknown parameter "${name}"`, `resolve.${index}`);
   });
   route.constraints.forEach((c) => {
     for (const name of c.params) if (!names.has(name)) fail(`constraint names unknown parameter "${name}"`, c.kind);
   });
   if (route.result.from && !known.has(route.result.from)) fail(`result from unknown input "${route.result.from}"`, 'result.from');
-  const options = route.result.options;
-  const schema = shape.schema({ items: options.items as JsonSchema | undefined, schema: options.schema as JsonSchema | undefined });
-  checkRefs(schema, schemas, { file: route.file, route: route.key, key: 'result' });
-  const upstreamMethods = new Set([...route.calls.map((c) => c.method), ...route.resolve.flatMap((s) => reg.resolvers[s.by].uses), ...(plugin?.uses ?? [])]);
-  return { ...route, result: { ...route.result, schema }, upstreamMethods: [...upstreamMethods].sort() };
+  checkRefs(route.result.schema, schemas, { file: route.file, route: route.key, key: 'result' });
+  return route;
 }
 
 function checkRefs(schema: unknown, schemas: Record<string, JsonSchema>, where: { file: string; route?: string; key: string }): void {

@@ -20,14 +20,13 @@ export interface LoadOptions {
 
 export function loadManifest(dir: string, options: LoadOptions): Manifest {
   const files = readManifestFiles(dir);
-  const table = normalise(files);
   const registries: Registries = {
     coercers: options.registries?.coercers ?? scalarCoercers,
     shapes: options.registries?.shapes ?? shapes,
     resolvers: options.registries?.resolvers ?? resolvers,
     plugins: options.plugins,
   };
-  return checkManifest(table, registries, MANIFEST_FORMAT);
+  return checkManifest(normalise(files, registries), registries, MANIFEST_FORMAT);
 }
 
 

@@ -1,7 +1,11 @@
-// Step 2 of boot: turn the raw YAML entries into flat, frozen route records. Everything downstream
-// (router, validators, OpenAPI, audit, tests) reads these records, never the YAML.
+// Step 2 of boot: turn the raw YAML entries into flat, frozen route records, final when this step
+// ends: the registries (shapes, resolvers, plugins) fill in what they own here (the result's schema,
+// content type and body; the upstream methods a route may reach), and the checker only checks.
+// Everything downstream (router, validators, OpenAPI, MCP, audit, tests) reads these records as
+// they are, never the YAML.
 import type {
-  ArgSource, CallSpec, ConstraintSpec, ErrorTable, HttpMethod, JsonSchema, JsonValue, ParamSpec, ResultSpec, RouteSpec,
+  ArgSource, CallSpec, ConstraintSpec, ErrorTable, HttpMethod, JsonSchema, JsonValue, ParamSpec, Plugin, RequestParts, Resolver,
+  ResultSpec, RouteSpec, ShapeEntry,
 } from '../types.js';
 import { ManifestError } from './errors.js';
 import { checkExclusiveExamples, routeExample } from './examples.js';
@@ -16,13 +20,20 @@ export interface Normalised {
   readonly errors: ErrorTable;
 }
 
-export function normalise(files: readonly RawFile[]): Normalised {
+/** What normalisation reads from the registries; the checker checks the rest of each tag (manifest/check.ts). */
+export interface NormaliseRegistries {
+  readonly shapes: Readonly<Record<string, ShapeEntry>>;
+  readonly resolvers: Readonly<Record<string, Resolver>>;
+  readonly plugins: Readonly<Record<string, Plugin>>;
+}
+
+export function normalise(files: readonly RawFile[], registries: NormaliseRegistries): Normalised {
   const out: Normalised = { routes: [], schemas: {}, tags: [], errors: { hierarchy: {}, rows: {}, messages: [] } };
   let sawErrors = false;
   for (const { file, doc } of files) {
     if (doc.routes) {
       for (const tag of [doc.tag!, ...(doc.tags ?? [])]) addTag(out.tags, tag, file);
-      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, file, doc.area!, raw.tag ?? doc.tag!.name));
+      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, { file, area: doc.area!, tag: raw.tag ?? doc.tag!.name }, registries));
     }
     if (doc.schemas) addSchemas(out.schemas, doc.schemas, file);
     if (doc.errors) {
@@ -46,14 +57,25 @@ function addSchemas(into: Record<string, JsonSchema>, schemas: Record<string, Js
   }
 }
 
-export function normaliseRoute(raw: RawRoute, file: string, area: string, tag: string): RouteSpec {
+export function normaliseRoute(raw: RawRoute, place: { file: string; area: string; tag: string }, registries: NormaliseRegistries): RouteSpec {
+  const { file, area, tag } = place;
   const [method, path] = raw.route.split(' ') as [HttpMethod, string];
   const where = { file, route: raw.route };
+  const fail = (problem: string, key: string): never => {
+    throw new ManifestError(file, problem, { route: raw.route, key });
+  };
   const example = routeExample(raw, where);
   const params = Object.entries(raw.params ?? {}).map(([name, param]) => normaliseParam(name, param, method, where, example[name]));
   const constraints = constraintsOf(raw);
   checkExclusiveExamples(params, constraints, where);
   const calls = normaliseCalls(raw, params);
+  const shape = registries.shapes[raw.result.shape] ?? fail(`unknown result shape "${raw.result.shape}"`, 'result.shape');
+  const plugin = raw.plugin ? registries.plugins[raw.plugin] ?? fail(`unknown plugin "${raw.plugin}"`, 'plugin') : undefined;
+  const resolve = (raw.resolve ?? []).map((step, index) => {
+    if (!registries.resolvers[step.by]) fail(`unknown resolver "${step.by}"`, `resolve.${index}.by`);
+    return Object.freeze({ ...step, from: Object.freeze([...step.from]) });
+  });
+  const uses = [...calls.map((c) => c.method), ...resolve.flatMap((s) => registries.resolvers[s.by].uses), ...(plugin?.uses ?? [])];
   return Object.freeze({
     key: raw.route,
     id: operationId(method, path),
@@ -69,13 +91,19 @@ export function normaliseRoute(raw: RawRoute, file: string, area: string, tag: s
     ...(raw.upstream_only ? { upstreamOnly: raw.upstream_only } : {}),
     plugin: raw.plugin,
     params: Object.freeze(params),
+    request: requestParts(params),
     constraints: Object.freeze(constraints),
-    resolve: Object.freeze((raw.resolve ?? []).map((step) => Object.freeze({ ...step, from: Object.freeze([...step.from]) }))),
+    resolve: Object.freeze(resolve),
     rules: Object.freeze((raw.rules ?? []).map((rule) => ({ ...rule }))),
     calls: Object.freeze(calls),
-    result: normaliseResult(raw.result),
-    upstreamMethods: [], // filled by the checker, which knows the resolver and plugin registries
+    result: normaliseResult(raw.result, shape),
+    upstreamMethods: Object.freeze([...new Set(uses)].sort()),
   });
+}
+
+function requestParts(params: readonly ParamSpec[]): RequestParts {
+  const of = (part: ParamSpec['in']) => Object.freeze(params.filter((param) => param.in === part));
+  return Object.freeze({ query: of('query'), form: of('form'), files: of('file') });
 }
 
 /** Client-friendly, stable operation ids: lower camel case of the method and the path words. */
@@ -114,16 +142,24 @@ function constraintsOf(raw: RawRoute): ConstraintSpec[] {
   return kinds.flatMap((kind) => (raw[kind] ?? []).map((group) => Object.freeze({ kind, params: Object.freeze([...group]) })));
 }
 
-function normaliseResult(raw: RawRoute['result']): ResultSpec {
+function normaliseResult(raw: RawRoute['result'], shape: ShapeEntry): ResultSpec {
   const options: Record<string, JsonValue> = {};
   if (raw.fields) options.fields = raw.fields;
   if (raw.keys) options.keys = raw.keys;
-  if (raw.content_type) options.content_type = raw.content_type;
   if (raw.value !== undefined) options.value = raw.value;
   if (raw.status !== undefined) options.status = raw.status;
   if (raw.items !== undefined) options.items = schemaRef(raw.items) as JsonValue;
   if (raw.schema !== undefined) options.schema = schemaRef(raw.schema) as JsonValue;
-  return Object.freeze({ shape: raw.shape, schema: {}, options: Object.freeze(options), from: raw.from, description: raw.description });
+  const schema = shape.schema({ items: options.items as JsonSchema | undefined, schema: options.schema as JsonSchema | undefined });
+  return Object.freeze({
+    shape: raw.shape,
+    schema,
+    options: Object.freeze(options),
+    from: raw.from,
+    description: raw.description,
+    contentType: raw.content_type ?? shape.contentType ?? 'application/json',
+    body: shape.body ?? 'json',
+  });
 }
 
 function normaliseErrors(raw: RawErrors): ErrorTable {

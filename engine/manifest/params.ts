@@ -40,6 +40,7 @@ export function normaliseParam(name: string, raw: RawParam, method: HttpMethod, 
   });
 }
 
+/** GET carries parameters in the query; POST, PATCH and DELETE as form fields (the catalogue's rule). */
 function sourceOf(type: ParamType, given: ParamSource | undefined, method: HttpMethod): ParamSource {
   if (type === 'file') return 'file';
   if (given) return given;

@@ -26,14 +26,12 @@ const UNTOOLED_AREAS: ReadonlySet<string> = new Set(['system', 'auth', 'console'
 
 /** A route is a tool unless it belongs to the service itself, takes multipart file bytes or answers a never-ending stream. */
 export function servedAsTool(route: RouteSpec): boolean {
-  return !UNTOOLED_AREAS.has(route.area) && !route.params.some((param) => param.type === 'file') && route.result.shape !== 'events';
+  return !UNTOOLED_AREAS.has(route.area) && route.request.files.length === 0 && route.result.body !== 'stream';
 }
 
 export function buildTools(manifest: Manifest): readonly ToolEntry[] {
   return Object.freeze(manifest.routes.filter(servedAsTool).map((route) => toolEntry(route, manifest.schemas)));
 }
-
-const FILE_SHAPES = new Set(['file', 'files']);
 
 const LINK_SCHEMA: JsonSchema = {
   type: 'object',
@@ -46,7 +44,7 @@ const LINK_SCHEMA: JsonSchema = {
 };
 
 function toolEntry(route: RouteSpec, components: Manifest['schemas']): ToolEntry {
-  const link = FILE_SHAPES.has(route.result.shape);
+  const link = route.result.body === 'file';
   const object = link ? LINK_SCHEMA : objectRoot(route.result.schema, components);
   const wrapped = !object;
   const output = object ?? { type: 'object', properties: { result: route.result.schema }, required: ['result'] };

@@ -63,7 +63,7 @@ export function fieldCaps(fileParams: readonly ParamSpec[], limits: BodyLimits):
 }
 
 function multipartFor(route: RouteSpec, limits: BodyLimits): Parse {
-  const fileParams = route.params.filter((p) => p.type === 'file');
+  const fileParams = route.request.files;
   const caps = fieldCaps(fileParams, limits);
   // The storage engine is shared by the route's requests; each request hears of its own overflow.
   const overflows = new WeakMap<IncomingMessage, (error: CapExceeded) => void>();

@@ -6,7 +6,7 @@ import { invalidParams, serviceError } from '../service-errors.js';
 import { compareVersions, VERSION } from '../versions.js';
 import type { Typer } from '../typing.js';
 import type { RouteValidator } from '../validate.js';
-import type { InputBag, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
+import type { FileMaker, InputBag, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader } from './params.js';
@@ -42,6 +42,7 @@ export function routeRunner(route: RouteSpec, deps: RouteDeps): RouteRunner {
   const invoke = compileInvoker(route);
   const resolve = compileResolve(route, deps);
   const admit = admission(route, deps.validator, () => deps.services.upstream.library.version);
+  const files = fileMaker(route, deps);
   const { sessions } = deps.services;
   return async (state, problems, signal) => {
     admit(state, problems);
@@ -53,7 +54,7 @@ export function routeRunner(route: RouteSpec, deps: RouteDeps): RouteRunner {
     }
     if (needsWorkdir) state.bag._workdir = await state.workdir();
     const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, invoke, signal())) : await invoke(state.bag, client);
-    return shaped(route, value, state, deps);
+    return shaped(route, value, state, deps, files);
   };
 }
 
@@ -166,10 +167,16 @@ function usesWorkdir(route: RouteSpec): boolean {
   return route.calls.some((call) => Object.values(call.args).some((source) => 'from' in source && source.from === '_workdir'));
 }
 
-function shaped(route: RouteSpec, value: unknown, state: RequestState, deps: RouteDeps): unknown {
-  if (route.result.shape === 'files' && Array.isArray(value)) return deps.zip(value.map(String), `${route.id}.zip`);
-  if (route.result.shape === 'file' && typeof value === 'string') return fileFromPath(value, deps.contentType);
-  const body = deps.shape.shape(value, route.result, state.bag);
+/** How the route's file shapes make what the responder sends: bound once, at boot. */
+function fileMaker(route: RouteSpec, deps: RouteDeps): FileMaker {
+  return {
+    file: (path) => fileFromPath(path, deps.contentType),
+    zip: (paths) => deps.zip(paths, `${route.id}.zip`),
+  };
+}
+
+function shaped(route: RouteSpec, value: unknown, state: RequestState, deps: RouteDeps, files: FileMaker): unknown {
+  const body = deps.shape.shape(value, route.result, state.bag, files);
   return deps.typer ? deps.typer(body) : body;
 }
 

@@ -16,9 +16,12 @@ export type InputReader = (ctx: ParameterizedContext, state: RequestState) => Pa
 /** Reads, coerces and collects from where an HTTP request carries the route's parameters. */
 export function inputReader(route: RouteSpec): InputReader {
   const readValues = valuesReader(route);
-  const method = route.method;
-  // Existing clients send DELETE parameters in the query string; the form wins when both are sent.
-  return (ctx, state) => readValues(method === 'GET' ? ctx.query : formOf(ctx), method === 'DELETE' ? ctx.query : undefined, state);
+  // DELETE parameters are form fields (route.request), but clients often send them in the query
+  // string: both are read, and the form wins when both carry a name.
+  if (route.method === 'DELETE') return (ctx, state) => readValues(formOf(ctx), ctx.query, state);
+  // A route reads one part besides its files: the query when its parameters are there (or it has none and is a GET).
+  const fromQuery = route.request.query.length > 0 || (route.method === 'GET' && route.params.length === 0);
+  return fromQuery ? (ctx, state) => readValues(ctx.query, undefined, state) : (ctx, state) => readValues(formOf(ctx), undefined, state);
 }
 
 /** Coerces raw values from one source (and a fallback) into the bag; MCP tool arguments use it too. */
@@ -55,7 +58,7 @@ type ParamRead = (first: RawValues, second: RawValues | undefined, state: Reques
 function paramReader(param: ParamSpec): ParamRead {
   const fallback = defaultOf(param);
   const bracketed = `${param.name}[]`;
-  if (param.type === 'file') {
+  if (param.in === 'file') {
     return (_first, _second, state) => {
       const files = state.files.filter((f) => f.field === param.name);
       if (files.length) state.bag[param.name] = param.repeated ? files.map((f) => f.path) : files[0].path;

@@ -16,9 +16,8 @@ export function respond(ctx: ParameterizedContext, route: RouteSpec, body: unkno
   if (isStream(body)) return respondStream(ctx, body, state);
   if (isJsonText(body)) return respondJsonText(ctx, body);
   if (isReply(body)) return respondReply(ctx, body);
-  const contentType = route.result.options.content_type;
-  if (typeof contentType === 'string') {
-    ctx.type = contentType;
+  if (route.result.body !== 'json') {
+    ctx.type = route.result.contentType;
     ctx.body = body;
     return;
   }

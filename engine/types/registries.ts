@@ -1,4 +1,4 @@
-import type { JsonSchema, ParamSpec, ResolveSpec, ResultSpec } from './route.js';
+import type { JsonSchema, ParamSpec, ResolveSpec, ResultBody, ResultSpec } from './route.js';
 
 // ── Registries ──────────────────────────────────────────────────────────────────────────────
 
@@ -73,12 +73,21 @@ export interface JsonText {
   compressed?(encoding: 'br' | 'gzip'): Buffer;
 }
 
-/** A shaper turns the upstream result into the response body. Pure. */
-export type Shaper = (value: unknown, spec: ResultSpec, bag: InputBag) => unknown;
+/** What a file shape needs to turn the upstream's paths into what the responder sends (bound per route at boot). */
+export interface FileMaker {
+  file(path: string): FileResult;
+  /** Several files as one zip stream, named after the route. */
+  zip(paths: readonly string[]): StreamResult;
+}
+
+/** A shaper turns the upstream result into the response body. Pure for data; file shapes use `files`. */
+export type Shaper = (value: unknown, spec: ResultSpec, bag: InputBag, files: FileMaker) => unknown;
 export interface ShapeEntry {
   readonly shape: Shaper;
   /** Default response schema when the manifest gives none (documentation). */
   readonly schema: (spec: { readonly items?: JsonSchema; readonly schema?: JsonSchema }) => JsonSchema;
-  /** HTTP content type; JSON unless the shape writes files. */
-  readonly binary?: boolean;
+  /** How the responder writes the body; JSON when unset. */
+  readonly body?: ResultBody;
+  /** The content type written and documented; application/json when unset (the manifest's `content_type` wins). */
+  readonly contentType?: string;
 }

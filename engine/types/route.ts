@@ -11,7 +11,7 @@ export type JsonSchema = Record<string, unknown>;
 /** One request parameter after normalisation. */
 export interface ParamSpec {
   readonly name: string;
-  /** Where the value is read: GET reads query; POST/PATCH read form; DELETE reads form, then query. */
+  /** The part of the request that carries it: GET and DELETE the query, POST and PATCH the form, files multipart. */
   readonly in: ParamSource;
   readonly type: ParamType;
   readonly required: boolean;
@@ -70,6 +70,20 @@ export interface ResultSpec {
   /** Bag name the shaper reads; defaults to the last call that ran. */
   readonly from?: string;
   readonly description?: string;
+  /** The content type the answer is written and documented with: the shape's, or the manifest's `content_type`. */
+  readonly contentType: string;
+  /** How the responder writes it: the shape's. */
+  readonly body: ResultBody;
+}
+
+/** JSON data; text in its own content type; a file (one, or several zipped); a live stream. */
+export type ResultBody = 'json' | 'text' | 'file' | 'stream';
+
+/** A route's parameters by the part of the request that carries them (each list in manifest order). */
+export interface RequestParts {
+  readonly query: readonly ParamSpec[];
+  readonly form: readonly ParamSpec[];
+  readonly files: readonly ParamSpec[];
 }
 
 export type SessionMode = 'required' | 'optional' | 'none';
@@ -92,6 +106,8 @@ export interface RouteSpec {
   readonly upstreamOnly?: string;
   readonly plugin?: string;
   readonly params: readonly ParamSpec[];
+  /** The same parameters, by where the request carries them: what the reader, the body parser and the document read. */
+  readonly request: RequestParts;
   readonly constraints: readonly ConstraintSpec[];
   readonly resolve: readonly ResolveSpec[];
   /** JSON Schema fragments across parameters (if/then/else...), checked with the params. */

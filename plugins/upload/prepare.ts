@@ -12,7 +12,7 @@ export type Prepared = ReadonlyMap<ParamSpec, readonly CheckedFile[]>;
 
 export async function prepareUploads(input: PluginInput, settings: TransferSettings): Promise<Prepared> {
   const prepared = new Map<ParamSpec, CheckedFile[]>();
-  for (const param of input.route.params.filter((p) => p.type === 'file')) {
+  for (const param of input.route.request.files) {
     const files = input.files.filter((f) => f.field === param.name);
     const checked: CheckedFile[] = [];
     for (const file of files) checked.push(await checkFile(param.name, file, kindOf(param), settings, removeLater(input)));
