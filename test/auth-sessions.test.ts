@@ -8,13 +8,14 @@ import { testConfig } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { createMetrics } from '../engine/metrics.js';
 import { Sessions } from '../engine/sessions.js';
-import { UpstreamError, type SessionRecord, type SessionStore } from '../engine/types.js';
+import { UpstreamError, type SessionRecord } from '../engine/types.js';
 import { createStore } from '../adapters/store/keyv.js';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { fakeUpstream } from './helpers/fake-upstream.js';
 import { serve } from './helpers/http.js';
 import { probeUpstream } from './support/probe-upstream.js';
 import { errorWith } from './helpers/assert.js';
+import { countingStore } from './helpers/counting-store.js';
 
 const PASSWORD = 'demo-password';
 const pleaseWait = (retryAfter?: number) => new UpstreamError('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { bases: ['PrivateError'], retryAfter });
@@ -67,15 +68,7 @@ t.test('over HTTP: after one throttle the next call answers 429 at once, without
 async function harness(options: { recordTtlMs?: number } = {}) {
   const upstream = fakeUpstream();
   const inner = await createStore('memory://');
-  const counts = { get: 0, set: 0 };
-  const store: SessionStore = {
-    get: (id) => (counts.get++, inner.get(id)),
-    set: (record) => (counts.set++, inner.set(record)),
-    delete: (id) => inner.delete(id),
-    list: () => inner.list(),
-    ready: () => inner.ready(),
-    close: () => inner.close(),
-  };
+  const { store, counts } = countingStore(inner);
   const clock = { now: Date.UTC(2025, 0, 1) };
   const sessions = new Sessions({
     useWriteDelayMs: 0, // written at the next turn: settle() sees it

@@ -19,6 +19,7 @@ import { createLogger } from '../engine/log.js';
 import { createMetrics } from '../engine/metrics.js';
 import { Sessions } from '../engine/sessions.js';
 import type { SessionRecord, SessionStore } from '../engine/types.js';
+import { countingStore } from './helpers/counting-store.js';
 import { fakeUpstream } from './helpers/fake-upstream.js';
 import { onEachSharedStore } from './support/shared-servers.js';
 
@@ -70,22 +71,10 @@ spyOnPg();
 async function countedStore(url: string) {
   // a generous timeout: this test is about what is written, and runs beside others on a busy machine
   const inner = await createStore(url, { codec: encryptingCodec(KEY), ttl: expiryFor(90), sweepMs: 0, timeoutMs: 10_000 });
-  const counts = { get: 0, set: 0, changeMany: [] as number[] };
+  const { store: counted, counts } = countingStore(inner);
   let flushed: Promise<unknown> | undefined;
-  const store: SessionStore = {
-    get: (id) => (counts.get++, inner.get(id)),
-    set: (record) => (counts.set++, inner.set(record)),
-    delete: (id) => inner.delete(id),
-    list: () => inner.list(),
-    ready: () => inner.ready(),
-    close: () => inner.close(),
-    ...(inner.changeMany && {
-      changeMany: (ids: readonly string[], change: (stored: SessionRecord) => SessionRecord | undefined) => {
-        counts.changeMany.push(ids.length);
-        return (flushed = inner.changeMany!(ids, change));
-      },
-    }),
-  };
+  // the last batch's promise, so a test can wait for the write it caused
+  const store: SessionStore = counted.changeMany ? { ...counted, changeMany: (ids, change) => (flushed = counted.changeMany!(ids, change)) } : counted;
   return { inner, store, counts, flushed: () => flushed };
 }
 
@@ -231,7 +220,7 @@ t.test('SQLite', async (t) => {
 
 onEachSharedStore('write-back', async (t, server) => {
   if (/^rediss?:/.test(server.url)) return usedOnceOneByOne(t, server.url);
-  // one store open at a time: @keyv/postgres shares one pool per process, which close() ends
+  // one store at a time, so the statements the spy counts are each test's own
   await t.test('1,000 sessions used once: one store call, one transaction per 500', (t) => usedOnce(t, server.url));
   await t.test('changed between read and write: not overwritten; deleted: not recreated', (t) => changedMeanwhile(t, server.url));
   await disconnected(server.url);
