@@ -13,6 +13,7 @@ import { createSandbox, PASSWORD } from '../adapters/upstream/sandbox/index.js';
 import { serve, type Client } from './helpers/http.js';
 import { probeUpstream } from './support/probe-upstream.js';
 import { sleep } from './support/process.js';
+import { poll } from './helpers/poll.js';
 import { readSse, startReceiver, type SseFrame } from './support/webhook-receiver.js';
 
 const sandbox = createSandbox({ seed: 1 });
@@ -144,14 +145,15 @@ t.test('429 with Retry-After is tried again then, without spending an attempt', 
   receiver.retryAfter = 1;
   await happen(demo, { kind: 'message', from: '5000000002', text: 'slow down' });
   const attempts = async () => (await http.request('GET', '/webhooks/deliveries', { query: { id: endpoint.id, limit: '1000' } })).body as { outcome: string; status: number; attempt: number; at: string }[];
-  let log = await attempts();
-  for (let i = 0; i < 200 && !log.some((a) => a.outcome === 'deferred'); i++) log = (await sleep(20), await attempts());
+  const log = await poll('a deferred attempt in the delivery log', attempts, (entries) => entries.some((a) => a.outcome === 'deferred'), 10_000, 20);
   const deferred = log.find((a) => a.outcome === 'deferred' && a.status === 429)!;
   t.ok(deferred, 'logged as deferred');
   receiver.mode = 200;
   receiver.retryAfter = undefined;
   await receiver.waitFor('the deferred event', (d) => d.some((x) => x.data.text === 'slow down'), 5000);
-  const delivered = (await attempts()).find((a) => a.outcome === 'delivered' && Date.parse(a.at) > Date.parse(deferred.at))!;
+  // the receiver has the event before the service has logged its answer: wait for the log too
+  const after = (entries: Awaited<ReturnType<typeof attempts>>) => entries.find((a) => a.outcome === 'delivered' && Date.parse(a.at) > Date.parse(deferred.at));
+  const delivered = after(await poll('the delivered attempt in the delivery log', attempts, (entries) => after(entries) !== undefined, 10_000, 20))!;
   t.ok(Date.parse(delivered.at) - Date.parse(deferred.at) >= 900, `sent again after Retry-After (${Date.parse(delivered.at) - Date.parse(deferred.at)} ms)`);
   t.equal(delivered.attempt, deferred.attempt, 'the same attempt number: a deferral is not a failure');
 });
