@@ -80,10 +80,11 @@ async function adapterFor(url: string, timeoutMs: number): Promise<KeyvStoreAdap
     }
     case 'postgres':
     case 'postgresql': {
-      const { default: KeyvPostgres } = await import('@keyv/postgres');
+      const { PostgresAdapter } = await import('./pg-adapter.js');
       // pg's own limits, beside ours: a connection that cannot be made and a query that does not
       // answer give up rather than queue behind a dead server.
-      return new KeyvPostgres({ uri: url, table: PG_TABLE, connectionTimeoutMillis: Math.max(timeoutMs, 1000), query_timeout: Math.max(timeoutMs, 1000) } as never) as unknown as KeyvStoreAdapter;
+      const limit = Math.max(timeoutMs, 1000);
+      return new PostgresAdapter(url, PG_TABLE, { connectMs: limit, queryMs: limit }) as unknown as KeyvStoreAdapter;
     }
     default:
       throw new Error(`unknown session store URL scheme "${scheme}:" (use sqlite://PATH, memory://, redis://HOST, postgres://...)`);
@@ -243,7 +244,6 @@ class KeyvSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     for (const timer of this.sweepers) clearTimeout(timer);
-    // @keyv/postgres shares one pool per process: a second store on the same server finds it ended.
     await this.keyv.disconnect().catch((error: Error) => this.log?.warn('closing the session store', { error: error.message }));
   }
 

@@ -29,6 +29,9 @@ export class BullWorkQueue implements WorkQueue {
   readonly engine: string;
   private readonly queues = new Map<string, Queue>();
   private readonly workers: Worker[] = [];
+  /** Workers pausing after an error, and the length of their last rest (see rest()). */
+  private readonly resting = new Set<Worker>();
+  private readonly rests = new Map<Worker, number>();
   private readonly kinds = new Map<string, { handler: WorkHandler<unknown>; options: DefineOptions }>();
   private readonly abort = new AbortController();
   private started = false;
@@ -78,9 +81,36 @@ export class BullWorkQueue implements WorkQueue {
       worker.on('failed', (job, error) => {
         if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) void this.failed(kind, job, error, options);
       });
-      worker.on('error', (error) => this.options.log.warn('work queue error', { kind, error: error.name }));
+      worker.on('error', (error) => {
+        this.options.log.warn('work queue error', { kind, error: error.name });
+        this.rest(worker);
+      });
       this.workers.push(worker);
     }
+  }
+
+  /**
+   * BullMQ fetches again at once after an error it does not know as a lost connection, and its
+   * PostgreSQL backend's errors while the server shuts down or restarts ("terminating connection",
+   * "the database system is shutting down") are not among those: the fetch loop then spins in
+   * promises and starves the event loop, requests included. A worker that reports an error pauses
+   * (jobs it runs go on) and resumes after a rest that doubles, up to 5 s, while errors go on.
+   */
+  private rest(worker: Worker): void {
+    if (this.resting.has(worker) || this.abort.signal.aborted) return;
+    const ms = Math.min(5000, (this.rests.get(worker) ?? 125) * 2);
+    this.resting.add(worker);
+    this.rests.set(worker, ms);
+    void worker.pause(true); // sets `paused` at once: the loop stops before its next fetch
+    const timer = setTimeout(() => {
+      this.resting.delete(worker);
+      if (this.abort.signal.aborted) return;
+      void worker.resume();
+      // a quiet spell after the resume starts the next outage's rests short again
+      const calm = setTimeout(() => !this.resting.has(worker) && this.rests.delete(worker), 10_000);
+      calm.unref();
+    }, ms);
+    timer.unref();
   }
 
   async close(): Promise<void> {

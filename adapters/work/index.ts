@@ -41,8 +41,10 @@ export function openWork(config: Config, log: Logger): OpenedWork {
   }
   if (scheme === 'postgres' || scheme === 'postgresql') {
     const parts = deferredParts('bullmq-postgres', sealer, async () => {
-      const [{ BullWorkQueue }, { pgWorkStore }, { createPostgresBackend }] = await Promise.all([import('./bullmq-queue.js'), import('./pg-store.js'), import('bullmq')]);
-      return { queue: new BullWorkQueue({ connection: { connectionString: config.store, migrate: true }, backend: createPostgresBackend, engine: 'bullmq-postgres', log, lockMs }), store: pgWorkStore(config.store, sealer) };
+      const [{ BullWorkQueue }, { pgWorkStore }, { createPostgresBackend }, { ListeningClient }] = await Promise.all([import('./bullmq-queue.js'), import('./pg-store.js'), import('bullmq'), import('../store/pg-client.js')]);
+      // BullMQ's pools check clients out without listening for their errors: ours listen (pg-client.ts)
+      const connection = { connectionString: config.store, migrate: true, Client: ListeningClient };
+      return { queue: new BullWorkQueue({ connection, backend: createPostgresBackend, engine: 'bullmq-postgres', log, lockMs }), store: pgWorkStore(config.store, sealer) };
     });
     return layer(parts.queue, parts.store);
   }

@@ -15,8 +15,12 @@ export interface Postgres {
   readonly url: string;
   /** One statement through psql; rows as lines, columns split by `|`. */
   sql(statement: string): Promise<string>;
-  /** The postmaster's process id (to freeze it and its backends). */
+  /** The postmaster's process id (to freeze it and its backends); a new one after resume(). */
   readonly pid: number;
+  /** Shuts the server down (fast shutdown: clients are disconnected), keeping its data. */
+  halt(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,16 +48,27 @@ export async function startPostgres(bin: string): Promise<Postgres> {
     await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { ...account, cwd: dir, env: { ...process.env, LC_ALL: 'C' } });
     const port = await freePort();
     const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
-    const child = killOnExit(spawn(join(bin, 'postgres'), args, { ...account, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] }));
-    const output = tail(child.stderr);
     const isReady = () => run(join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port)]).then(() => true, () => false);
-    await waitFor(`postgres on port ${port}`, isReady, child, output, 20_000);
+    const launch = async () => {
+      const child = killOnExit(spawn(join(bin, 'postgres'), args, { ...account, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] }));
+      await waitFor(`postgres on port ${port}`, isReady, child, tail(child.stderr), 20_000);
+      return child;
+    };
+    let child = await launch();
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-      pid: child.pid!,
+      get pid() {
+        return child.pid!;
+      },
       sql: async (statement) => (await run(join(bin, 'psql'), ['-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', statement])).stdout,
-      async stop() {
+      async halt() {
         await stopChild(child, 'SIGINT', 10_000); // fast shutdown: clients are disconnected, not waited for
+      },
+      async resume() {
+        child = await launch();
+      },
+      async stop() {
+        await stopChild(child, 'SIGINT', 10_000);
         removeFolder(dir);
       },
     };

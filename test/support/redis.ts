@@ -9,8 +9,12 @@ import { freePort, killOnExit, removeFolder, stopChild, tail, tempFolder, waitFo
 export interface Redis {
   readonly url: string;
   readonly port: number;
-  /** The server's process id (to freeze it). */
+  /** The server's process id (to freeze it); a new one after resume(). */
   readonly pid: number;
+  /** Shuts the server down, keeping its data (its append-only file is written at shutdown). */
+  halt(): Promise<void>;
+  /** Starts it again on the same port, from the data halt() kept. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -26,10 +30,16 @@ export async function startRedis(): Promise<Redis> {
   ensureRedisServer();
   const port = await freePort();
   const dir = tempFolder('socialgate-redis-');
-  const child = killOnExit(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'pipe'] }));
-  const output = tail(child.stderr);
+  // No snapshots; an append-only file (fsync'd once a second, and at shutdown) so that a halted
+  // server comes back with its data, as a production one would.
+  const launch = async () => {
+    const child = killOnExit(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'pipe'] }));
+    await waitFor(`redis-server on port ${port}`, () => ping(port), child, tail(child.stderr), 10_000);
+    return child;
+  };
+  let child: Awaited<ReturnType<typeof launch>>;
   try {
-    await waitFor(`redis-server on port ${port}`, () => ping(port), child, output, 10_000);
+    child = await launch();
   } catch (error) {
     removeFolder(dir);
     throw error;
@@ -37,7 +47,15 @@ export async function startRedis(): Promise<Redis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    pid: child.pid!,
+    get pid() {
+      return child.pid!;
+    },
+    async halt() {
+      await stopChild(child);
+    },
+    async resume() {
+      child = await launch();
+    },
     async stop() {
       await stopChild(child);
       removeFolder(dir);

@@ -9,6 +9,9 @@ export interface SharedServer {
   readonly url: string;
   /** The server's process id (to freeze it). */
   readonly pid: number;
+  /** Shuts the server down keeping its data, and starts it again on the same port. */
+  halt(): Promise<void>;
+  resume(): Promise<void>;
 }
 
 export function onEachSharedStore(title: string, run: (t: Test, server: SharedServer) => Promise<void>): void {

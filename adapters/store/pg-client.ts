@@ -1,0 +1,42 @@
+// pg's client for every pool of the service (the session store's, the leases', the work store's and
+// BullMQ's). When the server ends a connection (a restart, a failover, an administrator's kill), pg
+// emits 'error' on its client; while the client is checked out of its pool nobody listens, Node
+// throws the event, and the whole service dies. This client always listens. Nothing is lost by it:
+// the query that was running rejects on its own, and the pool drops a broken client when it comes
+// back, so the next query connects anew.
+import pg from 'pg';
+
+export class ListeningClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
+/** Two instances creating the same table at one moment: the loser meets a unique violation on the catalogue (or "already exists"). */
+const RACED = new Set(['23505', '42P07']);
+
+/**
+ * Runs a schema's idempotent DDL (CREATE ... IF NOT EXISTS) once it succeeds, for every caller to
+ * await. A create that lost a race with another instance runs again (the statements after the one
+ * that failed have not run yet); any other failure (the server down at start) is not remembered,
+ * so the next caller tries again instead of failing until a restart.
+ */
+export function schemaOnce(create: () => Promise<unknown>): () => Promise<void> {
+  let made: Promise<void> | undefined;
+  const attempt = async (tries: number): Promise<void> => {
+    try {
+      await create();
+    } catch (error) {
+      if (tries > 1 && RACED.has((error as { code?: string }).code ?? '')) return attempt(tries - 1);
+      throw error;
+    }
+  };
+  return () => {
+    made ??= attempt(3).catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
+  };
+}
