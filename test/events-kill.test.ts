@@ -11,7 +11,10 @@ t.test('kill -9 with deliveries and a watch pending', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   receiver.mode = 503;
-  const env = { SOCIALGATE_WATCH_FLOOR_SECONDS: '0.05', SOCIALGATE_FETCH_ALLOW: '127.0.0.1', SOCIALGATE_WEBHOOK_BACKOFF_MS: '300', SOCIALGATE_EVENTS_POLL_MS: '100' };
+  // Many short retries: each event is still pending at the kill however slow the machine (with one
+  // retry, the first event could spend both attempts before the third had failed once).
+  const backoff = Array.from({ length: 60 }, () => '250').join(',');
+  const env = { SOCIALGATE_WATCH_FLOOR_SECONDS: '0.05', SOCIALGATE_FETCH_ALLOW: '127.0.0.1', SOCIALGATE_WEBHOOK_BACKOFF_MS: backoff, SOCIALGATE_EVENTS_POLL_MS: '100' };
   const [a] = await startServices(1, { key: randomBytes(32).toString('hex'), env });
   t.teardown(() => a.dispose());
   const session = (await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
