@@ -6,6 +6,7 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import type Koa from 'koa';
 import type { JsonText } from './types.js';
+import { sendTagged, type TaggedBody } from './pipeline/respond.js';
 import { createRequire } from 'node:module';
 
 const ASSETS: Record<string, string> = {
@@ -26,46 +27,23 @@ export function docsAssets(): Map<string, Koa.Middleware> {
   const dir = swaggerDir();
   const handlers = new Map<string, Koa.Middleware>();
   for (const [name, type] of Object.entries(ASSETS)) {
-    let asset: Promise<Asset> | undefined;
+    let asset: Promise<TaggedBody> | undefined;
     handlers.set(DOCS_ASSET_PREFIX + name, async (ctx, next) => {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
       asset ??= readFile(join(dir, name)).then((bytes) => loadedAsset(bytes, !type.startsWith('image/')));
       ctx.state.route = 'GET /docs/assets';
-      sendAsset(ctx, type, await asset);
+      ctx.type = type;
+      sendTagged(ctx, await asset, 'public, max-age=86400');
     });
   }
   return handlers;
 }
 
-interface Asset {
-  readonly bytes: Buffer;
-  readonly etag: string;
-  /** Undefined for an asset that is compressed already (an image). */
-  readonly compressed?: (encoding: 'br' | 'gzip') => Buffer;
+function loadedAsset(bytes: Buffer, compressible: boolean): TaggedBody {
+  return { body: bytes, etag: etagOf(bytes), ...(compressible ? { compressed: compressedOnce(bytes) } : {}) };
 }
 
-function loadedAsset(bytes: Buffer, compressible: boolean): Asset {
-  const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
-  return { bytes, etag, ...(compressible ? { compressed: compressedOnce(bytes) } : {}) };
-}
-
-function sendAsset(ctx: Koa.Context, type: string, asset: Asset): void {
-  ctx.type = type;
-  ctx.set('Cache-Control', 'public, max-age=86400');
-  ctx.set('ETag', asset.etag);
-  if (ctx.get('If-None-Match') === asset.etag) {
-    ctx.status = 304;
-    return;
-  }
-  const encoding = asset.compressed ? ctx.acceptsEncodings('br', 'gzip', 'identity') : 'identity';
-  if (asset.compressed) ctx.vary('Accept-Encoding');
-  if (asset.compressed && (encoding === 'br' || encoding === 'gzip')) {
-    ctx.set('Content-Encoding', encoding);
-    ctx.body = asset.compressed(encoding);
-    return;
-  }
-  ctx.body = asset.bytes;
-}
+const etagOf = (bytes: Buffer | string): string => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
 
 /** Each compressed form made on its first request and kept (brotli at quality 5: a tenth of the bytes in tens of milliseconds). */
 function compressedOnce(input: Buffer | string): (encoding: 'br' | 'gzip') => Buffer {
@@ -78,8 +56,7 @@ function compressedOnce(input: Buffer | string): (encoding: 'br' | 'gzip') => Bu
 /** The OpenAPI document as served: serialised and tagged once at boot, compressed on first request. */
 export function servedDocument(document: unknown): JsonText {
   const text = JSON.stringify(document);
-  const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
-  return Object.freeze({ kind: 'json' as const, text, etag, compressed: compressedOnce(text) });
+  return Object.freeze({ kind: 'json' as const, text, etag: etagOf(text), compressed: compressedOnce(text) });
 }
 
 function swaggerDir(): string {

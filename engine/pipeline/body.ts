@@ -41,13 +41,13 @@ type Caps = ReadonlyMap<string, FileCap>;
 export function bodyParserFor(route: RouteSpec, limits: BodyLimits): Parse | undefined {
   if (route.method === 'GET') return undefined;
   const multipart = multipartFor(route, limits);
-  const formLimit = limits.formBytes;
   return async (ctx, state) => {
     if (ctx.is('multipart/form-data')) return multipart(ctx, state);
     if (!ctx.is('application/x-www-form-urlencoded')) return; // any other body carries no parameters
     // co-body directly, not through koa-body: koa-body validates its options with zod and loads
-    // formidable, about 10 MB of resident memory for a parser this service never asks it for.
-    (ctx.request as { body?: unknown }).body = await parseForm(ctx.req, { limit: formLimit }).catch((error: unknown) => {
+    // formidable, for a parser this service never asks it for (5 MB of the service's resident
+    // memory at start; bench/sessions-scale.md).
+    (ctx.request as { body?: unknown }).body = await parseForm(ctx.req, { limit: limits.formBytes }).catch((error: unknown) => {
       throw formError(error, limits);
     });
   };

@@ -35,20 +35,35 @@ function respondJsonText(ctx: ParameterizedContext, doc: JsonText): void {
     ctx.body = doc.text;
     return;
   }
-  ctx.set('ETag', doc.etag);
-  ctx.set('Cache-Control', 'no-cache');
-  ctx.vary('Accept-Encoding');
-  if (ctx.get('If-None-Match') === doc.etag) {
+  sendTagged(ctx, { body: doc.text, etag: doc.etag, compressed: doc.compressed }, 'no-cache');
+}
+
+/** A body that never changes, tagged once; `compressed` is absent for bytes compressed already (an image). */
+export interface TaggedBody {
+  readonly body: Buffer | string;
+  readonly etag: string;
+  readonly compressed?: (encoding: 'br' | 'gzip') => Buffer;
+}
+
+/**
+ * Sends a tagged body (the content type already set): 304 when the client holds this very one,
+ * else compressed as the client accepts. The OpenAPI document and the /docs assets go this way.
+ */
+export function sendTagged(ctx: ParameterizedContext, tagged: TaggedBody, cacheControl: string): void {
+  ctx.set('ETag', tagged.etag);
+  ctx.set('Cache-Control', cacheControl);
+  if (tagged.compressed) ctx.vary('Accept-Encoding');
+  if (ctx.get('If-None-Match') === tagged.etag) {
     ctx.status = 304;
     return;
   }
-  const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
-  if (encoding === 'br' || encoding === 'gzip') {
+  const encoding = tagged.compressed ? ctx.acceptsEncodings('br', 'gzip', 'identity') : 'identity';
+  if (tagged.compressed && (encoding === 'br' || encoding === 'gzip')) {
     ctx.set('Content-Encoding', encoding);
-    ctx.body = doc.compressed(encoding);
+    ctx.body = tagged.compressed(encoding);
     return;
   }
-  ctx.body = doc.text;
+  ctx.body = tagged.body;
 }
 
 async function respondFile(ctx: ParameterizedContext, file: FileResult, state: RequestState): Promise<void> {
