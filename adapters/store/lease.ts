@@ -121,11 +121,8 @@ class PgLease extends WaitingLease {
   constructor(url: string, settings: LeaseSettings, log: Logger) {
     super(settings, log);
     // A lock lives with its connection: held for the call, it ends if this process dies.
-    this.pool = Promise.all([import('pg'), import('./pg-client.js')]).then(([{ default: driver }, { ListeningClient }]) => {
-      const pool = new driver.Pool({ connectionString: url, max: 64, connectionTimeoutMillis: Math.max(settings.commandMs, 1000), query_timeout: settings.commandMs, idleTimeoutMillis: 30_000, Client: ListeningClient });
-      pool.on('error', () => undefined);
-      return pool;
-    });
+    this.pool = import('./pg-client.js').then(({ listeningPool }) =>
+      listeningPool({ connectionString: url, max: 64, connectionTimeoutMillis: Math.max(settings.commandMs, 1000), query_timeout: settings.commandMs, idleTimeoutMillis: 30_000 }));
   }
 
   protected async tryAcquire(key: string): Promise<(() => Promise<void>) | undefined> {

@@ -6,8 +6,8 @@
 // has its own pool, so closing one leaves the others running. The table is the one @keyv/postgres
 // makes (key VARCHAR(255) PRIMARY KEY, value TEXT): existing data is read as it is.
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
-import { ListeningClient, schemaOnce } from './pg-client.js';
+import type pg from 'pg';
+import { listeningPool, schemaOnce } from './pg-client.js';
 
 export interface PostgresLimits {
   /** Giving up on a connection that cannot be made, and on a query that does not answer. */
@@ -25,8 +25,7 @@ export class PostgresAdapter extends EventEmitter {
   constructor(url: string, private readonly name: string, limits: PostgresLimits) {
     super();
     this.opts = { dialect: 'postgres', url };
-    this.pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: limits.connectMs, query_timeout: limits.queryMs, Client: ListeningClient });
-    this.pool.on('error', () => undefined); // an idle connection lost: the pool drops it, the next query connects anew
+    this.pool = listeningPool({ connectionString: url, connectionTimeoutMillis: limits.connectMs, query_timeout: limits.queryMs });
     this.ensureTable = schemaOnce(() => this.pool.query(`CREATE TABLE IF NOT EXISTS ${name} (key VARCHAR(255) PRIMARY KEY, value TEXT)`));
   }
 

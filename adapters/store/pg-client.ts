@@ -13,6 +13,16 @@ export class ListeningClient extends pg.Client {
   }
 }
 
+/**
+ * A pool of listening clients that hears its idle clients' errors too (a lost idle connection is
+ * dropped by the pool, and the next query connects anew): every pool the service makes itself.
+ */
+export function listeningPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool({ ...config, Client: ListeningClient });
+  pool.on('error', () => undefined); // surfaced by the failing call and ready()
+  return pool;
+}
+
 /** Two instances creating the same table at one moment: the loser meets a unique violation on the catalogue (or "already exists"). */
 const RACED = new Set(['23505', '42P07']);
 

@@ -11,7 +11,8 @@ let archiver: ArchiverFactory | undefined;
 /**
  * archiver 7 is CommonJS with one exported factory (@types/archiver 8 describes v8's classes). It
  * is required by the first album download, not at start: with its stream libraries it holds about
- * 10 MB of resident memory that a service never downloading an album should not carry.
+ * 9 MB of resident memory (bench/sessions-scale.md) that a service never downloading an album
+ * should not carry.
  */
 function archiverFactory(): ArchiverFactory {
   archiver ??= createRequire(import.meta.url)('archiver') as ArchiverFactory;

@@ -1,8 +1,8 @@
 // The WorkStore on PostgreSQL (the session store's server), for several instances: the same two
 // tables as the SQLite engine's (items as json, which keeps their fields' order); an append and its companion document commit in one transaction,
 // and a document's read-modify-write holds its row (SELECT ... FOR UPDATE).
-import pg from 'pg';
-import { ListeningClient, schemaOnce } from '../store/pg-client.js';
+import type pg from 'pg';
+import { listeningPool, schemaOnce } from '../store/pg-client.js';
 import type { ListEntry, WorkStore } from '../../engine/types.js';
 import type { Sealer } from './sealer.js';
 
@@ -16,8 +16,7 @@ const LIST_LOCK = "SELECT pg_advisory_xact_lock(hashtext('socialgate_work_list:'
 const PUT = 'INSERT INTO socialgate_work_docs (bucket, key, value) VALUES ($1, $2, $3) ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value';
 
 export function pgWorkStore(url: string, sealer: Sealer): WorkStore {
-  const pool = new pg.Pool({ connectionString: url, max: 5, Client: ListeningClient });
-  pool.on('error', () => undefined); // surfaced by the failing call and ready()
+  const pool = listeningPool({ connectionString: url, max: 5 });
   const ready = schemaOnce(() => pool.query(SCHEMA));
   const query = async (text: string, values: unknown[] = []) => (await ready(), pool.query(text, values));
   async function transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {

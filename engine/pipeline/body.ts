@@ -45,7 +45,7 @@ export function bodyParserFor(route: RouteSpec, limits: BodyLimits): Parse | und
     if (ctx.is('multipart/form-data')) return multipart(ctx, state);
     if (!ctx.is('application/x-www-form-urlencoded')) return; // any other body carries no parameters
     // co-body directly, not through koa-body: koa-body validates its options with zod and loads
-    // formidable, for a parser this service never asks it for (5 MB of the service's resident
+    // formidable, for a parser this service never asks it for (4 MB of the service's resident
     // memory at start; bench/sessions-scale.md).
     (ctx.request as { body?: unknown }).body = await parseForm(ctx.req, { limit: limits.formBytes }).catch((error: unknown) => {
       throw formError(error, limits);
