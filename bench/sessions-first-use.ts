@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sqlite3 from 'sqlite3';
+import { fillSqliteRows } from './sqlite-fill.js';
 import { createStore } from '../adapters/store/keyv.js';
 import { encryptingCodec } from '../adapters/store/crypto.js';
 import type { SessionCodec } from '../adapters/store/codec.js';
@@ -27,26 +27,13 @@ const ms = (value: number) => `${value.toFixed(2)} ms`;
 const record = (i: number): SessionRecord => ({ id: `session-${i}`, account: { pk: String(5_000_000_000 + i), username: `u${i}` }, settings: { authorization_data: { ds_user_id: String(5_000_000_000 + i), sessionid: `${i}%3Asecret` } }, state: 'active', createdAt: 0, lastUsedAt: 0 });
 const randomIds = (count: number, n: number) => Array.from({ length: n }, () => `session-${Math.floor(Math.random() * count)}`);
 
-/**
- * The bench's own inserts, in one transaction on a second connection: rows exactly as the store
- * writes them (the codec's key and ciphertext in keyv's `{value, expires}`), a million in a minute
- * instead of an hour of single writes.
- */
-async function fill(path: string, codec: SessionCodec, count: number): Promise<void> {
-  const db = new sqlite3.Database(path);
-  const run = (sql: string, params: unknown[] = []) => new Promise<void>((resolve, reject) => db.run(sql, params, (e) => (e ? reject(e) : resolve())));
+/** Encrypted as the store writes them: the codec's key and ciphertext. */
+function fill(path: string, codec: SessionCodec, count: number): Promise<void> {
   const expires = Date.now() + 86_400_000;
-  await run('BEGIN');
-  for (let start = 0; start < count; start += 400) {
-    const params: unknown[] = [];
-    for (let i = start; i < Math.min(count, start + 400); i++) {
-      const key = codec.key(record(i).id);
-      params.push(`socialgate-sessions:${key}`, JSON.stringify({ value: codec.encode(record(i), key), expires }));
-    }
-    await run(`INSERT INTO sessions (key, value) VALUES ${Array(params.length / 2).fill('(?, ?)').join(',')}`, params);
-  }
-  await run('COMMIT');
-  await new Promise<void>((resolve) => db.close(() => resolve()));
+  return fillSqliteRows(path, count, (i) => {
+    const key = codec.key(record(i).id);
+    return [`socialgate-sessions:${key}`, JSON.stringify({ value: codec.encode(record(i), key), expires })];
+  });
 }
 
 async function firstUse(count: number): Promise<string> {

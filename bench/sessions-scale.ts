@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sqlite3 from 'sqlite3';
+import { fillSqliteRows } from './sqlite-fill.js';
 import { createStore } from '../adapters/store/keyv.js';
 import pg from 'pg';
 
@@ -15,21 +15,13 @@ if (!Number.isInteger(COUNT) || COUNT < 1 || (POSTGRES !== undefined && !/^postg
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 const peak = () => mb(process.resourceUsage().maxRSS * 1024);
 
-async function fillSqlite(path: string): Promise<void> {
-  const db = new sqlite3.Database(path);
-  const run = (sql: string, params: unknown[] = []) => new Promise<void>((resolve, reject) => db.run(sql, params, (e) => (e ? reject(e) : resolve())));
+/** Half the sessions expired (the even ones), stored unencrypted (the bench's store has no key). */
+function fillSqlite(path: string): Promise<void> {
   const now = Date.now();
-  await run('BEGIN');
-  for (let start = 0; start < COUNT; start += 400) {
-    const params: unknown[] = [];
-    for (let i = start; i < Math.min(COUNT, start + 400); i++) {
-      const record = { id: `s${String(i).padStart(8, '0')}`, account: { pk: String(i), username: `u${i}` }, settings: {}, state: 'active', createdAt: 0, lastUsedAt: 0 };
-      params.push(`socialgate-sessions:${record.id}`, JSON.stringify({ value: JSON.stringify(record), expires: i % 2 ? now + 3_600_000 : now - 1000 }));
-    }
-    await run(`INSERT INTO sessions (key, value) VALUES ${Array(params.length / 2).fill('(?, ?)').join(',')}`, params);
-  }
-  await run('COMMIT');
-  await new Promise<void>((resolve) => db.close(() => resolve()));
+  return fillSqliteRows(path, COUNT, (i) => {
+    const record = { id: `s${String(i).padStart(8, '0')}`, account: { pk: String(i), username: `u${i}` }, settings: {}, state: 'active', createdAt: 0, lastUsedAt: 0 };
+    return [`socialgate-sessions:${record.id}`, JSON.stringify({ value: JSON.stringify(record), expires: i % 2 ? now + 3_600_000 : now - 1000 })];
+  });
 }
 
 /** The same rows, made by the server itself in one statement. */
