@@ -25,3 +25,9 @@ export function stackWithoutMessage(error: unknown): string {
   const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
   return [error.name, ...frames].join('\n');
 }
+
+/** An error's class and message, for failures whose message is the service's own or a driver's about its server. */
+export const errorName = (error: unknown): string => (error instanceof Error ? error.name + ': ' + error.message : 'unknown error');
+
+/** An error's code or class only, where its message might name a host, a user or a value. */
+export const errorCode = (error: unknown): string => (error instanceof Error ? (error as { code?: string }).code ?? error.name : 'unknown error');

@@ -6,16 +6,18 @@
 // read (and decrypted) again so that a revocation or a throttle on another instance is seen; the
 // live client survives that re-read unless what it was built from (settings, proxy, locale,
 // timezone) changed. Use is written back at most once a minute per session, with the client's
-// refreshed settings export, so a restart resumes from the newest cookies.
-import { createHash, randomBytes } from 'node:crypto';
+// refreshed settings export, so a restart resumes from the newest cookies (engine/session-uses.ts).
 import { LRUCache } from 'lru-cache';
 import { serviceError } from './service-errors.js';
 import { Lanes } from './lane.js';
 import type { Metrics } from './metrics.js';
 import type {
-  CallOptions, ChangeOutcome, ClientOptions, Logger, RealtimeHandlers, RealtimeSubscription, SessionClient, SessionLease, SessionRecord, SessionService, SessionState, SessionStateChange, SessionStore, UpstreamAdapter, UpstreamClient,
+  CallOptions, Logger, RealtimeHandlers, RealtimeSubscription, SessionClient, SessionLease, SessionRecord, SessionService, SessionState, SessionStateChange, SessionStore, UpstreamAdapter, UpstreamClient,
 } from './types.js';
 import { UpstreamError } from './types.js';
+import { builtFrom, clientOptions, newSessionId, sessionRef, stateChange } from './session-record.js';
+import { UseWriter, type UsedEntry } from './session-uses.js';
+import { errorName } from './log.js';
 
 export interface SessionsOptions {
   readonly upstream: UpstreamAdapter;
@@ -39,13 +41,7 @@ export interface SessionsOptions {
   readonly now?: () => number;
 }
 
-interface Entry {
-  record: SessionRecord;
-  /** When the record was last read from (or written to) the store. */
-  checkedAt: number;
-  /** What the live client was opened from, to tell whether a re-read record still fits it. */
-  builtFrom?: string;
-  client?: Promise<UpstreamClient>;
+interface Entry extends UsedEntry {
   /** The same client once opened, so the hot path need not await a settled promise. */
   live?: UpstreamClient;
   /** The SessionClient handed to requests, made once per cached session. */
@@ -53,20 +49,6 @@ interface Entry {
 }
 
 type Patch = Partial<Omit<SessionRecord, 'id' | 'createdAt'>>;
-
-/** A use waiting to be written, as gathered in its session's lane. */
-interface Use {
-  readonly entry: Entry;
-  /** A call brought the session back to active. */
-  readonly changed: boolean;
-  /** The cached record when the use was gathered. */
-  readonly seen: SessionRecord;
-  /** The client that exported the settings, to tell whether it is still the one cached. */
-  readonly clientPromise?: Promise<UpstreamClient>;
-  readonly exported?: Record<string, unknown>;
-  /** The account the client acted for when it exported them (UpstreamClient.account). */
-  readonly exportedBy?: string;
-}
 
 const ANONYMOUS = '\u0000anonymous';
 const TOUCH_EVERY_MS = 60_000;
@@ -77,9 +59,8 @@ export class Sessions implements SessionService {
   private anonymousClient?: Promise<UpstreamClient>;
   private readonly now: () => number;
   private readonly listeners = new Set<(id: string, change?: SessionStateChange) => void>();
-  /** Uses waiting to be written (write-behind), by session id. */
-  private readonly uses = new Map<string, { entry: Entry; changed: boolean }>();
-  private useTimer?: NodeJS.Timeout;
+  /** Uses waiting to be written, off the request path (engine/session-uses.ts). */
+  private readonly uses: UseWriter;
 
   constructor(private readonly options: SessionsOptions) {
     this.now = options.now ?? Date.now;
@@ -87,6 +68,11 @@ export class Sessions implements SessionService {
       max: options.cacheSize,
       // closed behind any call still running on it: an evicted client is never pulled from under a call
       dispose: (entry, id) => void this.lanes.run(id, () => closeQuietly(entry.client, options.log)),
+    });
+    this.uses = new UseWriter({
+      store: options.store, log: options.log, lanes: this.lanes, delayMs: options.useWriteDelayMs ?? 1000, now: this.now,
+      forget: (id) => this.cache.delete(id),
+      changed: (id, change) => this.changed(id, change),
     });
   }
 
@@ -181,8 +167,7 @@ export class Sessions implements SessionService {
   }
 
   async close(): Promise<void> {
-    clearTimeout(this.useTimer);
-    await this.flushUses(); // what was used is written before the store closes
+    await this.uses.close(); // what was used is written before the store closes
     this.cache.clear();
     await closeQuietly(this.anonymousClient, this.options.log);
   }
@@ -311,97 +296,7 @@ export class Sessions implements SessionService {
     const due = this.now() - record.lastUsedAt >= TOUCH_EVERY_MS;
     if (!changed && !due) return;
     entry.record = { ...record, state: changed ? 'active' : record.state, lastUsedAt: due ? this.now() : record.lastUsedAt };
-    this.queueUse(entry, changed);
-  }
-
-  /**
-   * Write-behind: uses are written a moment later (useWriteDelayMs, 1 s), all that came meanwhile
-   * together, off the request path: neither this response nor the next call waits for the store.
-   */
-  private queueUse(entry: Entry, changed: boolean): void {
-    const id = entry.record.id;
-    this.uses.set(id, { entry, changed: changed || (this.uses.get(id)?.changed ?? false) });
-    if (this.useTimer) return;
-    this.useTimer = setTimeout(() => void this.flushUses(), this.options.useWriteDelayMs ?? 1000);
-    this.useTimer.unref();
-  }
-
-  private async flushUses(): Promise<void> {
-    this.useTimer = undefined;
-    const queued = [...this.uses.values()];
-    this.uses.clear();
-    if (!queued.length) return;
-    const uses = await Promise.all(queued.map(({ entry, changed }) => this.lanes.run(entry.record.id, () => this.gatherUse(entry, changed))));
-    if (this.options.store.changeMany) await this.writeBatch(uses);
-    else await this.writeEach(uses);
-  }
-
-  /**
-   * What a use writes, taken in the session's lane (no call runs on the client while it exports):
-   * the record as the calls left it and the client's refreshed settings export.
-   */
-  private async gatherUse(entry: Entry, changed: boolean): Promise<Use> {
-    const client = entry.client ? await entry.client.catch(() => undefined) : undefined;
-    let exported: Record<string, unknown> | undefined;
-    try {
-      exported = client ? await client.exportSettings() : undefined;
-    } catch (error) {
-      this.options.log.warn('exporting a session\'s settings failed; its stored settings are kept', { error: nameOf(error) });
-    }
-    return { entry, changed, seen: entry.record, clientPromise: entry.client, exported, exportedBy: exported ? client?.account() : undefined };
-  }
-
-  /**
-   * Every use in one store call, written in one transaction per 500 records. Compare and set stands
-   * in for the session's lane: a record another writer changed after the batch read it (a call's
-   * state change, a revocation, another instance) is not written over, so no call's state change is
-   * lost. That use is skipped, not retried: a state change of this instance was written from
-   * `entry.record`, which already holds the use's time, and another instance's write is a use of
-   * its own; the settings export waits for the next use. The batch waits for every session's lane
-   * to export (a call in flight delays it, as it delayed that session's own write before).
-   */
-  private async writeBatch(uses: readonly Use[]): Promise<void> {
-    const byId = new Map(uses.map((use) => [use.seen.id, use]));
-    let outcomes: ReadonlyMap<string, ChangeOutcome>;
-    try {
-      outcomes = await this.options.store.changeMany!([...byId.keys()], (stored) => {
-        const use = byId.get(stored.id);
-        return use && usedRecord(stored, use);
-      });
-    } catch (error) {
-      // Only the error's name: a driver's message may name a host, a user or a value. Not retried:
-      // during an outage a retry would only fail again; the sessions' next uses write newer times.
-      return void this.options.log.warn('saving session uses failed', { error: nameOf(error), sessions: uses.length });
-    }
-    for (const [id, outcome] of outcomes) this.settleUse(byId.get(id)!, outcome);
-  }
-
-  /** Stores without changeMany (memory, Redis): one read and one write per session, in its lane. */
-  private async writeEach(uses: readonly Use[]): Promise<void> {
-    await Promise.all(uses.map((use) =>
-      this.lanes.run(use.seen.id, () => this.writeOne(use)).catch((error) => this.options.log.warn('saving session use failed', { error: errorName(error) }))));
-  }
-
-  private async writeOne(use: Use): Promise<void> {
-    const before = await this.options.store.get(use.seen.id);
-    const after = before && usedRecord(before, use);
-    if (after) await this.options.store.set(after);
-    this.settleUse(use, !before ? { status: 'missing' } : after ? { status: 'written', before, after } : { status: 'kept', before });
-  }
-
-  /** The cache follows what was written; a session that went away meanwhile leaves it. */
-  private settleUse(use: Use, outcome: ChangeOutcome): void {
-    const { entry, seen } = use;
-    if (outcome.status === 'missing' || outcome.status === 'kept') return void this.cache.delete(seen.id);
-    // changed by another writer after the batch read it: the next call reads what that writer wrote
-    if (outcome.status === 'conflict') return void (entry.checkedAt = Number.NEGATIVE_INFINITY);
-    const { before, after } = outcome;
-    // A call that replaced the cached record since (a newer use, a state change) keeps its own; it
-    // takes the settings written, which came from the client it runs on.
-    entry.record = entry.record === seen ? after : { ...entry.record, settings: after.settings };
-    if (entry.client && entry.client === use.clientPromise) entry.builtFrom = builtFrom(after); // the export came from this very client: it still fits
-    entry.checkedAt = this.now();
-    this.changed(after.id, use.changed ? stateChange(before, after, 'call_succeeded') : undefined);
+    this.uses.queue(entry, changed);
   }
 
   private async measured(client: UpstreamClient, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
@@ -417,51 +312,6 @@ export class Sessions implements SessionService {
     }
   }
 }
-
-/**
- * The stored record with a use written into it: its time, the client's refreshed settings, and the
- * return to active a call brought. Undefined for a session logged out meanwhile (not brought back).
- */
-function usedRecord(stored: SessionRecord, use: Use): SessionRecord | undefined {
-  if (stored.state === 'logged_out') return undefined;
-  // an export that no longer holds the account (the platform logged the client out) never replaces a good one
-  const settings = use.exported && use.exportedBy === stored.account.pk ? use.exported : stored.settings;
-  // the success counts only if no later call of this instance changed the state again (throttled, challenged)
-  const active = use.changed && use.seen.state === 'active';
-  return { ...stored, settings, lastUsedAt: Math.max(stored.lastUsedAt, use.seen.lastUsedAt), ...(active ? { state: 'active' as const, throttledUntil: undefined } : {}) };
-}
-
-/** The change when the state or its throttle deadline moved; undefined for any other update. */
-function stateChange(before: SessionRecord, after: SessionRecord, reason: string): SessionStateChange | undefined {
-  if (before.state === after.state && (after.state !== 'throttled' || before.throttledUntil === after.throttledUntil)) return undefined;
-  return { record: after, from: before.state, to: after.state, reason, throttledUntil: after.state === 'throttled' ? after.throttledUntil : undefined };
-}
-
-/**
- * How the console, events and webhooks name a session: 132 bits of SHA-256 of its id, stable across
- * instances and restarts, unguessable, and no way back to the id (a session id is a credential).
- */
-export function sessionRef(id: string): string {
-  return createHash('sha256').update('socialgate session ref\0').update(id).digest('base64url').slice(0, 22);
-}
-
-/** Issued by the service: 192 random bits, opaque, never the platform's cookie. */
-export function newSessionId(): string {
-  return randomBytes(24).toString('base64url');
-}
-
-export function clientOptions(record: SessionRecord): ClientOptions {
-  // The account pk names the session to the upstream: stable across reopenings and restarts, and no secret.
-  const sessionKey = record.account.pk || undefined;
-  return { settings: record.settings, proxy: record.proxy, locale: record.locale, timezone: record.timezone, sessionKey };
-}
-
-function builtFrom(record: SessionRecord): string {
-  return JSON.stringify([record.settings, record.proxy ?? null, record.locale ?? null, record.timezone ?? null]);
-}
-
-const nameOf = (error: unknown) => (error instanceof Error ? (error as { code?: string }).code ?? error.name : 'unknown error');
-const errorName = (error: unknown) => (error instanceof Error ? error.name + ': ' + error.message : 'unknown error');
 
 async function closeQuietly(client: Promise<UpstreamClient> | undefined, log: Logger): Promise<void> {
   if (!client) return;

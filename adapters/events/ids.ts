@@ -2,7 +2,7 @@
 // session by its ref (engine/sessions.ts), which is the console's name for it too.
 import { createHash } from 'node:crypto';
 
-export { sessionRef } from '../../engine/sessions.js';
+export { sessionRef } from '../../engine/session-record.js';
 
 /** The per-session event log (the retained log SSE resumes from); events with no session share one. */
 export function logOf(ref: string | undefined): string {

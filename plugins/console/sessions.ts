@@ -2,7 +2,7 @@
 // setting, no cookie, the proxy's host only), named by a ref, a one-way digest of the id, so the
 // page never holds a credential; and finding a record again by its ref.
 import { serviceError } from '../../engine/service-errors.js';
-import { sessionRef } from '../../engine/sessions.js';
+import { sessionRef } from '../../engine/session-record.js';
 import type { Services, SessionRecord } from '../../engine/types.js';
 import { poolsByAccount } from './jobs.js';
 import { eventsOf } from '../events/index.js';

@@ -1,0 +1,35 @@
+// A session record's pure helpers: how it is named outside (its ref), how a new one is named, the
+// client options it opens with and what a live client was built from, and the state change between
+// two of its versions.
+import { createHash, randomBytes } from 'node:crypto';
+import type { ClientOptions, SessionRecord, SessionStateChange } from './types.js';
+
+/** The change when the state or its throttle deadline moved; undefined for any other update. */
+export function stateChange(before: SessionRecord, after: SessionRecord, reason: string): SessionStateChange | undefined {
+  if (before.state === after.state && (after.state !== 'throttled' || before.throttledUntil === after.throttledUntil)) return undefined;
+  return { record: after, from: before.state, to: after.state, reason, throttledUntil: after.state === 'throttled' ? after.throttledUntil : undefined };
+}
+
+/**
+ * How the console, events and webhooks name a session: 132 bits of SHA-256 of its id, stable across
+ * instances and restarts, unguessable, and no way back to the id (a session id is a credential).
+ */
+export function sessionRef(id: string): string {
+  return createHash('sha256').update('socialgate session ref\0').update(id).digest('base64url').slice(0, 22);
+}
+
+/** Issued by the service: 192 random bits, opaque, never the platform's cookie. */
+export function newSessionId(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+export function clientOptions(record: SessionRecord): ClientOptions {
+  // The account pk names the session to the upstream: stable across reopenings and restarts, and no secret.
+  const sessionKey = record.account.pk || undefined;
+  return { settings: record.settings, proxy: record.proxy, locale: record.locale, timezone: record.timezone, sessionKey };
+}
+
+/** What a live client is opened from: a re-read record that differs in any of it needs a new client. */
+export function builtFrom(record: SessionRecord): string {
+  return JSON.stringify([record.settings, record.proxy ?? null, record.locale ?? null, record.timezone ?? null]);
+}
