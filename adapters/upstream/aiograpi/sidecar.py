@@ -22,22 +22,14 @@ import os
 import platform
 import sys
 
-from sidecar_codec import convert_kwargs, encode_error, to_json
+from sidecar_codec import SidecarError, convert_kwargs, encode_error, to_json
 from sidecar_introspect import describe, public_methods
+from sidecar_realtime import op_realtime_start, op_realtime_stop, realtime_capable, stop_realtime
 from sidecar_redact import install as install_redaction, kwargs_secrets, proxy_secrets, settings_secrets
 from sidecar_tls import count as tls_contexts, share_contexts
 
 LINE_LIMIT = 256 * 1024 * 1024
 log = logging.getLogger("socialgate.sidecar")
-
-
-class SidecarError(Exception):
-    """An error of the sidecar itself (not the library's), named for the engine's registry."""
-
-    def __init__(self, kind, message, bases=()):
-        super().__init__(message)
-        self.kind = kind
-        self.bases = list(bases)
 
 
 def claim_stdio():
@@ -292,59 +284,6 @@ async def op_export(sidecar, message):
     entry = sidecar.entry(message)
     async with entry.lock:
         return to_json(entry.client.get_settings())
-
-
-def realtime_capable(client_class):
-    # aiograpi 1.1 and later: the MQTT realtime client and its message callbacks.
-    return bool(client_class) and all(hasattr(client_class, name) for name in ("realtime_on", "realtime_connect", "realtime_read_once", "realtime_disconnect"))
-
-
-async def op_realtime_start(sidecar, message):
-    """Connects the client's realtime stream and subscribes to direct messages. Each message is told to
-    the engine as a notice (`{"event": "realtime", "kind": "message"}`, without the payload, whose shape is
-    private to the platform: the engine polls the inbox on it); a dead stream as `kind: "lost"`."""
-    entry = sidecar.entry(message)
-    handle = message.get("client")
-    if not realtime_capable(type(entry.client)):
-        raise SidecarError("SidecarUnsupported", f"aiograpi {sidecar.version} has no realtime client (1.1 and later have)")
-    await stop_realtime(sidecar, handle)
-    client = entry.client
-    client.realtime_on("message", lambda payload: sidecar.send({"event": "realtime", "client": handle, "kind": "message"}))
-    rt = await client.realtime_connect()
-    await rt.direct_subscribe()
-    sidecar.realtime[handle] = asyncio.ensure_future(read_realtime(sidecar, handle, client))
-    return True
-
-
-async def read_realtime(sidecar, handle, client):
-    try:
-        while True:
-            await client.realtime_read_once()
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # the stream died: the engine reconnects and polls once to catch up
-        sidecar.send({"event": "realtime", "client": handle, "kind": "lost", "reason": type(exc).__name__})
-    finally:
-        sidecar.realtime.pop(handle, None)
-        try:
-            await client.realtime_disconnect()
-        except Exception:
-            pass
-
-
-async def stop_realtime(sidecar, handle):
-    task = sidecar.realtime.pop(handle, None)
-    if task:
-        task.cancel()
-        try:
-            await task
-        except (asyncio.CancelledError, Exception):
-            pass
-    return task is not None
-
-
-async def op_realtime_stop(sidecar, message):
-    return await stop_realtime(sidecar, message.get("client"))
 
 
 async def op_close(sidecar, message):

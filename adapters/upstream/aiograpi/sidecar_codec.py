@@ -142,6 +142,15 @@ def _convert_named(value, name):
 
 # ── Errors ──────────────────────────────────────────────────────────────────────────────────
 
+class SidecarError(Exception):
+    """An error of the sidecar itself (not the library's), named for the engine's registry."""
+
+    def __init__(self, kind, message, bases=()):
+        super().__init__(message)
+        self.kind = kind
+        self.bases = list(bases)
+
+
 def encode_error(exc, client=None):
     cls = type(exc)
     error = {
