@@ -8,7 +8,8 @@ import { checkExtraKeys } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { projectRoot } from '../engine/manifest/load.js';
 import { SERVICE_VERSION } from '../engine/openapi.js';
-import type { Background, Config, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
+import type { Background, Config, KeyStore, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
+import { openKeyStore } from '../adapters/store/keys.js';
 import { openStore, STORE_SETTING_KEYS, storeTimeoutMs } from '../adapters/store/index.js';
 import { LEASE_SETTING_KEYS, leaseSettings, openLease } from '../adapters/store/lease.js';
 import { lockMsOf, openWork, WORK_SETTING_KEYS } from '../adapters/work/index.js';
@@ -29,6 +30,7 @@ export interface ComposeOverrides {
   readonly upstream?: UpstreamAdapter;
   readonly store?: SessionStore;
   readonly log?: Logger;
+  readonly keys?: KeyStore;
 }
 
 /**
@@ -65,7 +67,9 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   const upstream = overrides.upstream ?? (await createUpstream(config, log));
   const store = overrides.store ?? (await openStore(config, { log }));
   const lease = openLease(config, log);
-  return createApp({ config, upstream, store, log, lease, ...productParts(config), build: buildInfo(), deps: depsInfo() });
+  const keys = overrides.keys ?? (await openKeyStore(config.store, storeTimeoutMs(config.extra)));
+  const keysAtBoot = (await keys.all().catch(() => [])).length > 0;
+  return createApp({ config, upstream, store, log, lease, keys, keysAtBoot, ...productParts(config), build: buildInfo(), deps: depsInfo() });
 }
 
 /** The product's plugins, extra resolvers, file helpers and background layer: what createApp and the loader need. */

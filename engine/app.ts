@@ -19,11 +19,13 @@ import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import { compileTyper, type Typer } from './typing.js';
-import type { AppInfo, Background, Config, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionLease, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
+import type { AppInfo, Background, Config, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionLease, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
-import { CONSOLE_ASSET_PREFIX, CONSOLE_COOKIE, CONSOLE_HEADER, consoleAssets, sameSecret, validToken } from './console.js';
+import { consoleAssets } from './console.js';
+import { authenticate } from './auth.js';
+import { KeyRing, WrongKeys } from './keys.js';
 import { RecentMetrics } from './recent.js';
 import { SessionUsage } from './usage.js';
 import { stackWithoutMessage } from './log.js';
@@ -51,6 +53,10 @@ export interface AppOptions {
   readonly lease?: SessionLease;
   /** Background modules (jobs, events): each defines its work kinds before the queue starts. */
   readonly background?: readonly Background[];
+  /** Where named API keys are kept (beside the sessions); without it only SOCIALGATE_API_KEY exists. */
+  readonly keys?: KeyStore;
+  /** Whether the key store held keys at boot: the document then describes the key. */
+  readonly keysAtBoot?: boolean;
 }
 
 export interface App {
@@ -69,7 +75,8 @@ export function createApp(options: AppOptions): App {
   const manifest = forUpstream(loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers } }), options.upstream.name);
   const metrics = createMetrics();
   sweepGauges(metrics, options.store);
-  const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey }));
+  const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey || !!options.keysAtBoot }));
+  const keys = { ring: new KeyRing(options.keys, options.config.apiKey, options.config.sessionCacheTtlMs), wrong: new WrongKeys() };
   const sessions = new Sessions({
     upstream: options.upstream,
     store: options.store,
@@ -102,7 +109,7 @@ export function createApp(options: AppOptions): App {
   const steps = new Map<RouteSpec, RouteSteps>();
   const work = options.work?.(options.log);
   const routes = backgroundRoutes(manifest, (route) => steps.get(route)!);
-  const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, routes, work, usage: new SessionUsage() };
+  const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, routes, work, usage: new SessionUsage(), keys };
   const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers }, steps);
   if (work) startBackground(work, services, options.background ?? []);
   const koa = new Koa({ proxy: options.config.trustProxy });
@@ -113,7 +120,7 @@ export function createApp(options: AppOptions): App {
   // One Koa middleware: request context around the (key check and) route table, with the 404 as
   // the table's `next`. Each further app middleware would cost every request a hop of Koa's chain.
   const routed = router.dispatch();
-  const guarded = options.config.apiKey ? requireApiKey(options.config.apiKey, manifest, routed) : routed;
+  const guarded = authenticate({ ring: keys.ring, wrong: keys.wrong, manifest, legacyKey: options.config.apiKey, metricsOpen: options.config.metricsOpen }, routed);
   koa.use(requestContext(manifest, metrics, options.log, (ctx) => guarded(ctx, noSuchRoute)));
   return {
     koa, router, manifest, openapi, services, metrics,
@@ -125,6 +132,7 @@ export function createApp(options: AppOptions): App {
       await options.upstream.close();
       await options.store.close();
       await options.lease?.close();
+      await options.keys?.close();
     },
   };
 }
@@ -253,41 +261,22 @@ function requestContext(manifest: Manifest, metrics: Metrics, log: Logger, inner
       const seconds = (performance.now() - started) / 1000;
       const route = (ctx.state.route as string | undefined) ?? 'unmatched';
       metrics.observeRequest(route, ctx.method, ctx.status, seconds);
-      if (ctx.status >= 500) log.warn('request failed', { request_id: requestId, method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) });
+      if (ctx.status >= 500) log.warn('request failed', { request_id: requestId, ...keyField(ctx), method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) });
     }
   };
 }
 
+/** The name of the request's API key, on every log line of the request (never the key). */
+const keyField = (ctx: Koa.Context): { key?: string } => (ctx.state.key ? { key: (ctx.state.key as KeyGrant).name } : {});
+
 function writeError(ctx: Koa.Context, error: unknown, manifest: Manifest, requestId: string, log: Logger): void {
   const mapped = mapError(error, manifest.errors);
-  if (mapped.status === 500) log.error('unhandled error', { request_id: requestId, error: stackWithoutMessage(error) });
+  if (mapped.status === 500) log.error('unhandled error', { request_id: requestId, ...keyField(ctx), error: stackWithoutMessage(error) });
   ctx.status = mapped.status;
   if (mapped.retryAfter !== undefined) ctx.set('Retry-After', String(mapped.retryAfter));
   if (mapped.headers) ctx.set(mapped.headers);
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ ...mapped.body, request_id: requestId });
-}
-
-/** When an API key is configured, every non-system route requires it (Bearer or X-API-Key). */
-function requireApiKey(key: string, manifest: Manifest, routed: Koa.Middleware): Koa.Middleware {
-  const open = new Set(manifest.routes.filter((r) => r.area === 'system').map((r) => r.path));
-  return (ctx, next) => {
-    if (open.has(ctx.path) || ctx.path.startsWith('/docs/') || ctx.path.startsWith(CONSOLE_ASSET_PREFIX)) return routed(ctx, next);
-    const given = ctx.get('x-api-key') || ctx.get('authorization').replace(/^Bearer\s+/i, '');
-    if (given ? sameSecret(given, key) : fromConsole(ctx, key)) return routed(ctx, next);
-    throw serviceError('ApiKeyRequired', 'API key required');
-  };
-}
-
-/**
- * The console page's own requests carry the key's cookie (set by POST /console/key). A request that
- * changes something must also carry the console's header, which another site's form or link
- * cannot add: the cookie alone authorises reads only (the page's event stream cannot send headers).
- */
-function fromConsole(ctx: Koa.Context, key: string): boolean {
-  const cookie = ctx.cookies.get(CONSOLE_COOKIE);
-  if (!cookie || !validToken(key, cookie)) return false;
-  return ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.get(CONSOLE_HEADER) === '1';
 }
 
 /** The session store's expiry sweeps, by outcome, where the store sweeps at all. */

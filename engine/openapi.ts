@@ -28,7 +28,7 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
   for (const [status, description] of errors.descriptions) builder.addResponse(errorResponseName(status), errorResponse(description));
   const paths: Record<string, Record<string, OperationObject>> = {};
   for (const route of manifest.routes) {
-    const { operation, requestSchema } = operationFor(route, !!opts.apiKeyAuth && route.area !== 'system', errors.upstream);
+    const { operation, requestSchema } = operationFor(route, !!opts.apiKeyAuth && route.scope !== 'none', errors.upstream);
     if (requestSchema) builder.addSchema(requestSchemaName(route), requestSchema);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
@@ -135,9 +135,15 @@ function responsesFor(route: RouteSpec, apiKey: boolean, upstream: readonly numb
 
 /** Every status the route can answer besides 200: its own codes' (engine/service-errors.ts) and, when it calls the upstream, the upstream table's. */
 export function errorStatusesOf(route: RouteSpec, apiKey: boolean, upstream: readonly number[]): string[] {
-  const own = serviceCodesFor(route).filter((code) => apiKey || code !== 'ApiKeyRequired').map((code) => SERVICE_ERRORS[code].status);
+  const own = serviceCodesFor(route).filter((code) => apiKey || !keyedOnly(code, route)).map((code) => SERVICE_ERRORS[code].status);
   const theirs = route.calls.length > 0 || route.plugin ? upstream : [];
   return [...new Set([...own, ...theirs])].sort((a, b) => a - b).map(String);
+}
+
+/** Codes only a service with API keys answers (the console's form counts wrong keys either way). */
+function keyedOnly(code: string, route: RouteSpec): boolean {
+  if (code === 'ApiKeyAttemptsExceeded') return route.key !== 'POST /console/key';
+  return code === 'ApiKeyRequired' || code === 'ApiKeyScopeMissing' || code === 'ApiKeyAccountNotAllowed';
 }
 
 /** The statuses of both registries, each described by the codes that answer it. */

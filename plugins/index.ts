@@ -8,5 +8,6 @@ import { uploadPlugins } from './upload/index.js';
 import { jobPlugins } from './jobs/index.js';
 import { eventPlugins } from './events/index.js';
 import { sandboxPlugins } from './events/sandbox.js';
+import { keyPlugins } from './keys/index.js';
 
-export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins, ...consolePlugins, ...eventPlugins, ...sandboxPlugins });
+export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins, ...consolePlugins, ...eventPlugins, ...sandboxPlugins, ...keyPlugins });

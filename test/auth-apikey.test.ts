@@ -23,9 +23,10 @@ t.test('every non-system route requires the key', async (t) => {
 });
 
 t.test('system and documentation routes stay open (as the README says), nothing else', async (t) => {
-  for (const path of ['/health', '/ready', '/metrics', '/build', '/deps', '/openapi.json', '/docs', '/docs/assets/swagger-ui.css']) {
+  for (const path of ['/health', '/ready', '/build', '/deps', '/openapi.json', '/docs', '/docs/assets/swagger-ui.css']) {
     t.equal((await http.request('GET', path)).status, 200, `${path} open`);
   }
+  t.equal((await http.request('GET', '/metrics')).status, 401, '/metrics needs the key (it names pools) unless SOCIALGATE_METRICS_OPEN=1');
   t.equal((await http.request('GET', '/docsx')).status, 401, 'a path merely starting with /docs is not open');
   t.equal((await http.request('GET', '/nowhere')).status, 401, 'unknown paths need the key too (no route listing without it)');
 });

@@ -62,7 +62,7 @@ async function run(r: RouteSpec, input: InputBag, files: UploadedFile[], extra: 
   const engineBag = { ...input };
   for (const f of files) engineBag[f.field] = f.path;
   const pluginInput: PluginInput = {
-    route: r, input: engineBag, files, requestId: 'test', signal: new AbortController().signal,
+    route: r, input: engineBag, files, caller: {}, requestId: 'test', signal: new AbortController().signal,
     services: { config: { extra } } as unknown as Services,
     invoke: async (b) => {
       bag = b;

@@ -59,7 +59,7 @@ export async function createStore(url: string, options: StoreOptions | SessionCo
   return store;
 }
 
-async function adapterFor(url: string, timeoutMs: number): Promise<KeyvStoreAdapter | Map<string, unknown>> {
+export async function adapterFor(url: string, timeoutMs: number): Promise<KeyvStoreAdapter | Map<string, unknown>> {
   const scheme = url.split(':')[0];
   switch (scheme) {
     case 'memory':
@@ -209,14 +209,7 @@ class KeyvSessionStore implements SessionStore {
    */
   private bounded<T>(what: string, call: Promise<T>): Promise<T> {
     if (!this.limit.network) return call; // a local file has no outage to wait out: its errors come at once
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(storeDown(`the session store (${this.limit.engine}) did not answer a ${what} within ${this.limit.ms} ms`)), this.limit.ms);
-    });
-    const failed = call.catch((error: unknown) => {
-      throw storeDown(`the session store (${this.limit.engine}) failed a ${what}: ${error instanceof Error ? (error as { code?: string }).code ?? error.name : 'error'}`);
-    });
-    return Promise.race([failed, late]).finally(() => clearTimeout(timer));
+    return boundedCall(`the session store (${this.limit.engine})`, what, call, this.limit.ms);
   }
 
   async *list(): AsyncIterable<SessionRecord> {
@@ -315,6 +308,18 @@ class KeyvSessionStore implements SessionStore {
       throw error;
     }
   }
+}
+
+/** One store call given up after `ms`: StoreUnavailable (503, Retry-After) naming only the error's class. */
+export function boundedCall<T>(store: string, what: string, call: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(storeDown(`${store} did not answer a ${what} within ${ms} ms`)), ms);
+  });
+  const failed = call.catch((error: unknown) => {
+    throw storeDown(`${store} failed a ${what}: ${error instanceof Error ? (error as { code?: string }).code ?? error.name : 'error'}`);
+  });
+  return Promise.race([failed, late]).finally(() => clearTimeout(timer));
 }
 
 const fullKey = (key: string) => `${NAMESPACE}:${key}`;

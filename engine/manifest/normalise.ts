@@ -5,7 +5,7 @@
 // they are, never the YAML.
 import type {
   ArgSource, CallSpec, ConstraintSpec, ErrorTable, HttpMethod, JsonSchema, JsonValue, ParamSpec, Plugin, RequestParts, Resolver,
-  ResultSpec, RouteSpec, ShapeEntry,
+  ResultSpec, RouteScope, RouteSpec, ShapeEntry,
 } from '../types.js';
 import { ManifestError } from './errors.js';
 import { checkExclusiveExamples, routeExample } from './examples.js';
@@ -87,6 +87,8 @@ export function normaliseRoute(raw: RawRoute, place: { file: string; area: strin
     summary: raw.summary,
     description: raw.description,
     session: raw.session ?? 'required',
+    scope: raw.scope ?? defaultScope(area, method),
+    ...(raw.owns ? { owns: raw.owns } : {}),
     core: raw.core === true,
     ...(raw.upstream_only ? { upstreamOnly: raw.upstream_only } : {}),
     plugin: raw.plugin,
@@ -99,6 +101,12 @@ export function normaliseRoute(raw: RawRoute, place: { file: string; area: strin
     result: normaliseResult(raw.result, shape),
     upstreamMethods: Object.freeze([...new Set(uses)].sort()),
   });
+}
+
+/** The system routes are open; otherwise a read needs `read` and anything else `write`, unless the manifest says. */
+function defaultScope(area: string, method: HttpMethod): RouteScope {
+  if (area === 'system') return 'none';
+  return method === 'GET' ? 'read' : 'write';
 }
 
 function requestParts(params: readonly ParamSpec[]): RequestParts {

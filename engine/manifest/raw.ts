@@ -38,6 +38,8 @@ export interface RawRoute {
   session?: 'required' | 'optional' | 'none';
   /** In the MCP core tool set. */
   core?: boolean;
+  scope?: 'read' | 'write' | 'operator' | 'none';
+  owns?: 'job' | 'webhook' | 'pool';
   upstream_only?: string;
   plugin?: string;
   upstream?: string;

@@ -11,7 +11,7 @@ import { RequestState } from '../pipeline/request.js';
 import { findSession } from '../pipeline/session.js';
 import { HttpError } from '../http-error.js';
 import { stackWithoutMessage } from '../log.js';
-import { UpstreamError, type ErrorTable, type FileResult, type JsonText, type Logger, type RouteSpec, type SessionService, type StreamResult } from '../types.js';
+import { UpstreamError, type ErrorTable, type KeyGrant, type FileResult, type JsonText, type Logger, type RouteSpec, type SessionService, type StreamResult } from '../types.js';
 import type { ToolEntry } from './tools.js';
 
 /** Who is calling: what the transport knows of the MCP request. */
@@ -21,6 +21,8 @@ export interface Caller {
   /** Origin the caller reached the service at, for download links. */
   readonly baseUrl: string;
   readonly signal?: AbortSignal;
+  /** The request's API key, checked by the route's steps as HTTP's is. */
+  readonly key?: KeyGrant;
 }
 
 /** A route's steps, bound at boot: its runner and its input reader. */
@@ -42,6 +44,7 @@ export interface CallDeps {
 
 export async function callTool(entry: ToolEntry, args: Readonly<Record<string, unknown>>, caller: Caller, deps: CallDeps): Promise<CallToolResult> {
   const state = new RequestState(caller.requestId);
+  state.key = caller.key;
   try {
     const { run, admit, readValues } = deps.steps(entry.route);
     state.session = await sessionOf(entry.route, caller.sessionId, deps.sessions);
@@ -55,7 +58,7 @@ export async function callTool(entry: ToolEntry, args: Readonly<Record<string, u
     const value = await run(state, problems, () => caller.signal ?? new AbortController().signal);
     return answer(structured(entry, await settleFile(value)));
   } catch (error) {
-    if (!(error instanceof HttpError) && !(error instanceof UpstreamError)) deps.log.error('unhandled error', { request_id: caller.requestId, error: stackWithoutMessage(error) });
+    if (!(error instanceof HttpError) && !(error instanceof UpstreamError)) deps.log.error('unhandled error', { request_id: caller.requestId, ...(caller.key ? { key: caller.key.name } : {}), error: stackWithoutMessage(error) });
     return toolError(error, deps.errors, caller.requestId);
   } finally {
     state.settle();

@@ -6,7 +6,7 @@ import type { Middleware } from 'koa';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server';
 import { serviceError } from '../service-errors.js';
-import type { Logger } from '../types.js';
+import type { KeyGrant, Logger } from '../types.js';
 import type { Caller } from './call.js';
 import type { ServerFor } from './server.js';
 
@@ -30,7 +30,7 @@ export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], log:
     const controller = new AbortController();
     ctx.res.once('close', () => controller.abort());
     const request = await toWebRequest(ctx.req, undefined, { signal: controller.signal });
-    const caller: Caller = { sessionId: ctx.get('x-session-id').trim() || undefined, requestId: ctx.state.requestId as string, baseUrl: `${ctx.protocol}://${ctx.host}` };
+    const caller: Caller = { sessionId: ctx.get('x-session-id').trim() || undefined, requestId: ctx.state.requestId as string, baseUrl: `${ctx.protocol}://${ctx.host}`, key: ctx.state.key as KeyGrant | undefined };
     const authInfo: AuthInfo = { token: '', clientId: 'socialgate', scopes: [], extra: { caller } };
     const response = await handler.fetch(request, { authInfo });
     ctx.status = response.status;

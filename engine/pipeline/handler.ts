@@ -6,7 +6,8 @@ import { invalidParams, serviceError } from '../service-errors.js';
 import { compareVersions, VERSION } from '../versions.js';
 import type { Typer } from '../typing.js';
 import type { RouteValidator } from '../validate.js';
-import type { FileMaker, InputBag, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
+import { checkKey } from '../owner.js';
+import type { Caller, FileMaker, InputBag, KeyGrant, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader } from './params.js';
@@ -62,21 +63,27 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
   const parseBody = bodyParserFor(route, deps.limits);
   const readInput = inputReader(route);
   const { sessions, usage } = deps.services;
-  // A read may go to any healthy member of a pool; a mutation acts for one account.
-  const readsFromPool = route.method === 'GET' && route.session !== 'none';
+  // A read may go to any healthy member of a pool; a mutation acts for one account; a route naming
+  // an owned resource (a job, a webhook) is answered for the caller itself.
+  const readsFromPool = route.method === 'GET' && route.session !== 'none' && !route.owns;
   // One async frame per request: the state settles in `finally` however the handler ends (answered,
   // thrown or cut off), and its temp files wait for that.
   return async (ctx) => {
     ctx.state.route = route.key; // the metrics label and the log's route
     const state = new RequestState(ctx.state.requestId as string, ctx.res);
     state.header = (name) => ctx.get(name);
+    state.address = ctx.ip;
     let failed = true;
     try {
       // A header or query session is checked before a large body is read; the legacy form field
       // and cookie after it, form first (the documented order).
       const given = route.session === 'none' ? undefined : headerOrQuerySession(ctx);
+      state.key = ctx.state.key as KeyGrant | undefined;
       let session = given ? sessions.peek(given) ?? (await findSession(given, sessions)) : undefined;
-      if (!session && readsFromPool) session = await poolSession(ctx, deps.services);
+      if (!session && readsFromPool) {
+        session = await poolSession(ctx, deps.services, state.caller);
+        state.viaPool = !!session;
+      }
       if (parseBody) await parseBody(ctx, state);
       if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
       if (!session && route.session === 'required' && ctx.get('x-pool')) throw serviceError('PoolNotAllowed', 'X-Pool names a pool for read (GET) routes only; this route acts for one account');
@@ -96,12 +103,12 @@ function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefine
   return ctx.get('x-session-id').trim() || (typeof ctx.query.sessionid === 'string' ? ctx.query.sessionid : undefined) || undefined;
 }
 
-/** The session of a healthy member of the pool named by X-Pool, when one is named. */
-function poolSession(ctx: Parameters<Middleware>[0], services: Services): Promise<SessionRecord> | undefined {
+/** The session of a healthy member of the pool named by X-Pool, when one is named and the caller is entitled to it. */
+function poolSession(ctx: Parameters<Middleware>[0], services: Services, caller: Caller): Promise<SessionRecord> | undefined {
   const pool = ctx.get('x-pool').trim();
   if (!pool) return undefined;
   if (!services.pools) throw serviceError('PoolsUnavailable', 'Pools are not available on this instance');
-  return services.pools.choose(pool);
+  return services.pools.choose(pool, caller);
 }
 
 /** The first step of a run: a session when the route needs one, then valid input; throws otherwise. */
@@ -110,6 +117,7 @@ export type Admission = (state: RequestState, problems: ParamProblem[]) => void;
 export function admission(route: RouteSpec, validator: RouteValidator, library?: () => string): Admission {
   const gated = library ? route.params.filter((param) => param.since) : [];
   return (state, problems) => {
+    checkKey(route, state.caller, state.viaPool ? undefined : state.session?.account);
     if (!state.session && route.session === 'required') throw sessionRequired();
     if (gated.length) problems.push(...tooNew(gated, state.bag, library!()));
     validateInput(route, state, problems, validator);
@@ -199,6 +207,8 @@ function pluginInput(route: RouteSpec, state: RequestState, client: SessionClien
     input: state.bag,
     files: state.files,
     session: state.session,
+    caller: state.caller,
+    address: state.address,
     client: state.session ? client : undefined,
     services: deps.services,
     requestId: state.requestId,

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import type { InputBag, SessionRecord, UploadedFile } from '../types.js';
+import type { Caller, InputBag, KeyGrant, SessionRecord, UploadedFile } from '../types.js';
 
 type Cleanup = () => Promise<void> | void;
 
@@ -12,6 +12,12 @@ export class RequestState {
   readonly bag: InputBag = {};
   files: UploadedFile[] = [];
   session?: SessionRecord;
+  /** The request's API key (undefined when the service has none, and for background work). */
+  key?: KeyGrant;
+  /** The client's address (HTTP requests only). */
+  address?: string;
+  /** The session is a pool member chosen for an X-Pool read: it is not the caller's own. */
+  viaPool = false;
   /** A request header ('' when absent); set for HTTP requests only, for the few protocols that put input there (SSE's Last-Event-ID). */
   header?: (name: string) => string;
   private readonly cleanups: Cleanup[] = [];
@@ -20,6 +26,12 @@ export class RequestState {
   private cleaned = false;
 
   constructor(readonly requestId: string, private readonly response?: ServerResponse) {}
+
+  /** Who asks: its key and its own session's account. */
+  get caller(): Caller {
+    const account = this.viaPool ? undefined : this.session?.account.pk;
+    return { ...(this.key ? { key: this.key } : {}), ...(account ? { account } : {}) };
+  }
 
   /** A private folder for this request (mode 0700 by mkdtemp), removed after the response. */
   workdir(): Promise<string> {

@@ -4,6 +4,8 @@ import type { CallOptions, RealtimeHandlers, RealtimeSubscription, SessionRecord
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
 import type { JsonSchema } from './route.js';
 import type { WorkLayer } from './work.js';
+import type { Caller } from './caller.js';
+import type { KeyRing, WrongKeys } from '../keys.js';
 
 // ── Plugins ─────────────────────────────────────────────────────────────────────────────────
 
@@ -13,6 +15,10 @@ export interface PluginInput {
   readonly input: InputBag;
   readonly files: readonly UploadedFile[];
   readonly session?: SessionRecord;
+  /** Who asks: the request's API key and its session's account (engine/owner.ts decides what it owns). */
+  readonly caller: Caller;
+  /** The client's address (X-Forwarded-For's when SOCIALGATE_TRUST_PROXY is on); HTTP requests only. */
+  readonly address?: string;
   /** The session's live client, when the route has a session. */
   readonly client?: SessionClient;
   readonly services: Services;
@@ -59,6 +65,8 @@ export interface Services {
   pools?: PoolChooser;
   /** Requests and errors per session and route family, counted by this instance (the console's). */
   readonly usage: UsageCounter;
+  /** The API keys (legacy and named) and the count of wrong ones per client address. */
+  readonly keys: { readonly ring: KeyRing; readonly wrong: WrongKeys };
 }
 
 /** A background module (jobs, events): defines its work kinds on the queue before it starts. */
@@ -87,7 +95,8 @@ export interface BackgroundRoutes {
  * 429 or 503 with Retry-After when no member is healthy. Installed by the module that keeps pools.
  */
 export interface PoolChooser {
-  choose(pool: string): Promise<SessionRecord>;
+  /** With a caller, a pool it is not entitled to answers 404 as an unknown one. */
+  choose(pool: string, caller?: Caller): Promise<SessionRecord>;
 }
 
 export interface UsageCounter {
@@ -166,6 +175,8 @@ export interface Config {
   readonly dataDir: string;
   readonly seed: number;
   readonly apiKey?: string;
+  /** /metrics answers without a key (then its pool gauge names no pool). */
+  readonly metricsOpen: boolean;
   readonly logLevel: 'silent' | 'error' | 'warn' | 'info';
   /** How long a cached session record is trusted before the store is read again. */
   readonly sessionCacheTtlMs: number;

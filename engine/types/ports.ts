@@ -175,3 +175,23 @@ export interface SessionStore {
   ready(): Promise<ReadyCheck>;
   close(): Promise<void>;
 }
+
+// ── API keys port ───────────────────────────────────────────────────────────────────────────
+
+/** A named API key as kept: never the key itself, only its SHA-256 (hex). */
+export interface StoredKey {
+  readonly name: string;
+  readonly hash: string;
+  readonly scopes: readonly ('read' | 'write' | 'operator')[];
+  readonly accounts?: readonly string[];
+  readonly pools?: readonly string[];
+  readonly createdAt: number;
+}
+
+/** The named keys, kept beside the sessions (so every instance on the store shares them): a handful, read whole. */
+export interface KeyStore {
+  all(): Promise<readonly StoredKey[]>;
+  /** One read-change-write of the whole set; answers the set as written. */
+  change(edit: (keys: readonly StoredKey[]) => readonly StoredKey[]): Promise<readonly StoredKey[]>;
+  close(): Promise<void>;
+}

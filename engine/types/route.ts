@@ -88,6 +88,9 @@ export interface RequestParts {
 
 export type SessionMode = 'required' | 'optional' | 'none';
 
+/** What an API key must allow for a route (`none`: the open system routes). */
+export type RouteScope = 'read' | 'write' | 'operator' | 'none';
+
 /** The normalised, frozen record of one route: the single source for router, validators and OpenAPI. */
 export interface RouteSpec {
   readonly key: string; // "GET /user/followers"
@@ -100,6 +103,10 @@ export interface RouteSpec {
   readonly summary: string;
   readonly description?: string;
   readonly session: SessionMode;
+  /** The API-key scope the route needs (manifest `scope`, else by area and method). */
+  readonly scope: RouteScope;
+  /** The owned resource the route names by its id (manifest `owns`): isolated per owner, never read through X-Pool. */
+  readonly owns?: 'job' | 'webhook' | 'pool';
   /** Marked for the MCP endpoint's default (core) tool set. */
   readonly core: boolean;
   /** The route exists only on this upstream (manifest `upstream_only`): the sandbox's own tools. */

@@ -22,30 +22,16 @@ export async function consolePage(): Promise<string> {
   }
 }
 
-/** Wrong keys typed into the console, per app, in the current minute: past the limit every try waits. */
-const ATTEMPTS_PER_MINUTE = 10;
-const wrongKeys = new WeakMap<object, { windowStart: number; count: number }>();
-
 /**
- * Guessing the key through the form is slowed to a few tries a minute for everyone (the page has
- * no per-client identity to go by behind a proxy); requests that carry the key are not affected.
+ * Guessing the key through the form counts against the client address as a wrong X-API-Key does
+ * (engine/keys.ts WrongKeys): past the limit every try waits for the minute's end, unchecked.
  */
-function checkAttempts(services: PluginInput['services']): { count: number } {
-  const now = Date.now();
-  let window = wrongKeys.get(services);
-  if (!window || now - window.windowStart >= 60_000) wrongKeys.set(services, (window = { windowStart: now, count: 0 }));
-  if (window.count >= ATTEMPTS_PER_MINUTE) {
-    throw serviceError('ApiKeyAttemptsExceeded', `More than ${ATTEMPTS_PER_MINUTE} wrong keys this minute; try again later`, { retryAfter: Math.ceil((window.windowStart + 60_000 - now) / 1000) });
-  }
-  return window;
-}
-
-export function openConsole({ input, services }: PluginInput): ReplyResult | { required: false } {
+export function openConsole({ input, services, address }: PluginInput): ReplyResult | { required: false } {
   const key = services.config.apiKey;
   if (!key) return { required: false };
-  const window = checkAttempts(services);
+  services.keys.wrong.check(address ?? '');
   if (!sameSecret(String(input.key), key)) {
-    window.count++;
+    services.keys.wrong.wrong(address ?? '');
     throw serviceError('ApiKeyWrong', 'Wrong API key');
   }
   const expiresAt = Math.floor(Date.now() / 1000) + COOKIE_SECONDS;
