@@ -30,7 +30,8 @@ const fileResult = (route: RouteSpec): boolean => route.result.body === 'file';
 const systemRoute = (route: RouteSpec): boolean => route.area === 'system';
 const byConsoleRef = (route: RouteSpec): boolean => route.area === 'console' && route.params.some((p) => p.name === 'ref');
 const consoleWork = (route: RouteSpec): boolean => route.area === 'console' && /^\/console\/(jobs|pools)/.test(route.path);
-const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none';
+/** A GET that reads the platform may go to a pool member (X-Pool); the service's own records (jobs, webhooks) never do. */
+export const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none' && route.upstreamMethods.length > 0;
 
 export const SERVICE_ERRORS = {
   SessionRequired: { status: 401, on: withSession, when: 'The route acts for an account and no session ID was sent.', hint: 'Send the session ID from POST /auth/login in the X-Session-ID header.' },
@@ -62,7 +63,7 @@ export const SERVICE_ERRORS = {
   NoSuchRoute: { status: 404, on: 'outside', when: 'No route has this path.', hint: 'GET /openapi.json lists every route.' },
   HostNotAllowed: { status: 403, on: 'outside', when: '/mcp: the Host header is not an allowed host (DNS-rebinding protection).', hint: 'Add the host name to SOCIALGATE_MCP_ALLOWED_HOSTS.' },
   OriginNotAllowed: { status: 403, on: 'outside', when: '/mcp: a browser Origin that is not an allowed host.', hint: 'Browsers may call /mcp only from an allowed host (SOCIALGATE_MCP_ALLOWED_HOSTS).' },
-  PoolNotAllowed: { status: 422, on: (route) => route.session === 'required' && route.method !== 'GET', when: 'A route that acts for one account (not a GET) was sent X-Pool instead of a session.', hint: 'Send X-Session-ID of the account that should act.' },
+  PoolNotAllowed: { status: 422, on: (route) => route.session === 'required' && !poolReads(route), when: 'A route that acts for one account (not a GET that reads the platform) was sent X-Pool instead of a session.', hint: 'Send X-Session-ID of the account that should act.' },
   PoolsUnavailable: { status: 503, on: poolReads, when: 'X-Pool was sent to an instance built without the background layer.' },
   PoolThrottled: { status: 429, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy and some cool down after a throttle; Retry-After says when the first is back.', hint: 'Retry after the Retry-After delay, or add members to the pool.' },
   PoolUnavailable: { status: 503, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy, all are quarantined (challenge, logged out, revoked) or there are none.', retryAfter: 60, hint: "Resolve the members' challenges or log them in again (PATCH /auth/relogin), or add members." },

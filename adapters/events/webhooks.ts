@@ -8,7 +8,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { serviceError } from '../../engine/service-errors.js';
-import type { WorkEvent, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
+import { owns } from '../../engine/owner.js';
+import type { Caller, Owner, WorkEvent, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
 import { checkAddress, type AllowList } from '../transfer/address-guard.js';
 import { guardedLookup, resolveChecked, systemResolver, type Resolver } from '../transfer/guarded-lookup.js';
 import { TransferError } from '../transfer/errors.js';
@@ -33,6 +34,8 @@ export interface Endpoint {
   readonly created_at: number;
   readonly disabled?: string;
   readonly secret: string; // sealed
+  /** Who made it (absent on endpoints made before owners were kept: the operator's alone). */
+  readonly owner?: Owner;
   readonly previous?: { readonly secret: string; readonly until: number };
 }
 
@@ -78,32 +81,39 @@ export class Webhooks {
   // ── endpoints ──
 
   /** A new endpoint; the answer carries its secret, the only time it is shown. */
-  async create(init: { url: string; kinds: readonly string[]; sessions: readonly string[]; description: string }): Promise<Record<string, unknown>> {
+  async create(init: { url: string; kinds: readonly string[]; sessions: readonly string[]; description: string; owner?: Owner }): Promise<Record<string, unknown>> {
     await this.checkUrl(init.url);
     const id = 'ep_' + randomBytes(12).toString('base64url');
     const secret = newSecret();
-    const endpoint: Endpoint = { id, url: init.url, kinds: [...init.kinds], sessions: [...init.sessions], description: init.description, created_at: this.now(), secret: this.work.store.seal(secret, id) };
+    const endpoint: Endpoint = {
+      id, url: init.url, kinds: [...init.kinds], sessions: [...init.sessions], description: init.description, created_at: this.now(), secret: this.work.store.seal(secret, id),
+      ...(init.owner ? { owner: init.owner } : {}),
+    };
     await this.work.store.put(ENDPOINTS, id, endpoint);
     return { ...publicView(endpoint), secret };
   }
 
-  async list(): Promise<Record<string, unknown>[]> {
-    return (await this.work.store.list<Endpoint>(ENDPOINTS)).map(({ value }) => publicView(value));
+  /** Every endpoint, or with a caller the ones it owns. */
+  async list(caller?: Caller): Promise<Record<string, unknown>[]> {
+    return (await this.work.store.list<Endpoint>(ENDPOINTS)).filter(({ value }) => !caller || owns(caller, value.owner)).map(({ value }) => publicView(value));
   }
 
-  async get(id: string): Promise<Endpoint> {
+  /** The endpoint; with a caller, another owner's answers 404 as an unknown one. */
+  async get(id: string, caller?: Caller): Promise<Endpoint> {
     const endpoint = await this.work.store.get<Endpoint>(ENDPOINTS, id);
-    if (!endpoint) throw notFound(id);
+    if (!endpoint || (caller && !owns(caller, endpoint.owner))) throw notFound(id);
     return endpoint;
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string, caller?: Caller): Promise<void> {
+    if (caller) await this.get(id, caller);
     if (!(await this.work.store.delete(ENDPOINTS, id))) throw notFound(id);
     await this.work.store.dropList(logOfEndpoint(id));
   }
 
   /** A new secret; the old one keeps signing beside it for a day, so receivers can switch over. */
-  async rotate(id: string): Promise<Record<string, unknown>> {
+  async rotate(id: string, caller?: Caller): Promise<Record<string, unknown>> {
+    if (caller) await this.get(id, caller);
     const secret = newSecret();
     const updated = await this.work.store.update<Endpoint>(ENDPOINTS, id, (current) =>
       current && { ...current, secret: this.work.store.seal(secret, id), previous: { secret: current.secret, until: this.now() + ROTATION_OVERLAP_MS } });
@@ -112,21 +122,22 @@ export class Webhooks {
   }
 
   /** Turns a disabled endpoint (410, or every retry spent) back on. */
-  async enable(id: string): Promise<Record<string, unknown>> {
+  async enable(id: string, caller?: Caller): Promise<Record<string, unknown>> {
+    if (caller) await this.get(id, caller);
     const updated = await this.work.store.update<Endpoint>(ENDPOINTS, id, (current) => current && { ...current, disabled: undefined });
     if (!updated) throw notFound(id);
     return publicView(updated);
   }
 
   /** The endpoint's attempts, oldest first after `after` (the log position). */
-  async attempts(id: string, after: number, limit: number): Promise<{ seq: number; attempt: DeliveryAttempt }[]> {
-    await this.get(id);
+  async attempts(id: string, after: number, limit: number, caller?: Caller): Promise<{ seq: number; attempt: DeliveryAttempt }[]> {
+    await this.get(id, caller);
     return (await this.work.store.read<DeliveryAttempt>(logOfEndpoint(id), { after, limit })).map(({ seq, value }) => ({ seq, attempt: value }));
   }
 
   /** Sends an event again to an endpoint, whatever became of its first delivery (same webhook-id). */
-  async replay(id: string, event: WorkEvent): Promise<void> {
-    await this.get(id);
+  async replay(id: string, event: WorkEvent, caller?: Caller): Promise<void> {
+    await this.get(id, caller);
     const data: DeliveryData = { endpoint: id, event, replay: true };
     await this.work.queue.add(DELIVER, `${id}:${event.id}:replay:${this.now()}`, data, this.retries());
   }

@@ -2,7 +2,7 @@
 // invoke → shape → respond. Each step is a small function in this folder.
 import type { Middleware } from 'koa';
 import type { ParamProblem } from '../http-error.js';
-import { invalidParams, serviceError } from '../service-errors.js';
+import { invalidParams, poolReads, serviceError } from '../service-errors.js';
 import { compareVersions, VERSION } from '../versions.js';
 import type { Typer } from '../typing.js';
 import type { RouteValidator } from '../validate.js';
@@ -65,7 +65,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
   const { sessions, usage } = deps.services;
   // A read may go to any healthy member of a pool; a mutation acts for one account; a route naming
   // an owned resource (a job, a webhook) is answered for the caller itself.
-  const readsFromPool = route.method === 'GET' && route.session !== 'none' && !route.owns;
+  const readsFromPool = poolReads(route);
   // One async frame per request: the state settles in `finally` however the handler ends (answered,
   // thrown or cut off), and its temp files wait for that.
   return async (ctx) => {
@@ -86,7 +86,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
       }
       if (parseBody) await parseBody(ctx, state);
       if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
-      if (!session && route.session === 'required' && ctx.get('x-pool')) throw serviceError('PoolNotAllowed', 'X-Pool names a pool for read (GET) routes only; this route acts for one account');
+      if (!session && route.session === 'required' && ctx.get('x-pool')) throw serviceError('PoolNotAllowed', 'X-Pool names a pool for reads of the platform (GET) only; this route acts for one account');
       state.session = session;
       const value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx));
       const writing = respond(ctx, route, value, state);

@@ -1,6 +1,7 @@
 // The console's jobs and pools: every job of every owner (the jobs routes list one owner's), a job
 // started for a session named by ref, and a session added to a pool by ref. Each goes through the
 // jobs module's own service, so its checks, pacing and events are the same as the API's.
+import { ownerOf } from '../../engine/owner.js';
 import { serviceError } from '../../engine/service-errors.js';
 import type { PluginInput, Services } from '../../engine/types.js';
 import { jobsOf } from '../jobs/index.js';
@@ -21,19 +22,21 @@ export async function allJobs(services: Services): Promise<{ jobs: Record<string
   return { jobs: (await parts(services).jobs.all(JOB_LIST_LIMIT)).map((job) => jobView(job, now)) };
 }
 
-export async function startJob({ input, services }: PluginInput): Promise<Record<string, unknown>> {
+export async function startJob({ input, services, caller }: PluginInput): Promise<Record<string, unknown>> {
   const { jobs } = parts(services);
   const session = typeof input.ref === 'string' ? await recordOf(input.ref, services) : undefined;
   const pool = typeof input.pool === 'string' ? input.pool : undefined;
   const route = String(input.route).includes(' ') ? String(input.route) : `GET ${input.route}`;
-  const job = await jobs.create({ route, params: (input.params ?? {}) as Record<string, unknown>, limit: Number(input.limit ?? 0), session, pool });
+  // Made for the session's account by the operator's key: its account sees it, as the operator does.
+  const owner = ownerOf({ ...caller, account: session?.account.pk });
+  const job = await jobs.create({ route, params: (input.params ?? {}) as Record<string, unknown>, limit: Number(input.limit ?? 0), session, pool, owner });
   consoleChanged(services, 'jobs');
   return jobView(job);
 }
 
-export async function addToPool({ input, services }: PluginInput) {
+export async function addToPool({ input, services, caller }: PluginInput) {
   const record = await recordOf(String(input.ref), services);
-  const pool = await parts(services).pools.create(String(input.name), [record.id]);
+  const pool = await parts(services).pools.create(String(input.name), [record.id], caller);
   consoleChanged(services, 'sessions');
   return pool;
 }

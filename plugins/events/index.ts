@@ -2,7 +2,9 @@
 // webhooks.yaml and sandbox.yaml. The module puts the outbox behind the background layer's events
 // port (jobs emit through it too), defines the fan-out, delivery and watcher work kinds, turns
 // every session state change into session.state.changed, and adds the metrics.
+import { ownerOf } from '../../engine/owner.js';
 import { serviceError } from '../../engine/service-errors.js';
+import { ownedFilter } from './webhook-filter.js';
 import type { Plugin, PluginInput, Services, SessionStateChange, WorkEvent, WorkItem } from '../../engine/types.js';
 import { eventId, sessionRef } from '../../adapters/events/ids.js';
 import { FANOUT, Outbox } from '../../adapters/events/outbox.js';
@@ -157,25 +159,25 @@ export const eventPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'webhooks.create': plugin(async (input) =>
     parts(input.services).webhooks.create({
       url: String(input.input.url), kinds: strings(input.input.kinds), description: String(input.input.description ?? ''),
-      // A ref is 22 characters; a session id (32) is turned into its ref, never kept.
-      sessions: strings(input.input.sessions).map((s) => (/^[A-Za-z0-9_-]{22}$/.test(s) ? s : sessionRef(s))),
+      // A session id (32 characters) is turned into its ref, never kept; each must be the creator's own.
+      sessions: await ownedFilter(strings(input.input.sessions), input), owner: ownerOf(input.caller),
     })),
-  'webhooks.list': plugin(async (input) => parts(input.services).webhooks.list()),
+  'webhooks.list': plugin(async (input) => parts(input.services).webhooks.list(input.caller)),
   'webhooks.delete': plugin(async (input) => {
-    await parts(input.services).webhooks.remove(String(input.input.id));
+    await parts(input.services).webhooks.remove(String(input.input.id), input.caller);
     return true;
   }),
-  'webhooks.rotate': plugin(async (input) => parts(input.services).webhooks.rotate(String(input.input.id))),
-  'webhooks.enable': plugin(async (input) => parts(input.services).webhooks.enable(String(input.input.id))),
+  'webhooks.rotate': plugin(async (input) => parts(input.services).webhooks.rotate(String(input.input.id), input.caller)),
+  'webhooks.enable': plugin(async (input) => parts(input.services).webhooks.enable(String(input.input.id), input.caller)),
   'webhooks.deliveries': plugin(async (input) => {
-    const rows = await parts(input.services).webhooks.attempts(String(input.input.id), Number(input.input.after ?? 0), Number(input.input.limit ?? 100));
+    const rows = await parts(input.services).webhooks.attempts(String(input.input.id), Number(input.input.after ?? 0), Number(input.input.limit ?? 100), input.caller);
     return rows.map(({ seq, attempt }) => ({ seq, ...attempt, session: attempt.session ?? null, at: new Date(attempt.at).toISOString() }));
   }),
   'webhooks.replay': plugin(async (input) => {
     const { webhooks, outbox } = parts(input.services);
     const id = String(input.input.id);
     const eventId = String(input.input.event_id);
-    const sent = (await webhooks.attempts(id, 0, 100_000)).find((row) => row.attempt.event_id === eventId);
+    const sent = (await webhooks.attempts(id, 0, 100_000, input.caller)).find((row) => row.attempt.event_id === eventId);
     const event = sent ? await outbox.find(sent.attempt.session, eventId) : undefined;
     if (!event) throw serviceError('EventNotFound', `Event ${eventId} is not in this endpoint's delivery log or no longer retained`, { errors: [{ param: 'event_id', problem: 'not found' }] });
     await webhooks.replay(id, event);

@@ -3,6 +3,7 @@
 // its Jobs and Pools through the app's services.
 import { serviceError } from '../../engine/service-errors.js';
 import { millisSetting } from '../../engine/config.js';
+import { ownerOf } from '../../engine/owner.js';
 import type { Plugin, PluginInput, Services } from '../../engine/types.js';
 import { exportJob, type ExportFormat } from './export.js';
 import { Pools } from './pools.js';
@@ -19,8 +20,22 @@ export function installJobs(services: Services): void {
   jobs.install();
   services.pools = pools;
   installed.set(services, { jobs, pools });
-  services.app.gauge('socialgate_pool_members', 'Pool members by state (healthy, cooling, quarantined)', ['pool', 'state'], async () =>
-    (await pools.census()).map((row) => ({ labels: { pool: row.pool, state: row.state }, value: row.count })));
+  poolGauge(services, pools);
+}
+
+/**
+ * Pool members by state, by pool when /metrics is behind the key; an open /metrics (SOCIALGATE_METRICS_OPEN)
+ * sums them over pools, since a pool's name is what X-Pool reads accept.
+ */
+function poolGauge(services: Services, pools: Pools): void {
+  const named = !services.config.metricsOpen;
+  services.app.gauge('socialgate_pool_members', 'Pool members by state (healthy, cooling, quarantined)', named ? ['pool', 'state'] : ['state'], async () => {
+    const rows = await pools.census();
+    if (named) return rows.map((row) => ({ labels: { pool: row.pool, state: row.state }, value: row.count }));
+    const byState = new Map<string, number>();
+    for (const row of rows) byState.set(row.state, (byState.get(row.state) ?? 0) + row.count);
+    return [...byState].map(([state, value]) => ({ labels: { state }, value }));
+  });
 }
 
 export function jobSettings(extra: Readonly<Record<string, string>>): JobSettings {
@@ -52,37 +67,41 @@ export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'jobs.create': plugin(async (input) => {
     const pool = text(input, 'pool');
     if (!pool && !input.session) throw serviceError('SessionRequired', 'A job needs a session (X-Session-ID) or a pool', { hint: 'Send X-Session-ID, or name a pool in `pool`.' });
+    const { jobs, pools } = parts(input.services);
+    if (pool) await pools.view(pool, input.caller); // 404 for a pool the caller may not read through
     const route = String(input.input.route).includes(' ') ? String(input.input.route) : `GET ${input.input.route}`;
-    const job = await parts(input.services).jobs.create({ route, params: (input.input.params ?? {}) as Record<string, unknown>, limit: Number(input.input.limit ?? 0), session: input.session, pool });
+    const job = await jobs.create({ route, params: (input.input.params ?? {}) as Record<string, unknown>, limit: Number(input.input.limit ?? 0), session: input.session, pool, owner: ownerOf(input.caller) });
     return jobView(job);
   }),
 
   'jobs.list': plugin(async (input) => {
     const pool = text(input, 'pool');
     if (!pool && !input.session) throw serviceError('SessionRequired', 'Name a session (X-Session-ID) or a pool to list its jobs');
-    return (await parts(input.services).jobs.list(pool ? { pool } : { pk: input.session!.account.pk })).map((job) => jobView(job));
+    const { jobs, pools } = parts(input.services);
+    if (pool) await pools.view(pool, input.caller);
+    return (await jobs.list(pool ? { pool } : { pk: input.session!.account.pk }, input.caller)).map((job) => jobView(job));
   }),
 
-  'jobs.status': plugin(async (input) => jobView(await parts(input.services).jobs.get(String(input.input.id)))),
+  'jobs.status': plugin(async (input) => jobView(await parts(input.services).jobs.get(String(input.input.id), input.caller))),
 
   'jobs.results': plugin(async (input) => {
     const { jobs } = parts(input.services);
     const id = String(input.input.id);
-    const job = await jobs.get(id);
+    const job = await jobs.get(id, input.caller);
     return exportJob({
       store: input.services.work!.store, job, kind: jobs.kindFor(job.route), format: input.input.format as ExportFormat,
       follow: input.input.follow === true, current: () => jobs.get(id), signal: input.signal,
     });
   }),
 
-  'jobs.cancel': plugin(async (input) => jobView(await parts(input.services).jobs.cancel(String(input.input.id)))),
+  'jobs.cancel': plugin(async (input) => jobView(await parts(input.services).jobs.cancel(String(input.input.id), input.caller))),
 
-  'pools.create': plugin(async (input) => parts(input.services).pools.create(String(input.input.name), (input.input.sessions ?? []) as string[])),
-  'pools.list': plugin(async (input) => parts(input.services).pools.list()),
+  'pools.create': plugin(async (input) => parts(input.services).pools.create(String(input.input.name), (input.input.sessions ?? []) as string[], input.caller)),
+  'pools.list': plugin(async (input) => parts(input.services).pools.list(input.caller)),
   'pools.delete': plugin(async (input) => {
-    if (!(await parts(input.services).pools.remove(String(input.input.name)))) throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
+    if (!(await parts(input.services).pools.remove(String(input.input.name), input.caller))) throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
     return true;
   }),
-  'pools.add_member': plugin(async (input) => parts(input.services).pools.addMember(String(input.input.name), String(input.input.session_id))),
-  'pools.remove_member': plugin(async (input) => parts(input.services).pools.removeMember(String(input.input.name), String(input.input.member))),
+  'pools.add_member': plugin(async (input) => parts(input.services).pools.addMember(String(input.input.name), String(input.input.session_id), input.caller)),
+  'pools.remove_member': plugin(async (input) => parts(input.services).pools.removeMember(String(input.input.name), String(input.input.member), input.caller)),
 });

@@ -5,7 +5,8 @@
 // Session ids are secrets: the work store keeps them sealed, answers name members by account.
 import type { HttpError } from '../../engine/http-error.js';
 import { invalidParams, serviceError } from '../../engine/service-errors.js';
-import type { PoolChooser, SessionRecord, SessionService, WorkStore } from '../../engine/types.js';
+import { checkAccount, entitledToPool, owns, ownerOf } from '../../engine/owner.js';
+import type { Caller, Owner, PoolChooser, SessionRecord, SessionService, WorkStore } from '../../engine/types.js';
 
 const BUCKET = 'pools';
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
@@ -21,6 +22,8 @@ interface StoredMember {
 interface StoredPool {
   readonly name: string;
   readonly created_at: number;
+  /** Who made it (absent on pools made before owners were kept: the operator's alone). */
+  readonly owner?: Owner;
   readonly members: readonly StoredMember[];
 }
 
@@ -45,22 +48,31 @@ export class Pools implements PoolChooser {
 
   constructor(private readonly store: WorkStore, private readonly sessions: SessionService, private readonly ttlMs: number, private readonly now: () => number = Date.now) {}
 
-  async create(name: string, sessionIds: readonly string[]): Promise<{ name: string; members: MemberView[] }> {
+  /**
+   * Creates the pool or adds to it. With a caller: another owner's pool of that name is refused
+   * (409: names are shared by every owner), and every member must be an account the key may use.
+   */
+  async create(name: string, sessionIds: readonly string[], caller?: Caller): Promise<{ name: string; members: MemberView[] }> {
     checkName(name);
-    const members = await Promise.all(sessionIds.map((id) => this.memberFor(name, id)));
+    const existing = caller ? await this.store.get<StoredPool>(BUCKET, name) : undefined;
+    if (existing && !owns(caller, existing.owner)) throw serviceError('PoolNameTaken', `The pool name "${name}" is taken; choose another`);
+    const members = await Promise.all(sessionIds.map((id) => this.memberFor(name, id, caller)));
     const unique = [...new Map(members.map((m) => [m.pk, m])).values()];
-    await this.store.update<StoredPool>(BUCKET, name, (current) => ({ name, created_at: current?.created_at ?? this.now(), members: mergeMembers(current?.members ?? [], unique) }));
+    const owner = ownerOf(caller);
+    await this.store.update<StoredPool>(BUCKET, name, (current) => ({
+      name, created_at: current?.created_at ?? this.now(), owner: current ? current.owner : owner, members: mergeMembers(current?.members ?? [], unique),
+    }));
     this.cache.delete(name);
     return this.view(name);
   }
 
-  async addMember(name: string, sessionId: string): Promise<{ name: string; members: MemberView[] }> {
-    await this.load(name);
-    return this.create(name, [sessionId]);
+  async addMember(name: string, sessionId: string, caller?: Caller): Promise<{ name: string; members: MemberView[] }> {
+    await this.owned(name, caller);
+    return this.create(name, [sessionId], caller);
   }
 
-  async removeMember(name: string, member: string): Promise<{ name: string; members: MemberView[] }> {
-    const pool = await this.load(name);
+  async removeMember(name: string, member: string, caller?: Caller): Promise<{ name: string; members: MemberView[] }> {
+    const pool = await this.owned(name, caller);
     const pk = await this.pkOf(pool, member);
     if (!pk) throw serviceError('PoolMemberNotFound', `Pool "${name}" has no member ${member.length > 24 ? 'with that session' : `"${member}"`}`);
     await this.store.update<StoredPool>(BUCKET, name, (current) => current && { ...current, members: current.members.filter((m) => m.pk !== pk) });
@@ -68,23 +80,30 @@ export class Pools implements PoolChooser {
     return this.view(name);
   }
 
-  async remove(name: string): Promise<boolean> {
+  /** False for no pool of that name (or another owner's). */
+  async remove(name: string, caller?: Caller): Promise<boolean> {
     this.cache.delete(name);
+    const pool = caller ? await this.store.get<StoredPool>(BUCKET, name) : undefined;
+    if (caller && (!pool || !owns(caller, pool.owner))) return false;
     return this.store.delete(BUCKET, name);
   }
 
-  async list(): Promise<{ name: string; members: MemberView[] }[]> {
-    const pools = await this.store.list<StoredPool>(BUCKET);
-    return Promise.all(pools.map((p) => this.viewOf(p.value)));
+  /** Every pool, or with a caller the ones it owns or may read through. */
+  async list(caller?: Caller): Promise<{ name: string; members: MemberView[] }[]> {
+    const pools = (await this.store.list<StoredPool>(BUCKET)).map((p) => p.value);
+    return Promise.all(pools.filter((p) => !caller || entitledToPool(caller, p.name, p.owner)).map((p) => this.viewOf(p)));
   }
 
-  async view(name: string): Promise<{ name: string; members: MemberView[] }> {
-    return this.viewOf(await this.load(name, true));
+  async view(name: string, caller?: Caller): Promise<{ name: string; members: MemberView[] }> {
+    const pool = await this.load(name, true);
+    if (caller && !entitledToPool(caller, name, pool.owner)) throw notFound(name);
+    return this.viewOf(pool);
   }
 
   /** A healthy member, in turn; 429 (some member cools down) or 503 (all quarantined) otherwise. */
-  async choose(name: string): Promise<SessionRecord> {
+  async choose(name: string, caller?: Caller): Promise<SessionRecord> {
     const pool = await this.load(name);
+    if (caller && !entitledToPool(caller, name, pool.owner)) throw notFound(name);
     const checked = await Promise.all(pool.members.map((m) => this.health(pool.name, m)));
     const healthy = checked.filter((c) => c.view.state === 'healthy');
     if (healthy.length) {
@@ -131,14 +150,22 @@ export class Pools implements PoolChooser {
     const cached = this.cache.get(name);
     if (cached && !fresh && this.now() - cached.at < this.ttlMs) return cached.pool;
     const pool = await this.store.get<StoredPool>(BUCKET, name);
-    if (!pool) throw serviceError('PoolNotFound', `No pool named "${name}"`);
+    if (!pool) throw notFound(name);
     this.cache.set(name, { pool, at: this.now() });
     return pool;
   }
 
-  private async memberFor(pool: string, sessionId: string): Promise<StoredMember> {
+  /** The pool when the caller owns it (to change it); 404 as an unknown one otherwise. */
+  private async owned(name: string, caller: Caller | undefined): Promise<StoredPool> {
+    const pool = await this.load(name, true);
+    if (caller && !owns(caller, pool.owner)) throw notFound(name);
+    return pool;
+  }
+
+  private async memberFor(pool: string, sessionId: string, caller?: Caller): Promise<StoredMember> {
     const record = await this.sessions.find(sessionId);
     if (!record) throw invalidParams([{ param: 'sessions', problem: 'unknown or revoked session' }]);
+    checkAccount(caller?.key, record.account);
     return { sealed: this.store.seal(sessionId, pool), pk: record.account.pk, username: record.account.username, added_at: this.now() };
   }
 
@@ -163,6 +190,8 @@ function mergeMembers(current: readonly StoredMember[], added: readonly StoredMe
   for (const member of added) byPk.set(member.pk, member);
   return [...byPk.values()];
 }
+
+const notFound = (name: string) => serviceError('PoolNotFound', `No pool named "${name}"`);
 
 function checkName(name: string): void {
   if (!NAME.test(name)) throw invalidParams([{ param: 'pool', problem: 'a pool name is 1 to 64 letters, digits, dots, dashes or underscores' }]);

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../engine/http-error.js';
 import { invalidParams, serviceError } from '../../engine/service-errors.js';
-import type { Events, InputBag, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
+import { owns } from '../../engine/owner.js';
+import type { Caller, Events, InputBag, Owner, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
 import { itemKey, jobKinds, type JobKind } from './kinds.js';
 import { sessionRef } from '../../adapters/events/ids.js';
 import { stateOf, type Pools } from './pools.js';
@@ -32,6 +33,8 @@ export interface JobRecord {
   readonly session?: string;
   readonly account?: { readonly pk: string; readonly username: string };
   readonly pool?: string;
+  /** Who started it (absent on jobs started before owners were kept: then its account's). */
+  readonly owner?: Owner;
   readonly state: JobState;
   readonly paused?: { readonly reason: string; readonly until?: number; readonly detail?: string };
   readonly error?: { readonly exc_type: string; readonly detail: string };
@@ -91,7 +94,7 @@ export class Jobs {
 
   // ── Requests ──────────────────────────────────────────────────────────────────────────────
 
-  async create(request: { route: string; params: Readonly<Record<string, unknown>>; limit: number; session?: SessionRecord; pool?: string }): Promise<JobRecord> {
+  async create(request: { route: string; params: Readonly<Record<string, unknown>>; limit: number; session?: SessionRecord; pool?: string; owner?: Owner }): Promise<JobRecord> {
     const kind = this.kindFor(request.route);
     this.deps.routes.input(kind.route, { ...request.params, [kind.cursorParam]: '' }); // a bad parameter is a 422 now, not a failed job later
     if (request.pool) await this.deps.pools.view(request.pool); // 404 for an unknown pool
@@ -102,6 +105,7 @@ export class Jobs {
       session: request.pool ? undefined : request.session && this.store.seal(request.session.id, id),
       account: request.pool ? undefined : request.session?.account,
       pool: request.pool,
+      owner: request.owner ?? (request.session ? { account: request.session.account.pk } : {}),
       state: 'queued', items: 0, pages: 0, cursor: '', stale: 0, created_at: now, updated_at: now,
     };
     await this.store.put(BUCKET, id, job);
@@ -109,17 +113,18 @@ export class Jobs {
     return job;
   }
 
-  async get(id: string): Promise<JobRecord> {
+  /** The job; with a caller, another owner's answers 404 as an unknown one. */
+  async get(id: string, caller?: Caller): Promise<JobRecord> {
     const job = await this.store.get<JobRecord>(BUCKET, id);
-    if (!job) throw serviceError('JobNotFound', 'No job with that id');
+    if (!job || (caller && !owns(caller, jobOwner(job)))) throw serviceError('JobNotFound', 'No job with that id');
     if (!TERMINAL.has(job.state) && (await this.store.get(CANCELLED, id))) return { ...job, state: 'cancelled' };
     return job;
   }
 
-  /** Jobs of one account (its session's) or of one pool, newest first. */
-  async list(owner: { pk?: string; pool?: string }): Promise<JobRecord[]> {
+  /** The caller's jobs of one account (its session's) or of one pool, newest first. */
+  async list(of: { pk?: string; pool?: string }, caller?: Caller): Promise<JobRecord[]> {
     const all = await this.store.list<JobRecord>(BUCKET);
-    const mine = all.map((d) => d.value).filter((job) => (owner.pool ? job.pool === owner.pool : job.account?.pk === owner.pk && !job.pool));
+    const mine = all.map((d) => d.value).filter((job) => (of.pool ? job.pool === of.pool : job.account?.pk === of.pk && !job.pool) && (!caller || owns(caller, jobOwner(job))));
     return Promise.all(mine.sort((a, b) => b.created_at - a.created_at).map((job) => this.get(job.id)));
   }
 
@@ -129,8 +134,8 @@ export class Jobs {
     return Promise.all(all.map((job) => this.get(job.id)));
   }
 
-  async cancel(id: string): Promise<JobRecord> {
-    const job = await this.get(id);
+  async cancel(id: string, caller?: Caller): Promise<JobRecord> {
+    const job = await this.get(id, caller);
     if (TERMINAL.has(job.state)) return job;
     await this.store.put(CANCELLED, id, { at: this.now() });
     await this.deps.work.queue.remove(JOB_WORK, id);
@@ -271,6 +276,9 @@ interface Pause {
 
 export const listOf = (jobId: string): string => `job:${jobId}`;
 
+/** A job's owner; one started before owners were kept belongs to its account. */
+const jobOwner = (job: JobRecord): Owner => job.owner ?? (job.account ? { account: job.account.pk } : {});
+
 function pauseDetail(reason: string): string {
   switch (reason) {
     case 'throttled': return 'The platform throttled this session; the job resumes when the governor allows.';
@@ -285,7 +293,7 @@ function jittered(ms: number): number {
 
 /** What status answers show: the record with its rate and estimate of the time left. */
 export function jobView(job: JobRecord, now = Date.now()): Record<string, unknown> {
-  const { session: _sealed, stale: _stale, ...shown } = job;
+  const { session: _sealed, stale: _stale, owner: _owner, ...shown } = job;
   const seconds = ((job.finished_at ?? now) - (job.started_at ?? now)) / 1000;
   const rate = seconds > 0 ? job.items / seconds : 0;
   const left = job.limit > 0 && rate > 0 && !TERMINAL.has(job.state) ? Math.ceil((job.limit - job.items) / rate) : null;
