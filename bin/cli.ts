@@ -1,4 +1,4 @@
-// socialgate CLI: serve, mcp, openapi, routes, audit, sessions, jobs, webhooks, events.
+// socialgate CLI: serve, mcp, openapi, routes, audit, sessions, keys, jobs, webhooks, events.
 import { createServer } from 'node:http';
 import { loadConfig } from '../engine/config.js';
 import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
@@ -18,6 +18,8 @@ commands:
   audit          classify the upstream's public methods against the manifest (--json, --markdown, --methods FILE)
   sessions list | sessions revoke ID
                  operate on the session store
+  keys add NAME --scope read[,write,operator] [--accounts A,B] [--pools P,Q] | keys list | keys revoke NAME
+                 named API keys, kept hashed in the session store
   jobs start ROUTE key=value... | jobs watch ID | jobs export ID --format csv
                  start, watch and export background jobs on a running service (--url, --session)
   webhooks list | webhooks add URL [--kind T,...] [--for SESSION,...] | webhooks remove ID
@@ -36,6 +38,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'routes': return printRoutes();
       case 'audit': return await audit(rest);
       case 'sessions': return await sessions(rest);
+      case 'keys': return await keys(rest);
       case 'jobs': return await jobs(rest);
       case 'webhooks': return await webhooks(rest);
       case 'events': return await events(rest);
@@ -102,6 +105,11 @@ async function audit(argv: string[]): Promise<number> {
 async function sessions(argv: string[]): Promise<number> {
   const { runSessions } = await import('./sessions.js');
   return runSessions(argv, (text) => process.stdout.write(text));
+}
+
+async function keys(argv: string[]): Promise<number> {
+  const { runKeys } = await import('./keys.js');
+  return runKeys(argv, (text) => process.stdout.write(text));
 }
 
 async function webhooks(argv: string[]): Promise<number> {
