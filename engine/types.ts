@@ -6,3 +6,4 @@ export * from './types/ports.js';
 export * from './types/registries.js';
 export * from './types/plugins.js';
 export * from './types/work.js';
+export * from './types/audit.js';

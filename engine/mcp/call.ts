@@ -5,8 +5,8 @@
 import type { Readable } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { mapError } from '../errors.js';
-import type { Admission, RouteRunner } from '../pipeline/handler.js';
-import type { RawValues, ValuesReader } from '../pipeline/params.js';
+import type { RouteSteps } from '../pipeline/handler.js';
+import type { RawValues } from '../pipeline/params.js';
 import { RequestState } from '../pipeline/request.js';
 import { findSession } from '../pipeline/session.js';
 import { HttpError } from '../http-error.js';
@@ -21,16 +21,6 @@ export interface Caller {
   /** Origin the caller reached the service at, for download links. */
   readonly baseUrl: string;
   readonly signal?: AbortSignal;
-}
-
-/** A route's steps, bound at boot: its runner and its input reader. */
-export interface RouteSteps {
-  readonly run: RouteRunner;
-  /** The run's first step alone (session, validation): what a download link is checked with. */
-  readonly admit: Admission;
-  /** Validation alone (no session needed): what a background job's input is checked with. */
-  readonly check: Admission;
-  readonly readValues: ValuesReader;
 }
 
 export interface CallDeps {

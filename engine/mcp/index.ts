@@ -2,10 +2,9 @@
 // served at /mcp through each route's own pipeline.
 import type { Middleware } from 'koa';
 import type { Manifest, RouteSpec, Services } from '../types.js';
-import type { RouteSteps } from './call.js';
+import type { RouteSteps } from '../pipeline/handler.js';
 import { buildTools } from './tools.js';
 
-export { TOOL_SETS, type ToolSet } from './sets.js';
 
 export const MCP_PATH = '/mcp';
 

@@ -6,7 +6,8 @@ import type { HttpError } from '../http-error.js';
 import { invalidParams, serviceError } from '../service-errors.js';
 import { SERVICE_VERSION } from '../openapi.js';
 import { callTool, toolError, type CallDeps, type Caller } from './call.js';
-import { listingFor, searchIndex, type Listing, type ToolSet } from './sets.js';
+import type { ToolSet } from '../types.js';
+import { listingFor, searchIndex, type Listing } from './sets.js';
 import type { ToolEntry } from './tools.js';
 
 export type ServerFor = (caller: Caller) => Server;
