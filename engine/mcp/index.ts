@@ -18,11 +18,27 @@ export function mcpFor(manifest: Manifest, steps: (route: RouteSpec) => RouteSte
   const tools = buildTools(manifest);
   let endpoint: Promise<Middleware> | undefined;
   const load = async (): Promise<Middleware> => {
-    const [{ allowedHosts, mcpEndpoint }, { mcpServers }] = await Promise.all([import('./http.js'), import('./server.js')]);
-    const servers = mcpServers(config.mcpTools, tools, { sessions: services.sessions, log: services.log, errors: manifest.errors, steps });
-    return mcpEndpoint(servers, allowedHosts(config.host, config.mcpAllowedHosts), services.log);
+    const { allowedHosts, mcpEndpoint } = await import('./http.js');
+    const [{ mcpServers }, { LogLevels }, { watchStates }] = await Promise.all([import('./server.js'), import('./logging.js'), import('./resources.js')]);
+    const byRoute = new Map(tools.map((entry) => [entry.route.key, entry]));
+    const servers = mcpServers(config.mcpTools, tools, {
+      sessions: services.sessions, log: services.log, errors: manifest.errors, steps, byRoute,
+      confirm: new Set(config.mcpConfirm), audit: services.audit, levels: new LogLevels(),
+    });
+    const endpoint = mcpEndpoint(servers, allowedHosts(config.host, config.mcpAllowedHosts), keyNameOf(config.apiKey), services.log);
+    watchStates(services.sessions, (uri) => endpoint.notify.resourceUpdated(uri));
+    return endpoint.middleware;
   };
   // A failed load (a broken install) is tried again by the next request, not remembered.
   const loaded = () => (endpoint ??= load().catch((error: unknown) => ((endpoint = undefined), Promise.reject(error))));
   return async (ctx, next) => (await loaded())(ctx, next);
+}
+
+/**
+ * The audit's name for the key a request came with: what the API-key step left on the request
+ * (named keys set `apiKeyName`), else `default` when the deployment has its one key, `none` without.
+ */
+function keyNameOf(apiKey: string | undefined): (state: Record<string, unknown>) => string {
+  const fallback = apiKey ? 'default' : 'none';
+  return (state) => (typeof state.apiKeyName === 'string' ? state.apiKeyName : fallback);
 }
