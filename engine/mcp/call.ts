@@ -104,6 +104,9 @@ function answer(content: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(content) }], structuredContent: content };
 }
 
+// HTTP's 422 names each bad parameter and needs no hint; an agent is helped by where to look.
+const ARGUMENTS_HINT = 'Fix the arguments `errors` names; the tool\'s input schema gives the type and bounds of each.';
+
 /** Where a tool error's status and exc_type ride beside its text, for programs (and the audit). */
 export const ERROR_META = 'socialgate/error';
 
@@ -114,7 +117,8 @@ export const ERROR_META = 'socialgate/error';
  */
 export function toolError(error: unknown, errors: ErrorTable, requestId: string): CallToolResult {
   const mapped = mapError(error, errors);
-  const body = { ...mapped.body, status: mapped.status, request_id: requestId, ...(mapped.retryAfter !== undefined ? { retry_after: mapped.retryAfter } : {}) };
+  const hint = mapped.body.hint ?? (mapped.body.exc_type === 'ValidationError' ? ARGUMENTS_HINT : undefined);
+  const body = { ...mapped.body, ...(hint ? { hint } : {}), status: mapped.status, request_id: requestId, ...(mapped.retryAfter !== undefined ? { retry_after: mapped.retryAfter } : {}) };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], _meta: { [ERROR_META]: { status: mapped.status, exc_type: mapped.body.exc_type } } };
 }
 
