@@ -8,7 +8,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
 import { buildTools } from '../engine/mcp/tools.js';
-import { listingFor, TOOL_SETS } from '../engine/mcp/sets.js';
+import { listingFor } from '../engine/mcp/sets.js';
+import { TOOL_SETS } from '../engine/types.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -80,7 +80,7 @@ function bridgeServer(remote: Remote): Server {
       return await remote.call(request.params.name, request.params.arguments ?? {});
     } catch (error) {
       const body = { detail: (error as Error).message, exc_type: 'ServiceUnreachable', hint: 'Start socialgate (socialgate serve) or fix --url; the next call connects again.', status: 503 };
-      return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+      return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
     }
   });
   return server;

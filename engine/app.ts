@@ -9,17 +9,16 @@ import { serviceError } from './service-errors.js';
 import { loadManifest, defaultManifestDir } from './manifest/load.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
-import { admission, inputCheck, routeHandler, routeRunner } from './pipeline/handler.js';
+import { admission, inputCheck, routeHandler, routeRunner, type RouteSteps } from './pipeline/handler.js';
 import { backgroundRoutes } from './pipeline/runner.js';
 import { valuesReader } from './pipeline/params.js';
 import { MCP_PATH, mcpFor } from './mcp/index.js';
-import type { RouteSteps } from './mcp/call.js';
 import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import { compileTyper, type Typer } from './typing.js';
-import type { AppInfo, Background, Config, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionLease, SessionStore, StreamResult, UpstreamAdapter, WorkLayer } from './types.js';
+import type { AppInfo, Background, Config, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionLease, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
@@ -29,6 +28,10 @@ import { KeyRing, WrongKeys } from './keys.js';
 import { RecentMetrics } from './recent.js';
 import { SessionUsage } from './usage.js';
 import { stackWithoutMessage } from './log.js';
+import { AuditRing } from './mcp/audit.js';
+
+/** MCP tool calls an instance keeps for GET /console/audit (each is also in the log). */
+const AUDIT_SIZE = 1000;
 
 export { stackWithoutMessage };
 
@@ -38,6 +41,8 @@ export interface AppOptions {
   readonly store: SessionStore;
   readonly plugins: Readonly<Record<string, Plugin>>;
   readonly log: Logger;
+  /** Where MCP tool calls are audited; default a ring of this instance's last calls. */
+  readonly audit?: ToolAudit;
   readonly zip: (paths: readonly string[], filename: string) => StreamResult;
   /** Content type of a downloaded file, by its name (injected: one table, the transfer adapter's). */
   readonly contentType: (path: string) => string;
@@ -109,7 +114,10 @@ export function createApp(options: AppOptions): App {
   const steps = new Map<RouteSpec, RouteSteps>();
   const work = options.work?.(options.log);
   const routes = backgroundRoutes(manifest, (route) => steps.get(route)!);
-  const services: Services = { upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, routes, work, usage: new SessionUsage(), keys };
+  const services: Services = {
+    upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, routes, work, usage: new SessionUsage(), keys,
+    audit: options.audit ?? new AuditRing(AUDIT_SIZE, options.log),
+  };
   const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers }, steps);
   if (work) startBackground(work, services, options.background ?? []);
   const koa = new Koa({ proxy: options.config.trustProxy });

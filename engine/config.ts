@@ -1,8 +1,7 @@
 // Configuration from flags and environment variables, checked once at start: an unknown flag or a
 // malformed value stops the start with a message naming it.
 import { join } from 'node:path';
-import type { Config } from './types.js';
-import { TOOL_SETS } from './mcp/sets.js';
+import { CONFIRM_CLASSES, TOOL_SETS, type Config } from './types.js';
 
 export interface Setting {
   readonly flag: string;
@@ -23,6 +22,12 @@ const oneOf = (name: string, values: readonly string[]) => (value: string) => {
   return value;
 };
 const text = (value: string) => value;
+/** A comma-separated subset of `values`; `none` (or nothing) is the empty list. */
+const classList = (name: string, values: readonly string[]) => (value: string) => {
+  const named = value.split(',').map((one) => one.trim()).filter((one) => one && one !== 'none');
+  for (const one of named) oneOf(name, values)(one);
+  return [...new Set(named)];
+};
 
 export const SETTINGS: readonly Setting[] = [
   { flag: '--port', env: 'PORT', key: 'port', describe: 'TCP port to listen on', parse: integer('PORT', 0, 65535), fallback: () => 8000 },
@@ -40,6 +45,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: '--upload-max-mb', env: 'SOCIALGATE_UPLOAD_MAX_MB', key: 'uploadMaxMb', describe: 'Largest multipart file accepted at all, in MB', parse: integer('SOCIALGATE_UPLOAD_MAX_MB', 1, 1_000_000), fallback: () => 2048 },
   { flag: '--mcp-tools', env: 'SOCIALGATE_MCP_TOOLS', key: 'mcpTools', describe: 'Tools of the MCP endpoint /mcp: core (the curated set), all, dynamic (find, describe, call) or none (no /mcp)', parse: oneOf('SOCIALGATE_MCP_TOOLS', TOOL_SETS), fallback: () => 'core' },
   { flag: '--mcp-allowed-hosts', env: 'SOCIALGATE_MCP_ALLOWED_HOSTS', key: 'mcpAllowedHosts', describe: 'Host names /mcp answers to beyond localhost and --host, comma-separated (DNS-rebinding protection)', parse: (v) => v.split(',').map((h) => h.trim()).filter(Boolean), fallback: () => [] },
+  { flag: '--mcp-confirm', env: 'SOCIALGATE_MCP_CONFIRM', key: 'mcpConfirm', describe: `MCP tool calls a human must confirm (elicitation), comma-separated: write classes (${CONFIRM_CLASSES.join(', ')}) or none`, parse: classList('SOCIALGATE_MCP_CONFIRM', CONFIRM_CLASSES), fallback: () => ['direct', 'follow', 'post', 'delete'] },
   { flag: '--trust-proxy', env: 'SOCIALGATE_TRUST_PROXY', key: 'trustProxy', describe: 'Trust X-Forwarded-* headers from a reverse proxy (0 or 1)', parse: (v) => oneOf('SOCIALGATE_TRUST_PROXY', ['0', '1'])(v) === '1', fallback: () => false },
 ];
 

@@ -53,6 +53,8 @@ function operationFor(route: RouteSpec, apiKey: boolean, upstream: readonly numb
     summary: route.summary,
     description: route.description ?? route.summary,
     tags: [route.tag],
+    // The action class: which per-class budget counts the call, and whether it is a write.
+    'x-action-class': route.action,
     parameters: query.map(queryParameter),
     responses: responsesFor(route, apiKey, upstream),
   };

@@ -77,6 +77,9 @@ export const SERVICE_ERRORS = {
   JobNotFound: { status: 404, on: (route) => route.area === 'jobs', when: 'No job has this id.', hint: 'GET /jobs lists the jobs of a session or pool.' },
   JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools' || consoleWork(route), when: 'The instance was built without the background layer.' },
   UnknownTool: { status: 404, on: 'outside', when: '/mcp: tools/call names no tool of this endpoint.', hint: 'tools/list names the tools of this endpoint (with the dynamic set, find_routes finds them).' },
+  ConfirmationRequired: { status: 403, on: 'outside', when: '/mcp: the tool\'s write class is one SOCIALGATE_MCP_CONFIRM names and the client cannot ask its human (no elicitation on this connection).', hint: 'Use a client that supports elicitation (protocol 2026-07-28), or have the operator leave this class out of SOCIALGATE_MCP_CONFIRM.' },
+  ConfirmationDeclined: { status: 403, on: 'outside', when: '/mcp: the human declined (or cancelled) the confirmation the tool asked for; nothing was sent to the platform.' },
+  ResourceNotFound: { status: 404, on: 'outside', when: '/mcp: resources/read names no resource of this session.', hint: 'resources/list and resources/templates/list name what can be read.' },
 } as const satisfies Record<string, ServiceErrorRow>;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;

@@ -7,3 +7,4 @@ export * from './types/registries.js';
 export * from './types/plugins.js';
 export * from './types/work.js';
 export * from './types/caller.js';
+export * from './types/audit.js';

@@ -7,7 +7,8 @@ import { FIXED } from '../adapters/upstream/sandbox/index.js';
 import { demoOverHttp, product } from './helpers/full-app.js';
 import { answerOf, errorOf, mcpOverHttp } from './helpers/mcp.js';
 
-const { p, headers, call, world, demo } = await demoOverHttp(t);
+// Writes run unconfirmed here (the confirmation setting empty); test/mcp-guard.test.ts asks for them.
+const { p, headers, call, world, demo } = await demoOverHttp(t, { mcpConfirm: [] });
 const mcp = await mcpOverHttp(p.client.url, headers);
 t.teardown(() => mcp.close());
 

@@ -4,7 +4,7 @@
 // Everything downstream (router, validators, OpenAPI, MCP, audit, tests) reads these records as
 // they are, never the YAML.
 import type {
-  ArgSource, CallSpec, ConstraintSpec, ErrorTable, HttpMethod, JsonSchema, JsonValue, ParamSpec, Plugin, RequestParts, Resolver,
+  ActionClass, ArgSource, CallSpec, ConstraintSpec, ErrorTable, HttpMethod, JsonSchema, JsonValue, ParamSpec, Plugin, RequestParts, Resolver,
   ResultSpec, RouteScope, RouteSpec, ShapeEntry,
 } from '../types.js';
 import { ManifestError } from './errors.js';
@@ -33,7 +33,7 @@ export function normalise(files: readonly RawFile[], registries: NormaliseRegist
   for (const { file, doc } of files) {
     if (doc.routes) {
       for (const tag of [doc.tag!, ...(doc.tags ?? [])]) addTag(out.tags, tag, file);
-      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, { file, area: doc.area!, tag: raw.tag ?? doc.tag!.name }, registries));
+      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, { file, area: doc.area!, tag: raw.tag ?? doc.tag!.name, writes: doc.action }, registries));
     }
     if (doc.schemas) addSchemas(out.schemas, doc.schemas, file);
     if (doc.errors) {
@@ -57,7 +57,7 @@ function addSchemas(into: Record<string, JsonSchema>, schemas: Record<string, Js
   }
 }
 
-export function normaliseRoute(raw: RawRoute, place: { file: string; area: string; tag: string }, registries: NormaliseRegistries): RouteSpec {
+export function normaliseRoute(raw: RawRoute, place: RoutePlace, registries: NormaliseRegistries): RouteSpec {
   const { file, area, tag } = place;
   const [method, path] = raw.route.split(' ') as [HttpMethod, string];
   const where = { file, route: raw.route };
@@ -89,6 +89,7 @@ export function normaliseRoute(raw: RawRoute, place: { file: string; area: strin
     session: raw.session ?? 'required',
     scope: raw.scope ?? defaultScope(area, method),
     ...(raw.owns ? { owns: raw.owns } : {}),
+    action: actionOf(raw, method, place.writes),
     core: raw.core === true,
     ...(raw.upstream_only ? { upstreamOnly: raw.upstream_only } : {}),
     plugin: raw.plugin,
@@ -107,6 +108,19 @@ export function normaliseRoute(raw: RawRoute, place: { file: string; area: strin
 function defaultScope(area: string, method: HttpMethod): RouteScope {
   if (area === 'system') return 'none';
   return method === 'GET' ? 'read' : 'write';
+}
+
+/** Where a route was declared: its file, area and tag, and the class of the area's writes. */
+export interface RoutePlace {
+  readonly file: string;
+  readonly area: string;
+  readonly tag: string;
+  readonly writes?: ActionClass;
+}
+
+/** The route's own class, else the default of its method and area: a GET reads, a write is the area's (or `other`). */
+function actionOf(raw: RawRoute, method: HttpMethod, writes: ActionClass | undefined): ActionClass {
+  return raw.action ?? (method === 'GET' ? 'read' : writes ?? 'other');
 }
 
 function requestParts(params: readonly ParamSpec[]): RequestParts {

@@ -1,5 +1,5 @@
 // The shapes of manifest YAML as written (before normalisation). Only the loader reads these.
-import type { JsonSchema, JsonValue } from '../types.js';
+import type { ActionClass, JsonSchema, JsonValue } from '../types.js';
 
 export interface RawParam {
   type?: string;
@@ -36,6 +36,8 @@ export interface RawRoute {
   summary: string;
   description?: string;
   session?: 'required' | 'optional' | 'none';
+  /** The action class (default: read for GET, the file's `action` for writes). */
+  action?: ActionClass;
   /** In the MCP core tool set. */
   core?: boolean;
   scope?: 'read' | 'write' | 'operator' | 'none';
@@ -77,6 +79,8 @@ export interface RawFile {
   doc: {
     format: 1;
     area?: string;
+    /** The class of the area's writes where a route names none. */
+    action?: ActionClass;
     tag?: { name: string; description?: string };
     tags?: { name: string; description?: string }[];
     routes?: RawRoute[];

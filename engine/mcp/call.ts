@@ -3,10 +3,10 @@
 // runner: validation, resolvers, lane, governor, one upstream call, shaping. Errors become tool
 // errors with the body HTTP would write.
 import type { Readable } from 'node:stream';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/server';
 import { mapError } from '../errors.js';
-import type { Admission, RouteRunner } from '../pipeline/handler.js';
-import type { RawValues, ValuesReader } from '../pipeline/params.js';
+import type { RouteSteps } from '../pipeline/handler.js';
+import type { RawValues } from '../pipeline/params.js';
 import { RequestState } from '../pipeline/request.js';
 import { findSession } from '../pipeline/session.js';
 import { HttpError } from '../http-error.js';
@@ -23,16 +23,12 @@ export interface Caller {
   readonly signal?: AbortSignal;
   /** The request's API key, checked by the route's steps as HTTP's is. */
   readonly key?: KeyGrant;
-}
-
-/** A route's steps, bound at boot: its runner and its input reader. */
-export interface RouteSteps {
-  readonly run: RouteRunner;
-  /** The run's first step alone (session, validation): what a download link is checked with. */
-  readonly admit: Admission;
-  /** Validation alone (no session needed): what a background job's input is checked with. */
-  readonly check: Admission;
-  readonly readValues: ValuesReader;
+  /** The API key's name (`default` for the deployment's one key, `none` without one): the audit's who. */
+  readonly keyName: string;
+  /** The protocol generation the request speaks: `modern` (2026-07-28) or `legacy` (2025, stateless here). */
+  readonly era?: 'modern' | 'legacy';
+  /** The log level a 2026-07-28 request carries in its envelope. */
+  readonly logLevel?: LoggingLevel;
 }
 
 export interface CallDeps {
@@ -111,9 +107,27 @@ function answer(content: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(content) }], structuredContent: content };
 }
 
-/** The body HTTP would write (detail, exc_type, hint, errors), with the status it would have had. */
+// HTTP's 422 names each bad parameter and needs no hint; an agent is helped by where to look.
+const ARGUMENTS_HINT = 'Fix the arguments `errors` names; the tool\'s input schema gives the type and bounds of each.';
+
+/** Where a tool error's status and exc_type ride beside its text, for programs (and the audit). */
+export const ERROR_META = 'socialgate/error';
+
+/**
+ * The body HTTP would write (detail, exc_type, hint, errors), with the status it would have had, as
+ * text: an error never carries structured content, because a tool's output schema describes its
+ * answer, and clients (SDK 1.x) reject structured content that does not match it.
+ */
 export function toolError(error: unknown, errors: ErrorTable, requestId: string): CallToolResult {
   const mapped = mapError(error, errors);
-  const body = { ...mapped.body, status: mapped.status, request_id: requestId, ...(mapped.retryAfter !== undefined ? { retry_after: mapped.retryAfter } : {}) };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  const hint = mapped.body.hint ?? (mapped.body.exc_type === 'ValidationError' ? ARGUMENTS_HINT : undefined);
+  const body = { ...mapped.body, ...(hint ? { hint } : {}), status: mapped.status, request_id: requestId, ...(mapped.retryAfter !== undefined ? { retry_after: mapped.retryAfter } : {}) };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], _meta: { [ERROR_META]: { status: mapped.status, exc_type: mapped.body.exc_type } } };
+}
+
+/** How a tool call ended: `ok`, or its error's exc_type and status. */
+export function outcomeOf(result: CallToolResult): { outcome: string; status: number } {
+  if (!result.isError) return { outcome: 'ok', status: 200 };
+  const meta = result._meta?.[ERROR_META] as { status: number; exc_type: string } | undefined;
+  return { outcome: meta?.exc_type ?? 'ToolError', status: meta?.status ?? 500 };
 }

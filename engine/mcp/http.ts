@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { toWebRequest } from '@modelcontextprotocol/node';
-import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server';
+import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo, type ServerNotifier } from '@modelcontextprotocol/server';
 import { serviceError } from '../service-errors.js';
 import type { KeyGrant, Logger } from '../types.js';
 import type { Caller } from './call.js';
@@ -16,27 +16,37 @@ export function allowedHosts(host: string, configured: readonly string[]): strin
   return [...new Set([...localhostAllowedHostnames(), ...listening, ...configured])];
 }
 
-export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], log: Logger): Middleware {
+export interface Endpoint {
+  readonly middleware: Middleware;
+  /** Publishes resource updates to the open subscription streams (protocol 2026-07-28). */
+  readonly notify: ServerNotifier;
+}
+
+export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], keyName: (state: Record<string, unknown>) => string, log: Logger): Endpoint {
   const allowed = [...hosts];
   // The caller rides the SDK's pass-through `authInfo` to the factory: the session is the
   // request's identity, read by the same rule as every route's (the X-Session-ID header).
-  const handler = createMcpHandler((context) => serverFor((context.authInfo?.extra as { caller: Caller }).caller), {
+  const handler = createMcpHandler((context) => serverFor({ ...(context.authInfo?.extra as { caller: Caller }).caller, era: context.era }), {
     onerror: (error) => log.warn('mcp request failed', { error: error.name }),
   });
-  return async (ctx) => {
+  const middleware: Middleware = async (ctx) => {
     ctx.state.route = 'MCP /mcp';
     checkHost(ctx.get('host'), allowed);
     checkOrigin(ctx.get('origin') || undefined, allowed);
     const controller = new AbortController();
     ctx.res.once('close', () => controller.abort());
     const request = await toWebRequest(ctx.req, undefined, { signal: controller.signal });
-    const caller: Caller = { sessionId: ctx.get('x-session-id').trim() || undefined, requestId: ctx.state.requestId as string, baseUrl: `${ctx.protocol}://${ctx.host}`, key: ctx.state.key as KeyGrant | undefined };
+    const key = ctx.state.key as KeyGrant | undefined;
+    const caller: Caller = {
+      sessionId: ctx.get('x-session-id').trim() || undefined, requestId: ctx.state.requestId as string, baseUrl: `${ctx.protocol}://${ctx.host}`, key, keyName: keyName(ctx.state),
+    };
     const authInfo: AuthInfo = { token: '', clientId: 'socialgate', scopes: [], extra: { caller } };
     const response = await handler.fetch(request, { authInfo });
     ctx.status = response.status;
     response.headers.forEach((value, name) => ctx.set(name, value));
     ctx.body = response.body ? Readable.fromWeb(response.body as import('node:stream/web').ReadableStream) : null;
   };
+  return { middleware, notify: handler.notify };
 }
 
 function checkHost(host: string, allowed: string[]): void {

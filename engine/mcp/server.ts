@@ -1,43 +1,84 @@
-// One MCP server per served unit (an HTTP request, a stdio connection), answering from a listing
-// built once at boot: `tools/list` hands back the prebuilt array, `tools/call` finds the tool by
-// name and runs it through the route's pipeline.
-import { Server, type CallToolResult } from '@modelcontextprotocol/server';
+// One MCP server per served unit (an HTTP request, a stdio connection), answering from listings
+// built once at boot: tools (each call guarded, run through its route's pipeline and audited),
+// resources, prompts, completions and the log level.
+import { LOG_LEVEL_META_KEY, Server, type CallToolResult, type InputRequiredResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import type { HttpError } from '../http-error.js';
 import { invalidParams, serviceError } from '../service-errors.js';
 import { SERVICE_VERSION } from '../openapi.js';
-import { callTool, toolError, type CallDeps, type Caller } from './call.js';
-import { listingFor, searchIndex, type Listing, type ToolSet } from './sets.js';
+import type { ToolSet } from '../types.js';
+import { toolError, type Caller } from './call.js';
+import { complete } from './complete.js';
+import { guardedCall, notify, type GuardDeps } from './guard.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import { listResources, notFound, readResource, resourceTemplates, subscribable } from './resources.js';
+import { listingFor, searchIndex, type Listing } from './sets.js';
 import type { ToolEntry } from './tools.js';
 
 export type ServerFor = (caller: Caller) => Server;
 
-export function mcpServers(set: ToolSet, entries: readonly ToolEntry[], deps: CallDeps): ServerFor {
+export interface ServerDeps extends GuardDeps {
+  /** Every route tool by route key, listed or not: resources and completions read through them. */
+  readonly byRoute: ReadonlyMap<string, ToolEntry>;
+}
+
+const CAPABILITIES = { tools: {}, resources: { subscribe: true }, prompts: {}, logging: {}, completions: {} };
+
+export function mcpServers(set: ToolSet, entries: readonly ToolEntry[], deps: ServerDeps): ServerFor {
   const listing = listingFor(set, entries);
   const search = searchIndex(entries);
   return (caller) => {
-    const server = new Server({ name: 'socialgate', version: SERVICE_VERSION }, { capabilities: { tools: {} } });
+    const server = new Server({ name: 'socialgate', version: SERVICE_VERSION }, { capabilities: CAPABILITIES });
+    const one = (ctx: ServerContext): Caller => ({ ...caller, signal: ctx.mcpReq.signal, logLevel: envelopeLevel(ctx) ?? caller.logLevel });
     server.setRequestHandler('tools/list', () => ({ tools: [...listing.tools] }));
-    server.setRequestHandler('tools/call', async (request, ctx) => {
-      const { name, arguments: args = {} } = request.params;
-      const one: Caller = { ...caller, signal: ctx.mcpReq.signal };
-      const served = listing.byName.get(name);
-      if (!served) return toolError(unknownTool(name), deps.errors, caller.requestId);
-      if (served.kind === 'route') return project(server, await callTool(served.entry, args, one, deps), served.entry.tool.outputSchema);
-      if (served.kind === 'find') return found(search(String(args.words ?? ''), Math.min(25, Math.max(1, Number(args.limit) || 8))));
-      const entry = listing.entries.get(String(args.name ?? ''));
-      if (!entry) return toolError(unknownTool(String(args.name ?? '')), deps.errors, caller.requestId);
-      if (served.kind === 'describe') return found({ tool: entry.tool });
-      const given = args.arguments ?? {};
-      if (typeof given !== 'object' || Array.isArray(given)) return toolError(invalidParams([{ param: 'arguments', problem: 'must be an object of the route\'s arguments' }]), deps.errors, caller.requestId);
-      return callTool(entry, given as Record<string, unknown>, one, deps);
+    server.setRequestHandler('tools/call', (request, ctx) => callNamed(server, listing, search, request.params, one(ctx), ctx, deps));
+    server.setRequestHandler('resources/list', () => ({ resources: listResources(caller) }));
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: resourceTemplates() }));
+    server.setRequestHandler('resources/read', (request, ctx) => readResource(request.params.uri, one(ctx), deps));
+    const subscribe = (request: { params: { uri: string } }) => {
+      if (!subscribable(request.params.uri, caller)) throw notFound(request.params.uri, deps, caller);
+      return {};
+    };
+    server.setRequestHandler('resources/subscribe', subscribe);
+    server.setRequestHandler('resources/unsubscribe', subscribe);
+    server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
+    server.setRequestHandler('prompts/get', (request) => getPrompt(request.params.name, request.params.arguments ?? {}));
+    server.setRequestHandler('completion/complete', (request, ctx) => complete(request.params, one(ctx), deps));
+    server.setRequestHandler('logging/setLevel', async (request, ctx) => {
+      deps.levels.set(caller, request.params.level);
+      await notify(ctx, deps.levels, caller, 'info', { level: request.params.level, detail: 'log level set' });
+      return {};
     });
     return server;
   };
 }
 
-/** Answers go through the SDK's codec for the client's protocol revision; errors go as they are. */
-function project(server: Server, result: CallToolResult, schema: unknown): CallToolResult {
-  return result.isError ? result : server.projectCallToolResult(result, schema as Record<string, unknown> | undefined);
+async function callNamed(
+  server: Server, listing: Listing, search: ReturnType<typeof searchIndex>, params: { name: string; arguments?: Record<string, unknown> },
+  caller: Caller, ctx: ServerContext, deps: ServerDeps,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { name, arguments: args = {} } = params;
+  const served = listing.byName.get(name);
+  if (!served) return toolError(unknownTool(name), deps.errors, caller.requestId);
+  if (served.kind === 'route') return project(server, await guardedCall(server, served.entry, args, caller, ctx, deps), served.entry.tool.outputSchema);
+  if (served.kind === 'find') return found(search(String(args.words ?? ''), Math.min(25, Math.max(1, Number(args.limit) || 8))));
+  const entry = listing.entries.get(String(args.name ?? ''));
+  if (!entry) return toolError(unknownTool(String(args.name ?? '')), deps.errors, caller.requestId);
+  if (served.kind === 'describe') return found({ tool: entry.tool });
+  const given = args.arguments ?? {};
+  if (typeof given !== 'object' || Array.isArray(given)) return toolError(invalidParams([{ param: 'arguments', problem: 'must be an object of the route\'s arguments' }]), deps.errors, caller.requestId);
+  return guardedCall(server, entry, given as Record<string, unknown>, caller, ctx, deps, `call_route:${entry.name}`);
+}
+
+/** Answers go through the SDK's codec for the client's protocol revision; errors and questions go as they are. */
+function project(server: Server, result: CallToolResult | InputRequiredResult, schema: unknown): CallToolResult | InputRequiredResult {
+  if (!('content' in result) || result.isError) return result;
+  return server.projectCallToolResult(result as CallToolResult, schema as Record<string, unknown> | undefined);
+}
+
+/** The log level a 2026-07-28 request carries in its envelope, if any. */
+function envelopeLevel(ctx: ServerContext): LoggingLevel | undefined {
+  const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
+  return typeof level === 'string' ? (level as LoggingLevel) : undefined;
 }
 
 function found(content: object): CallToolResult {

@@ -2,10 +2,8 @@
 // models, so the default is the curated core the manifest marks; `all` lists every tool, `dynamic`
 // three meta-tools that find, describe and call any of them, `none` turns the endpoint off.
 import type { Tool } from '@modelcontextprotocol/server';
+import type { ToolSet } from '../types.js';
 import type { ToolEntry } from './tools.js';
-
-export const TOOL_SETS = ['core', 'all', 'dynamic', 'none'] as const;
-export type ToolSet = (typeof TOOL_SETS)[number];
 
 /** What one tool name does when called: a route's tool, or one of the meta-tools. */
 export type Served =

@@ -55,6 +55,7 @@ function toolEntry(route: RouteSpec, components: Manifest['schemas']): ToolEntry
     inputSchema: selfContained(requestSchema(route), components) as Tool['inputSchema'],
     outputSchema: selfContained(output, components) as Tool['outputSchema'],
     annotations: annotationsFor(route),
+    _meta: { [ACTION_META]: route.action },
   };
   return Object.freeze({ name: route.id, route, tool: Object.freeze(tool), link, wrapped });
 }
@@ -69,18 +70,21 @@ function describe(route: RouteSpec, link: boolean): string {
   return PAGED.has(route.result.shape) && route.method === 'GET' ? `${text}\n\n${WHOLE_LIST}` : text;
 }
 
+/** Where each tool names its route's action class, for clients and gateways that budget or gate by it. */
+export const ACTION_META = 'socialgate/action';
+
 /**
- * From the HTTP method: GET only reads; DELETE removes; GET, PATCH (setters here) and DELETE
- * leave the same state when repeated, POST may not (a second comment, a second message). Every
- * tool reaches the platform, an open world.
+ * From the route's action class and method: a `read` only reads; a DELETE that writes removes;
+ * reads, PATCH (setters here) and DELETE leave the same state when repeated, a POST write may not
+ * (a second comment, a second message); a route that reaches the platform acts in an open world.
  */
 export function annotationsFor(route: RouteSpec): ToolAnnotations {
-  const method = route.method;
+  const reads = route.action === 'read';
   return Object.freeze({
     title: route.summary,
-    readOnlyHint: method === 'GET',
-    destructiveHint: method === 'DELETE',
-    idempotentHint: method !== 'POST',
-    openWorldHint: true,
+    readOnlyHint: reads,
+    destructiveHint: !reads && route.method === 'DELETE',
+    idempotentHint: reads || route.method !== 'POST',
+    openWorldHint: route.upstreamMethods.length > 0 || route.area === 'jobs',
   });
 }

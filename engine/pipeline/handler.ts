@@ -10,7 +10,7 @@ import { checkKey } from '../owner.js';
 import type { Caller, FileMaker, InputBag, KeyGrant, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
-import { checkConstraints, inputReader } from './params.js';
+import { checkConstraints, inputReader, type ValuesReader } from './params.js';
 import { RequestState } from './request.js';
 import { fileFromPath, respond } from './respond.js';
 import { findSession, sessionIdFrom, sessionRequired } from './session.js';
@@ -113,6 +113,17 @@ function poolSession(ctx: Parameters<Middleware>[0], services: Services, caller:
 
 /** The first step of a run: a session when the route needs one, then valid input; throws otherwise. */
 export type Admission = (state: RequestState, problems: ParamProblem[]) => void;
+
+/** A route's steps, bound at boot: its runner and its input reader. */
+export interface RouteSteps {
+  readonly run: RouteRunner;
+  /** The run's first step alone (session, validation): what a download link is checked with. */
+  readonly admit: Admission;
+  /** Validation alone (no session needed): what a background job's input is checked with. */
+  readonly check: Admission;
+  readonly readValues: ValuesReader;
+}
+
 
 export function admission(route: RouteSpec, validator: RouteValidator, library?: () => string): Admission {
   const gated = library ? route.params.filter((param) => param.since) : [];

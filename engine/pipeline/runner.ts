@@ -3,7 +3,7 @@
 // the session's lane and governor.
 import { mapError } from '../errors.js';
 import type { BackgroundRoutes, InputBag, Manifest, RouteSpec, SessionRecord } from '../types.js';
-import type { RouteSteps } from '../mcp/call.js';
+import type { RouteSteps } from './handler.js';
 import { RequestState } from './request.js';
 
 export function backgroundRoutes(manifest: Manifest, steps: (route: RouteSpec) => RouteSteps): BackgroundRoutes {

@@ -1,5 +1,6 @@
 import type { RecentFigures } from '../recent.js';
-import type { RouteSpec } from './route.js';
+import { ACTION_CLASSES, type RouteSpec, type WriteClass } from './route.js';
+import type { ToolAudit } from './audit.js';
 import type { CallOptions, RealtimeHandlers, RealtimeSubscription, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
 import type { JsonSchema } from './route.js';
@@ -67,6 +68,8 @@ export interface Services {
   readonly usage: UsageCounter;
   /** The API keys (legacy and named) and the count of wrong ones per client address. */
   readonly keys: { readonly ring: KeyRing; readonly wrong: WrongKeys };
+  /** MCP tool calls: written by /mcp, read by operators (GET /console/audit). */
+  readonly audit: ToolAudit;
 }
 
 /** A background module (jobs, events): defines its work kinds on the queue before it starts. */
@@ -164,6 +167,14 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/** Which tools /mcp lists: the curated core, all, three meta-tools (dynamic), or none (no /mcp). */
+export const TOOL_SETS = ['core', 'all', 'dynamic', 'none'] as const;
+export type ToolSet = (typeof TOOL_SETS)[number];
+
+/** What the MCP confirmation setting names: a write class, or `delete` (every DELETE that writes). */
+export const CONFIRM_CLASSES: readonly ConfirmClass[] = [...ACTION_CLASSES.filter((one): one is WriteClass => one !== 'read'), 'delete'];
+export type ConfirmClass = WriteClass | 'delete';
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -187,7 +198,9 @@ export interface Config {
   /** Trust X-Forwarded-* from a reverse proxy. */
   readonly trustProxy: boolean;
   /** Tools of the MCP endpoint: core | all | dynamic | none (no /mcp). */
-  readonly mcpTools: 'core' | 'all' | 'dynamic' | 'none';
+  readonly mcpTools: ToolSet;
+  /** Write classes (and `delete`) whose MCP tool calls a human must confirm (elicitation). */
+  readonly mcpConfirm: readonly ConfirmClass[];
   /** Host names /mcp answers to beyond the loopback names and `host`. */
   readonly mcpAllowedHosts: readonly string[];
   /** Adapter- and plugin-specific settings, read from SOCIALGATE_* variables and flags. */

@@ -91,6 +91,16 @@ export type SessionMode = 'required' | 'optional' | 'none';
 /** What an API key must allow for a route (`none`: the open system routes). */
 export type RouteScope = 'read' | 'write' | 'operator' | 'none';
 
+/**
+ * What a route does to the account, the way the platform counts actions: `read`, or one class of
+ * write. Per-class budgets, the MCP tools' annotations and confirmation, and the idempotency of
+ * writes read it. Declared once here (the format schema's `definitions.action` lists the same).
+ */
+export const ACTION_CLASSES = ['read', 'like', 'comment', 'follow', 'direct', 'post', 'profile', 'other'] as const;
+export type ActionClass = (typeof ACTION_CLASSES)[number];
+/** The classes that change the account: every class but `read`. */
+export type WriteClass = Exclude<ActionClass, 'read'>;
+
 /** The normalised, frozen record of one route: the single source for router, validators and OpenAPI. */
 export interface RouteSpec {
   readonly key: string; // "GET /user/followers"
@@ -107,6 +117,12 @@ export interface RouteSpec {
   readonly scope: RouteScope;
   /** The owned resource the route names by its id (manifest `owns`): isolated per owner, never read through X-Pool. */
   readonly owns?: 'job' | 'webhook' | 'pool';
+  /**
+   * The action class: the manifest's `action`, else `read` for GET and the area file's `action`
+   * (or `other`) for writes. A budget counts calls per (session, class); a write class (anything
+   * but `read`) is what the idempotency layer keys and what MCP may ask a human to confirm.
+   */
+  readonly action: ActionClass;
   /** Marked for the MCP endpoint's default (core) tool set. */
   readonly core: boolean;
   /** The route exists only on this upstream (manifest `upstream_only`): the sandbox's own tools. */

@@ -18,6 +18,9 @@ export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'system.console_key': plugin(openConsole),
   'system.console_logout': plugin(closeConsole),
   'console.sessions': plugin(({ services }) => listSessions(services)),
+  'console.audit': plugin(({ input, services }) => ({
+    entries: services.audit.recent({ limit: input.limit as number, session: input.ref as string | undefined, tool: input.tool as string | undefined }),
+  })),
   'console.revoke': plugin(async ({ input, services }) => {
     const record = await recordOf(String(input.ref), services);
     services.usage.forget(record.id);

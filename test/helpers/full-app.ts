@@ -34,8 +34,8 @@ export async function product(config: Partial<Config> = {}): Promise<Product> {
  * The product with demo logged in, for the sandbox's HTTP tests: its session over HTTP, and the
  * world and demo's record, which tests use only to pick subjects (their assertions read HTTP).
  */
-export async function demoOverHttp(t: Test) {
-  const p = await product();
+export async function demoOverHttp(t: Test, config: Partial<Config> = {}) {
+  const p = await product(config);
   t.teardown(() => p.client.close());
   const headers = { 'x-session-id': await p.login() };
   const world = (p.app.services.upstream as SandboxAdapter).world;
