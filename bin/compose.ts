@@ -43,7 +43,7 @@ const EXTRA_KEYS = [
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
   ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
   'DOWNLOAD_HOSTS', // hosts the by-URL download routes may name
-  'SESSION_KEY', 'SESSION_IDLE_DAYS', // session encryption and expiry
+  'SESSION_KEY', 'SESSION_KEY_FILE', 'SESSION_IDLE_DAYS', // session encryption and expiry
   ...STORE_SETTING_KEYS, // the session store's call timeout
   ...LEASE_SETTING_KEYS, // one call at a time per session across instances
   'GIT_SHA', // /build, when the build has no git checkout

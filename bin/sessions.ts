@@ -1,5 +1,5 @@
 // `socialgate sessions list` and `socialgate sessions revoke ID`: operate on the session store the
-// environment names, with its key (SOCIALGATE_SESSION_KEY or the data folder's key file; never
+// environment names, with its key (SOCIALGATE_SESSION_KEY, SOCIALGATE_SESSION_KEY_FILE or the data folder's key file; never
 // created here). Lists never show secrets: an id prefix, the account, state and last use.
 import { loadConfig } from '../engine/config.js';
 import type { SessionRecord } from '../engine/types.js';

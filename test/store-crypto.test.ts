@@ -4,7 +4,7 @@
 // operator's `socialgate sessions list|revoke`.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeApp } from '../bin/compose.js';
@@ -57,6 +57,19 @@ t.test('key: SOCIALGATE_SESSION_KEY as hex or base64; a key file made once with 
   t.same(loadSessionKey({ setting: raw.toString('hex'), dataDir: dir, create: true }), raw, 'the setting wins');
   chmodSync(join(dir, 'session.key'), 0o644);
   t.throws(() => loadSessionKey({ dataDir: dir, create: true }), /can be read by other users/);
+});
+
+t.test('key: SOCIALGATE_SESSION_KEY_FILE names a mounted key (a container secret), read as the setting is', async (t) => {
+  const raw = randomBytes(32);
+  const dir = tempDir();
+  const file = join(dir, 'secret');
+  writeFileSync(file, raw.toString('base64') + '\n', { mode: 0o444 });
+  t.same(loadSessionKey({ file, dataDir: join(dir, 'data'), create: true }), raw, 'a read-only secret mount is accepted');
+  t.notOk(existsSync(join(dir, 'data', 'session.key')), 'no key file is made in the data folder');
+  t.throws(() => loadSessionKey({ file: join(dir, 'missing'), dataDir: dir, create: true }), /SOCIALGATE_SESSION_KEY_FILE names .*missing, which cannot be read \(ENOENT\)/);
+  writeFileSync(file, 'c2hvcnQ=');
+  t.throws(() => loadSessionKey({ file, dataDir: dir, create: true }), /SOCIALGATE_SESSION_KEY_FILE \(.*\) must be 32 bytes/);
+  t.throws(() => loadSessionKey({ setting: raw.toString('hex'), file, dataDir: dir, create: true }), /not both/);
 });
 
 t.test('a memory store needs no key file; a store written with another key is refused', async (t) => {

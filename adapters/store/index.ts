@@ -32,8 +32,8 @@ export function storeTimeoutMs(extra: Readonly<Record<string, string>>): number 
 
 /** A memory store lives and dies with the process: without a configured key it needs no key file. */
 export function sessionKeyFor(config: Config, create: boolean): Buffer {
-  if (config.store.startsWith('memory:') && !config.extra.SESSION_KEY) return randomBytes(32);
-  return loadSessionKey({ setting: config.extra.SESSION_KEY, dataDir: config.dataDir, create });
+  if (config.store.startsWith('memory:') && !config.extra.SESSION_KEY && !config.extra.SESSION_KEY_FILE) return randomBytes(32);
+  return loadSessionKey({ setting: config.extra.SESSION_KEY, file: config.extra.SESSION_KEY_FILE, dataDir: config.dataDir, create });
 }
 
 export function expiryFor(days: number): (record: SessionRecord) => number | undefined {
