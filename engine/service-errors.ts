@@ -56,6 +56,7 @@ export const SERVICE_ERRORS = {
   NoSuchRoute: { status: 404, on: 'outside', when: 'No route has this path.', hint: 'GET /openapi.json lists every route.' },
   HostNotAllowed: { status: 403, on: 'outside', when: '/mcp: the Host header is not an allowed host (DNS-rebinding protection).', hint: 'Add the host name to SOCIALGATE_MCP_ALLOWED_HOSTS.' },
   OriginNotAllowed: { status: 403, on: 'outside', when: '/mcp: a browser Origin that is not an allowed host.', hint: 'Browsers may call /mcp only from an allowed host (SOCIALGATE_MCP_ALLOWED_HOSTS).' },
+  LibraryTooOld: { status: 422, on: (route) => route.since !== undefined, when: 'The route needs a newer aiograpi than the one running (the manifest\'s `since`); nothing was sent to the platform.', hint: 'Upgrade aiograpi to the version the detail names (GET /deps names the running one); on the sandbox, set SOCIALGATE_SANDBOX_VERSION.' },
   PoolNotAllowed: { status: 422, on: (route) => route.session === 'required' && route.method !== 'GET', when: 'A route that acts for one account (not a GET) was sent X-Pool instead of a session.', hint: 'Send X-Session-ID of the account that should act.' },
   PoolsUnavailable: { status: 503, on: poolReads, when: 'X-Pool was sent to an instance built without the background layer.' },
   PoolThrottled: { status: 429, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy and some cool down after a throttle; Retry-After says when the first is back.', hint: 'Retry after the Retry-After delay, or add members to the pool.' },

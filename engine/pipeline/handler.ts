@@ -109,11 +109,22 @@ export type Admission = (state: RequestState, problems: ParamProblem[]) => void;
 
 export function admission(route: RouteSpec, validator: RouteValidator, library?: () => string): Admission {
   const gated = library ? route.params.filter((param) => param.since) : [];
+  const needs = library && route.since;
   return (state, problems) => {
+    if (needs) routeTooNew(route, library!());
     if (!state.session && route.session === 'required') throw sessionRequired();
     if (gated.length) problems.push(...tooNew(gated, state.bag, library!()));
     validateInput(route, state, problems, validator);
   };
+}
+
+/**
+ * A route a newer upstream library added (manifest `since`), asked of an older one: refused by name
+ * before the session or any call. An unknown version lets the library's own answer decide.
+ */
+function routeTooNew(route: RouteSpec, version: string): void {
+  if (!VERSION.test(version) || compareVersions(version, route.since!) >= 0) return;
+  throw serviceError('LibraryTooOld', `${route.key} needs aiograpi ${route.since} or later; the running aiograpi is ${version}`);
 }
 
 /**

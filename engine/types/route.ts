@@ -99,6 +99,11 @@ export interface RouteSpec {
   readonly file: string;
   readonly summary: string;
   readonly description?: string;
+  /**
+   * The upstream library version that added the route's methods (manifest `since`): a route beyond the
+   * specification's aiograpi, refused by name (LibraryTooOld) when an older library runs.
+   */
+  readonly since?: string;
   readonly session: SessionMode;
   /** Marked for the MCP endpoint's default (core) tool set. */
   readonly core: boolean;

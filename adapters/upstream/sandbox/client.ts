@@ -35,7 +35,7 @@ export class SandboxClient implements UpstreamClient {
   async call(method: string, kwargs: Readonly<Record<string, unknown>>, opts: CallOptions = {}): Promise<unknown> {
     const def = this.methods.get(method);
     if (!def) fail('AttributeError', `'Client' object has no attribute '${method}'`);
-    const args = bindArgs(method, kwargs ?? {});
+    const args = bindArgs(method, kwargs ?? {}, this.core.signatures);
     if (!def!.local) await this.platformWeather(opts);
     const ctx = this.context(opts);
     if (!def!.open) {
