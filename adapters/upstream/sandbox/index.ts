@@ -2,7 +2,7 @@
 // every upstream method the manifest names with the upstream's parameters, shapes and errors.
 import { createHmac } from 'node:crypto';
 import type { ClientOptions, ReadyCheck, UpstreamAdapter, UpstreamClient } from '../../../engine/types.js';
-import { SandboxClient } from './client.js';
+import { SandboxClient, upgradeAppProfile } from './client.js';
 import { ALL_TABLES } from './methods/index.js';
 import { createRng, hash32 } from './prng.js';
 import { happen, tickRequest, type Happened, type LiveRequest } from './live.js';
@@ -88,6 +88,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
       if (clientOptions.locale) client.state.locale = clientOptions.locale;
       if (clientOptions.timezone !== undefined) client.state.timezoneOffset = clientOptions.timezone;
       if (clientOptions.proxy) client.state.proxy = clientOptions.proxy;
+      if (clientOptions.upgradeAppProfile) upgradeAppProfile(client.state);
       return client;
     },
     async ready(): Promise<ReadyCheck> {
