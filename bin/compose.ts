@@ -40,6 +40,7 @@ export interface ComposeOverrides {
 const EXTRA_KEYS = [
   'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
   'SANDBOX_LIVE_SECONDS', // the live sandbox world's clock
+  'SANDBOX_VERSION', // the aiograpi version the sandbox plays
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
   ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
   'DOWNLOAD_HOSTS', // hosts the by-URL download routes may name

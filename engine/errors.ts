@@ -12,6 +12,8 @@ export interface ErrorBody {
   request_id: string;
   errors?: readonly { param: string; problem: string }[];
   last_json?: unknown;
+  caa_actions?: readonly string[];
+  login_reason?: string;
 }
 
 export interface MappedError {
@@ -64,6 +66,7 @@ function mapUpstream(error: UpstreamError, table: ErrorTable): MappedError {
   const detail = row?.detail ?? (error.message || error.excType);
   const body: MappedError['body'] = { detail, exc_type: error.excType, hint: row?.hint };
   if (error.lastJson !== undefined) body.last_json = error.lastJson;
+  if (error.login) Object.assign(body, error.login);
   if (!row) return { status: 502, body: { ...body, hint: `The upstream raised ${error.excType}, which this service does not map.` } };
   const retryAfter = row.status === 429 || row.status === 503 ? error.retryAfter ?? row.retryAfter : undefined;
   return { status: row.status, body, retryAfter };

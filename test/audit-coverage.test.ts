@@ -53,6 +53,18 @@ t.test('rules: variants, internals, unknown names', async (t) => {
   t.same(report.areas.find((a) => a.area === 'user'), { area: 'user', total: 3, exposed: 1, duplicate: 2, internal: 0, candidate: 0 });
 });
 
+t.test('a route for a newer library: its names are not unknown to an older one, and are listed as awaiting it', async (t) => {
+  const routes: AuditRoute[] = [{ method: 'GET', path: '/story/likers', upstream: ['story_likers_chunk'], needs: '1.12' }, { method: 'GET', path: '/x', upstream: ['gone'] }];
+  const old = classify({ version: '1.0.9', methods: [{ name: 'story_info', area: 'story', params: [] }] }, routes);
+  t.same(old.unknown, ['gone'], 'only the name no route excuses is unknown');
+  t.same(old.newer, [{ route: 'GET /story/likers', since: '1.12', absent: ['story_likers_chunk'] }]);
+  const current = classify({ version: '1.12.13', methods: [{ name: 'story_likers_chunk', area: 'story', params: [] }] }, routes);
+  t.same(current.newer, [{ route: 'GET /story/likers', since: '1.12', absent: [] }], 'a new enough library has every method');
+  t.equal(current.methods[0].class, 'exposed');
+  const claimed = classify({ version: '1.12.13', methods: [] }, routes);
+  t.same(claimed.unknown, ['gone', 'story_likers_chunk'], 'a library that claims the version but lacks the method: the audit fails');
+});
+
 t.test('the shared list against the reference route map: 520 methods, 288 exposed', { skip }, async (t) => {
   const report = classify(readMethods(METHODS), referenceRoutes());
   t.match(report, { library: 'aiograpi', version: '1.0.9', upstream_total: 520, exposed: 288, duplicate: 68, internal: 109, candidate: 55 });

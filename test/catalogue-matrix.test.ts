@@ -10,12 +10,15 @@ import { createAjv, forAjv } from '../engine/validate.js';
 import type { JsonSchema, RouteSpec } from '../engine/types.js';
 import { createStore } from '../adapters/store/keyv.js';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
+import { SANDBOX_VERSIONS } from '../adapters/upstream/sandbox/registry.js';
 import { serve } from './helpers/http.js';
 import { exampleFetch, missingFromExample, orderForRun } from './helpers/examples.js';
 
-// The default world: the seed /docs and `npm start` use unless SOCIALGATE_SEED says otherwise.
+// The default world: the seed /docs and `npm start` use unless SOCIALGATE_SEED says otherwise. The
+// sandbox plays the newest aiograpi it knows, so the routes a newer library added (manifest `since`)
+// run their examples too; on the default 1.0.9 they are refused by name (test/sandbox-newer.test.ts).
 const config = testConfig();
-const sandbox = createSandbox({ seed: config.seed });
+const sandbox = createSandbox({ seed: config.seed, version: SANDBOX_VERSIONS[SANDBOX_VERSIONS.length - 1] });
 const world = sandbox.world;
 const app = createApp({
   config, upstream: sandbox, store: await createStore('memory://'), log: createLogger('silent'), ...productParts(config),

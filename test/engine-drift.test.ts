@@ -4,6 +4,7 @@
 import t from 'tap';
 import { requestSchemaName } from '../engine/openapi.js';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
+import { SANDBOX_VERSIONS } from '../adapters/upstream/sandbox/registry.js';
 import { product } from './helpers/full-app.js';
 import { productRegistries } from '../bin/compose.js';
 import { scalarCoercers } from '../engine/coerce.js';
@@ -90,7 +91,7 @@ t.test('a route record is final when normalisation ends: the checker passes ever
 });
 
 t.test('every upstream method the manifest names is implemented by the sandbox', async (t) => {
-  const sandbox = createSandbox();
+  const sandbox = createSandbox({ version: SANDBOX_VERSIONS[SANDBOX_VERSIONS.length - 1] }); // the newest plays every route
   const named = new Set(app.manifest.routes.flatMap((r) => r.upstreamMethods));
   const missing = [...named].filter((m) => !sandbox.methods.has(m)).sort();
   t.same(missing, [], `${named.size} methods named, all implemented`);

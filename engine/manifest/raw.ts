@@ -35,6 +35,8 @@ export interface RawRoute {
   tag?: string;
   summary: string;
   description?: string;
+  /** The upstream library version that added the route (beyond the specification's aiograpi). */
+  since?: string;
   session?: 'required' | 'optional' | 'none';
   /** The action class (default: read for GET, the file's `action` for writes). */
   action?: ActionClass;

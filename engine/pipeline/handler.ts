@@ -127,12 +127,23 @@ export interface RouteSteps {
 
 export function admission(route: RouteSpec, validator: RouteValidator, library?: () => string): Admission {
   const gated = library ? route.params.filter((param) => param.since) : [];
+  const needs = library && route.since;
   return (state, problems) => {
     checkKey(route, state.caller, state.viaPool ? undefined : state.session?.account);
+    if (needs) routeTooNew(route, library!());
     if (!state.session && route.session === 'required') throw sessionRequired();
     if (gated.length) problems.push(...tooNew(gated, state.bag, library!()));
     validateInput(route, state, problems, validator);
   };
+}
+
+/**
+ * A route a newer upstream library added (manifest `since`), asked of an older one: refused by name
+ * before the session or any call. An unknown version lets the library's own answer decide.
+ */
+function routeTooNew(route: RouteSpec, version: string): void {
+  if (!VERSION.test(version) || compareVersions(version, route.since!) >= 0) return;
+  throw serviceError('LibraryTooOld', `${route.key} needs aiograpi ${route.since} or later; the running aiograpi is ${version}`);
 }
 
 /**

@@ -14,6 +14,11 @@ export interface ClientOptions {
    * session id: adapters may log it.
    */
   readonly sessionKey?: string;
+  /**
+   * Upgrade a saved app profile to the library's current one, keeping the device's identifiers
+   * (aiograpi's override_app_version): the operator's way past 2.0's refusal of old profiles.
+   */
+  readonly upgradeAppProfile?: boolean;
 }
 
 /**
@@ -63,6 +68,26 @@ export interface UpstreamLibrary {
   readonly version: string;
   /** The adapter imitates this library (the sandbox) instead of running it: /deps leaves it out. */
   readonly emulated?: boolean;
+  /** What the library can do, once known (a sidecar tells it when it starts). */
+  readonly capabilities?: UpstreamCapabilities;
+}
+
+/** The installed library's capabilities, told by what its Client has, never by its version string. */
+export interface UpstreamCapabilities {
+  /** 2.0: login() runs only the new (CAA) flow; the old one is login_legacy(). */
+  readonly login_legacy?: boolean;
+  /** The private API's default transport: "httpx" (1.x) or 2.0's HTTP/2 client (curl_cffi). */
+  readonly transport?: string;
+  /** 1.12: settings exports carry a device signing key the library reads when it builds a client. */
+  readonly device_key?: boolean;
+  /** The constructor takes override_app_version (a saved app profile can be upgraded). */
+  readonly app_profile_upgrade?: boolean;
+  /** 2.0.6: the state of a publish whose answer was lost. */
+  readonly media_upload_status?: boolean;
+  /** 2.0.6: fresh addresses for a video whose addresses expired. */
+  readonly video_refresh_resources?: boolean;
+  /** The async iterators jobs can page with. */
+  readonly iterators?: readonly string[];
 }
 
 export interface UpstreamAdapter {

@@ -112,6 +112,11 @@ export interface RouteSpec {
   readonly file: string;
   readonly summary: string;
   readonly description?: string;
+  /**
+   * The upstream library version that added the route's methods (manifest `since`): a route beyond the
+   * specification's aiograpi, refused by name (LibraryTooOld) when an older library runs.
+   */
+  readonly since?: string;
   readonly session: SessionMode;
   /** The API-key scope the route needs (manifest `scope`, else by area and method). */
   readonly scope: RouteScope;
@@ -172,17 +177,26 @@ export interface ErrorTable {
 }
 
 /** An error raised by an upstream, named by its exception class. Crosses process boundaries as data. */
+/** What a login failure of a newer library tells beyond its class: the CAA flow's step markers and the typed reason beneath a generic error. */
+export interface LoginDetails {
+  readonly caa_actions?: readonly string[];
+  readonly login_reason?: string;
+}
+
 export class UpstreamError extends Error {
   readonly excType: string;
   readonly bases: readonly string[];
   readonly lastJson?: JsonValue;
   readonly retryAfter?: number;
-  constructor(excType: string, message: string, extra: { bases?: readonly string[]; lastJson?: JsonValue; retryAfter?: number } = {}) {
+  /** Diagnostics the library attaches to a login failure (aiograpi 2.0's `caa_actions`, the typed reason a generic error wraps): shown in the body. */
+  readonly login?: LoginDetails;
+  constructor(excType: string, message: string, extra: { bases?: readonly string[]; lastJson?: JsonValue; retryAfter?: number; login?: LoginDetails } = {}) {
     super(message);
     this.name = 'UpstreamError';
     this.excType = excType;
     this.bases = extra.bases ?? [];
     this.lastJson = extra.lastJson;
     this.retryAfter = extra.retryAfter;
+    if (extra.login) this.login = extra.login;
   }
 }

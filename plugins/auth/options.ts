@@ -8,7 +8,7 @@ export function requestedOptions(input: InputBag, base?: SessionRecord): Omit<Cl
   const proxy = typeof input.proxy === 'string' ? input.proxy || undefined : base?.proxy;
   const locale = str(input.locale) ?? base?.locale;
   const timezone = typeof input.timezone === 'number' ? input.timezone : base?.timezone;
-  return { proxy, locale, timezone };
+  return { proxy, locale, timezone, ...(input.upgrade_app_profile === true ? { upgradeAppProfile: true } : {}) };
 }
 
 /**

@@ -2,7 +2,8 @@
 // answers a new session id (the old one, if any, is revoked: ids rotate when what they grant
 // changes). An imported export is checked with one upstream call before it is saved, so a dead or
 // foreign export is refused now rather than failing on every later request. A throttled account
-// stays throttled under its new id.
+// stays throttled under its new id. `upgrade_app_profile` rebuilds the client with the library's
+// current app profile (aiograpi's override_app_version), the device's identifiers kept.
 import type { HttpError } from '../../engine/http-error.js';
 import { serviceError } from '../../engine/service-errors.js';
 import type { Plugin, PluginInput, SessionRecord } from '../../engine/types.js';
@@ -14,8 +15,9 @@ export const settings: Plugin = {
     const imported = input.settings as Record<string, unknown> | undefined;
     const base = imported ?? session?.settings;
     if (!base) throw settingsRequired();
-    const options = requestedOptions(input, session);
-    const client = await services.upstream.open({ settings: base, ...options });
+    // The app-profile upgrade is an action on this opening, not a setting the session keeps.
+    const { upgradeAppProfile, ...options } = requestedOptions(input, session);
+    const client = await services.upstream.open({ settings: base, ...options, ...(upgradeAppProfile ? { upgradeAppProfile } : {}) });
     try {
       if (imported) await client.call('expose', {});
       const account = await accountOf(client);

@@ -133,6 +133,7 @@ export class SidecarClient implements UpstreamClient {
             proxy: this.options.proxy || null,
             locale: this.options.locale || null,
             timezone: this.options.timezone ?? null,
+            ...(this.options.upgradeAppProfile ? { upgrade_app_profile: true } : {}),
           },
           { timeoutMs: this.timeoutMs, what: 'open' },
         )

@@ -17,7 +17,7 @@ export function formatText(report: AuditReport): string {
   ]));
   const candidates = report.methods.filter((m) => m.class === 'candidate');
   if (candidates.length) lines.push('', 'candidates', ...table(['area', 'method'], candidates.map((m) => [m.area, m.name])).slice(1));
-  lines.push('', ...unknownLines(report), ...keywordLines(report), ...changeLines(report));
+  lines.push('', ...unknownLines(report), ...newerLines(report), ...keywordLines(report), ...changeLines(report));
   return `${lines.join('\n')}\n`;
 }
 
@@ -48,8 +48,9 @@ export function formatMarkdown(report: AuditReport): string {
     '',
     '| Route | aiograpi methods |',
     '|---|---|',
-    ...report.routes.map((r) => `| \`${r.method} ${r.path}\` | ${r.upstream.map((u) => `\`${u}\``).join(', ') || '-'} |`),
+    ...report.routes.map((r) => `| \`${r.method} ${r.path}\`${r.needs ? ` (aiograpi ${r.needs}+)` : ''} | ${r.upstream.map((u) => `\`${u}\``).join(', ') || '-'} |`),
     '',
+    ...newerSection(report),
     '## Every method',
     '',
     '| Method | Area | Class | Routes or variant of |',
@@ -78,6 +79,28 @@ function unknownLines(report: AuditReport): string[] {
   const usedBy = (name: string): string =>
     report.routes.filter((r) => r.upstream.includes(name)).map((r) => `${r.method} ${r.path}`).join(', ');
   return [`unknown upstream names in the manifest (${report.unknown.length}; the audit fails):`, ...report.unknown.map((n) => `  ${n}  (${usedBy(n)})`)];
+}
+
+/** Routes beyond the specification's library: what a newer aiograpi added, refused by name on an older one. */
+function newerSection(report: AuditReport): string[] {
+  if (!report.newer.length) return [];
+  return [
+    `## Routes for a newer aiograpi`,
+    '',
+    `Beyond the specification's aiograpi: each needs the version named, and answers 422 \`LibraryTooOld\` on an older one.`,
+    `Methods \`aiograpi==${report.version}\` lacks are listed.`,
+    '',
+    '| Route | Needs | Methods this version lacks |',
+    '|---|---|---|',
+    ...report.newer.map((n) => `| \`${n.route}\` | ${n.since} | ${n.absent.map((m) => `\`${m}\``).join(', ') || 'none'} |`),
+    '',
+  ];
+}
+
+function newerLines(report: AuditReport): string[] {
+  const waiting = report.newer.filter((n) => n.absent.length);
+  if (!report.newer.length) return [];
+  return [`routes for a newer aiograpi: ${report.newer.length}, of which ${waiting.length} need more than ${report.version}:`, ...waiting.map((n) => `  ${n.route}  (since ${n.since}: ${n.absent.join(', ')})`)];
 }
 
 function keywordLines(report: AuditReport): string[] {

@@ -55,7 +55,7 @@ export function missingKeywords(methods: readonly MethodRecord[], routes: readon
   return [...found.values()].sort((a, b) => a.method.localeCompare(b.method) || a.keyword.localeCompare(b.keyword));
 }
 
-function newerThan(since: string | undefined, version: string): boolean {
+export function newerThan(since: string | undefined, version: string): boolean {
   return since !== undefined && VERSION.test(version) && compareVersions(since, version) > 0;
 }
 

@@ -1,7 +1,7 @@
 // The coverage audit's classification: every public upstream method is exposed (a route reaches it),
 // a duplicate (a transport or paging variant of an exposed method), internal (a low-level helper
 // that is not an API operation) or a candidate (could be a route; is not yet). Pure functions.
-import { missingKeywords, signatureChanges, type KeywordUse, type MissingKeyword, type SignatureChange } from './coverage-signatures.js';
+import { missingKeywords, newerThan, signatureChanges, type KeywordUse, type MissingKeyword, type SignatureChange } from './coverage-signatures.js';
 import type { MethodRecord } from './protocol.js';
 
 export type MethodClass = 'exposed' | 'duplicate' | 'internal' | 'candidate';
@@ -15,6 +15,16 @@ export interface AuditRoute {
   readonly keywords?: KeywordUse;
   /** Keywords of parameters a newer library added (manifest `since`): keyword → version. */
   readonly since?: Readonly<Record<string, string>>;
+  /** The library version the route itself needs (a route-level manifest `since`). */
+  readonly needs?: string;
+}
+
+/** A route for what a newer library added, with the methods the audited library lacks. */
+export interface NewerRoute {
+  readonly route: string;
+  readonly since: string;
+  /** Its methods the audited library does not have (empty once it is new enough). */
+  readonly absent: readonly string[];
 }
 
 export interface ClassifiedMethod {
@@ -49,6 +59,8 @@ export interface AuditReport {
   readonly routes: readonly AuditRoute[];
   /** Names the manifest (or a plugin) uses that the upstream does not have: the audit fails on any. */
   readonly unknown: readonly string[];
+  /** Routes for what a newer library added (manifest `since`): not unknown names, refused by the engine on an older library. */
+  readonly newer: readonly NewerRoute[];
   /** Keywords the manifest (or a plugin) passes that the method no longer takes: the audit fails on any. */
   readonly missing_keywords: readonly MissingKeyword[];
   /** Methods the manifest uses whose parameters differ from the baseline list (the spec's aiograpi). */
@@ -91,6 +103,10 @@ export function classify(doc: MethodList, routes: readonly AuditRoute[], baselin
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((m): ClassifiedMethod => classifyOne(m, routesOf, exposedByCanon));
   const known = new Set(doc.methods.map((m) => m.name));
+  const version = doc.version ?? 'unknown';
+  const awaited = (route: AuditRoute): boolean => newerThan(route.needs, version);
+  // A name only routes for a newer library reach is expected to be missing from this one.
+  const expected = (name: string): boolean => routes.filter((r) => r.upstream.includes(name)).every(awaited);
   const count = (cls: MethodClass, list = methods): number => list.filter((m) => m.class === cls).length;
   return {
     library: doc.library ?? 'aiograpi',
@@ -101,8 +117,9 @@ export function classify(doc: MethodList, routes: readonly AuditRoute[], baselin
     internal: count('internal'),
     candidate: count('candidate'),
     areas: areaCounts(methods),
-    routes: routes.map((r) => ({ method: r.method, path: r.path, upstream: [...r.upstream].sort(), ...(r.keywords ? { keywords: r.keywords } : {}) })),
-    unknown: [...routesOf.keys()].filter((name) => !known.has(name)).sort(),
+    routes: routes.map((r) => ({ method: r.method, path: r.path, upstream: [...r.upstream].sort(), ...(r.keywords ? { keywords: r.keywords } : {}), ...(r.needs ? { needs: r.needs } : {}) })),
+    unknown: [...routesOf.keys()].filter((name) => !known.has(name) && !expected(name)).sort(),
+    newer: routes.filter((r) => r.needs).map((r) => ({ route: `${r.method} ${r.path}`, since: r.needs!, absent: r.upstream.filter((name) => !known.has(name)).sort() })),
     missing_keywords: missingKeywords(doc.methods, routes, doc.version),
     signature_changes: baseline ? signatureChanges(baseline.methods, doc.methods, new Set(routesOf.keys())) : [],
     methods,

@@ -26,7 +26,10 @@ export function createAiograpi(options: AiograpiOptions = {}): AiograpiAdapter {
       const process = await pool.process(i);
       return (await process.request({ op: 'ping' }, { timeoutMs: resolved.timeoutMs, what: 'ping' })) as PingResult;
     }));
-  const library = (): UpstreamLibrary => ({ name: 'aiograpi', version: pool.info()?.version ?? 'unknown' });
+  const library = (): UpstreamLibrary => {
+    const info = pool.info();
+    return { name: 'aiograpi', version: info?.version ?? 'unknown', ...(info?.capabilities && Object.keys(info.capabilities).length ? { capabilities: info.capabilities } : {}) };
+  };
   return {
     name: 'aiograpi',
     // The sidecar's JSON types values by magnitude (small ids as numbers, integers past 2^53 as strings).

@@ -1,5 +1,5 @@
 // The sidecar's JSON-lines protocol (see sidecar.py): one request per line, one answer per line.
-import { UpstreamError, type JsonValue } from '../../../engine/types.js';
+import { UpstreamError, type JsonValue, type UpstreamCapabilities } from '../../../engine/types.js';
 
 export type Request =
   | { readonly op: 'ping' }
@@ -11,6 +11,8 @@ export type Request =
       readonly proxy: string | null;
       readonly locale: string | null;
       readonly timezone: number | null;
+      /** Build the client with override_app_version=True: the saved app profile is upgraded, the device ids kept. */
+      readonly upgrade_app_profile?: boolean;
     }
   | {
       readonly op: 'call';
@@ -29,6 +31,9 @@ export interface WireError {
   readonly bases?: readonly string[];
   readonly message?: string;
   readonly last_json?: JsonValue;
+  /** aiograpi 2.0's login failures: the CAA step markers, and the typed reason beneath a generic error. */
+  readonly caa_actions?: readonly string[];
+  readonly login_reason?: string;
 }
 
 export type Answer =
@@ -44,7 +49,10 @@ export interface PingResult {
   readonly clients: number;
   /** The installed library has the realtime client (aiograpi 1.1 and later). */
   readonly realtime?: boolean;
+  /** What the installed library can do, read from its Client (sidecar_compat.py). */
+  readonly capabilities?: UpstreamCapabilities;
 }
+
 
 /** A line the sidecar writes unasked: a client's realtime stream rang or died. */
 export interface Notice {
@@ -102,9 +110,14 @@ export function parseAnswer(line: string): Answer | undefined {
 }
 
 export function toUpstreamError(error: WireError): UpstreamError {
+  const login = {
+    ...(Array.isArray(error.caa_actions) ? { caa_actions: error.caa_actions.map(String) } : {}),
+    ...(typeof error.login_reason === 'string' ? { login_reason: error.login_reason } : {}),
+  };
   return new UpstreamError(error.type, error.message ?? error.type, {
     bases: error.bases ?? [],
     ...(error.last_json !== undefined ? { lastJson: error.last_json } : {}),
+    ...(Object.keys(login).length ? { login } : {}),
   });
 }
 

@@ -4,7 +4,7 @@
 One request per line, one answer per line, matched by id; logs go to stderr.
   {"id": 1, "op": "ping"}                                  → {"id": 1, "ok": true, "result": {version, import_error, ...}}
   {"id": 2, "op": "introspect"}                            → methods.json-shaped list of public Client methods
-  {"id": 3, "op": "open", "client": "h1", "settings": {...}, "proxy": "...", "locale": "en_US", "timezone": 3600}
+  {"id": 3, "op": "open", "client": "h1", "settings": {...}, "proxy": "...", "locale": "en_US", "timezone": 3600, "upgrade_app_profile": true?}
   {"id": 4, "op": "call", "client": "h1", "method": "user_info", "kwargs": {...}, "challenge_code": "123456"?}
   {"id": 5, "op": "export", "client": "h1"}                 → the client's settings export
   {"id": 6, "op": "close", "client": "h1"}
@@ -23,6 +23,7 @@ import platform
 import sys
 
 from sidecar_codec import SidecarError, convert_kwargs, encode_error, to_json
+from sidecar_compat import build_client, capabilities
 from sidecar_introspect import describe, public_methods
 from sidecar_realtime import op_realtime_start, op_realtime_stop, realtime_capable, stop_realtime
 from sidecar_redact import install as install_redaction, kwargs_secrets, proxy_secrets, settings_secrets
@@ -227,6 +228,7 @@ async def op_ping(sidecar, message):
         "pid": os.getpid(),
         "clients": len(sidecar.clients),
         "realtime": realtime_capable(sidecar.Client),
+        "capabilities": capabilities(sidecar.Client),
         "tls_contexts": tls_contexts(),
     }
 
@@ -240,7 +242,7 @@ async def op_open(sidecar, message):
     sidecar.require_library()
     # Before the library sees them: it may log its settings and proxy while it builds the client.
     sidecar.secrets.hold(message.get("client"), settings_secrets(message.get("settings")) + proxy_secrets(message.get("proxy")))
-    client = sidecar.Client(settings=message.get("settings") or {}, proxy=message.get("proxy") or None)
+    client = build_client(sidecar.Client, message.get("settings"), message.get("proxy"), bool(message.get("upgrade_app_profile")))
     if message.get("locale"):
         client.set_locale(message["locale"])
     if message.get("timezone") is not None:

@@ -164,7 +164,21 @@ def encode_error(exc, client=None):
         error.update(type="ClientConnectionError", bases=["ClientError"], message=f"The platform could not be reached (no proxy is set): {error['message']}")
     if client is not None and any(c.__name__ == "ChallengeError" for c in cls.__mro__):
         error["last_json"] = to_json(getattr(client, "last_json", None) or {})
+    error.update(login_details(exc))
     return error
+
+
+def login_details(exc):
+    """What 2.0's login failures carry beyond their class: the CAA step markers (`caa_actions`), and the
+    typed reason a generic error wraps (the legacy flow's PleaseWaitFewMinutes, BadPassword, ...)."""
+    details = {}
+    actions = getattr(exc, "caa_actions", None)
+    if isinstance(actions, (list, tuple)):
+        details["caa_actions"] = [str(action)[:120] for action in actions[:20]]
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and type(cause).__module__.startswith("aiograpi") and type(cause) is not type(exc):
+        details["login_reason"] = type(cause).__name__
+    return details
 
 
 def proxy_of(client):

@@ -19,6 +19,14 @@ const DEVICE = {
   manufacturer: 'OnePlus', device: 'devitron', model: '6T Dev', cpu: 'qcom', version_code: '314665256',
 };
 
+/** The app profile an upgrade moves a saved device to (aiograpi's override_app_version): the app's fields change, the hardware's stay. */
+const CURRENT_APP = { app_version: '410.0.0.36.71', version_code: '813205847' };
+
+export function upgradeAppProfile(state: ClientState): void {
+  state.deviceSettings = { ...state.deviceSettings, ...CURRENT_APP };
+  state.userAgent = userAgent(state.locale, state.deviceSettings);
+}
+
 export class SandboxClient implements UpstreamClient {
   readonly state: ClientState;
 
@@ -35,7 +43,7 @@ export class SandboxClient implements UpstreamClient {
   async call(method: string, kwargs: Readonly<Record<string, unknown>>, opts: CallOptions = {}): Promise<unknown> {
     const def = this.methods.get(method);
     if (!def) fail('AttributeError', `'Client' object has no attribute '${method}'`);
-    const args = bindArgs(method, kwargs ?? {});
+    const args = bindArgs(method, kwargs ?? {}, this.core.signatures);
     if (!def!.local) await this.platformWeather(opts);
     const ctx = this.context(opts);
     if (!def!.open) {
@@ -89,8 +97,8 @@ function freshState(): ClientState {
   };
 }
 
-function userAgent(locale: string): string {
-  const d = DEVICE;
+function userAgent(locale: string, device: Readonly<Record<string, unknown>> = DEVICE): string {
+  const d = { ...DEVICE, ...device };
   return `Instagram ${d.app_version} Android (${d.android_version}/${d.android_release}; ${d.dpi}; ${d.resolution}; ${d.manufacturer}; ${d.model}; ${d.device}; ${d.cpu}; ${locale}; ${d.version_code})`;
 }
 

@@ -2,11 +2,11 @@
 // every upstream method the manifest names with the upstream's parameters, shapes and errors.
 import { createHmac } from 'node:crypto';
 import type { ClientOptions, ReadyCheck, UpstreamAdapter, UpstreamClient } from '../../../engine/types.js';
-import { SandboxClient } from './client.js';
+import { SandboxClient, upgradeAppProfile } from './client.js';
 import { ALL_TABLES } from './methods/index.js';
 import { createRng, hash32 } from './prng.js';
 import { happen, tickRequest, type Happened, type LiveRequest } from './live.js';
-import { mergeTables, type SandboxCore } from './registry.js';
+import { mergeTables, methodsOf, SANDBOX_VERSIONS, signaturesFor, type SandboxCore, type SandboxVersion } from './registry.js';
 import { generateWorld } from './world/generate.js';
 import type { World } from './world/types.js';
 
@@ -28,6 +28,8 @@ export interface SandboxOptions {
   readonly now?: () => number;
   /** One happening per account in use this often, in seconds (0 or absent: a still world). */
   readonly liveSeconds?: number;
+  /** The aiograpi version the sandbox plays (default 1.0.9, the specification's): 1.12.13 adds the methods and keywords 1.12 brought. */
+  readonly version?: SandboxVersion;
 }
 
 export interface SandboxAdapter extends UpstreamAdapter {
@@ -44,7 +46,7 @@ export interface SandboxAdapter extends UpstreamAdapter {
 /** Accounts that called within this long get the live world's happenings. */
 const IN_USE_MS = 3_600_000;
 
-const METHODS = mergeTables(ALL_TABLES);
+const ALL_METHODS = mergeTables(ALL_TABLES);
 
 export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
   const seed = options.seed ?? 1;
@@ -52,8 +54,11 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
   const world = generateWorld(seed, now());
   const key = createHmac('sha256', 'socialgate-sandbox').update(String(seed)).digest();
   const inUse = new Map<string, number>();
+  const version = options.version ?? SANDBOX_VERSIONS[0];
+  const signatures = signaturesFor(version);
+  const methods = methodsOf(ALL_METHODS, signatures);
   const core: SandboxCore = {
-    world, now,
+    world, now, signatures,
     used: (pk) => void inUse.set(pk, now()),
     sessionFor: (pk) => `${pk}%3A${sign(key, pk)}%3A28`,
     verifySession(sessionid) {
@@ -71,18 +76,19 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
     name: 'sandbox',
     sessionIdFor: (pk) => decodeURIComponent(core.sessionFor(pk)),
     happen: (account, request) => happen(world, account, request, Math.floor(now() / 1000), hash32(`${seed}:now:${now()}:${++happenings}`)),
-    library: { name: 'aiograpi', version: '1.0.9', emulated: true },
-    methods: new Set(METHODS.keys()),
+    library: { name: 'aiograpi', version, emulated: true },
+    methods: new Set(methods.keys()),
     world,
     mediaBytes(url) {
       const media = parseMediaUrl(url);
       return media ? sandboxFileBytes(media.kind, media.key) : undefined;
     },
     async open(clientOptions: ClientOptions): Promise<UpstreamClient> {
-      const client = new SandboxClient(core, METHODS, faults, clientOptions.settings ?? {});
+      const client = new SandboxClient(core, methods, faults, clientOptions.settings ?? {});
       if (clientOptions.locale) client.state.locale = clientOptions.locale;
       if (clientOptions.timezone !== undefined) client.state.timezoneOffset = clientOptions.timezone;
       if (clientOptions.proxy) client.state.proxy = clientOptions.proxy;
+      if (clientOptions.upgradeAppProfile) upgradeAppProfile(client.state);
       return client;
     },
     async ready(): Promise<ReadyCheck> {
@@ -152,5 +158,12 @@ export function sandboxOptionsFromEnv(extra: Readonly<Record<string, string>>): 
     if (!ok) throw new Error(`SOCIALGATE_${name}: expected ${rule.integer ? 'an integer' : 'a number'} from ${rule.min} to ${rule.max}, got "${raw}"`);
     out[rule.option] = value;
   }
-  return out as SandboxOptions;
+  return { ...(out as SandboxOptions), ...versionFromEnv(extra.SANDBOX_VERSION) };
+}
+
+function versionFromEnv(raw: string | undefined): Pick<SandboxOptions, 'version'> {
+  if (raw === undefined || raw.trim() === '') return {};
+  const version = SANDBOX_VERSIONS.find((known) => known === raw.trim());
+  if (!version) throw new Error(`SOCIALGATE_SANDBOX_VERSION: the sandbox plays aiograpi ${SANDBOX_VERSIONS.join(' or ')}, got "${raw}"`);
+  return { version };
 }

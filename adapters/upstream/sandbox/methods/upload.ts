@@ -72,7 +72,8 @@ function album(withTrack: boolean): MethodDef {
   };
 }
 
-function toStory(video: boolean): MethodDef {
+/** A story upload; the music variants of 1.12 take a track as well (methods/newer.ts). */
+export function toStory(video: boolean): MethodDef {
   return {
     run(ctx, a) {
       uploadFile(a.path, video ? 'VideoNotUpload' : 'PhotoNotUpload');
