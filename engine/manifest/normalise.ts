@@ -89,6 +89,7 @@ export function normaliseRoute(raw: RawRoute, place: { file: string; area: strin
     session: raw.session ?? 'required',
     core: raw.core === true,
     ...(raw.upstream_only ? { upstreamOnly: raw.upstream_only } : {}),
+    ...(raw.extension ? { extension: true } : {}),
     plugin: raw.plugin,
     params: Object.freeze(params),
     request: requestParts(params),

@@ -38,6 +38,8 @@ export interface RawRoute {
   session?: 'required' | 'optional' | 'none';
   /** In the MCP core tool set. */
   core?: boolean;
+  /** Beyond the specification's endpoint catalogue. */
+  extension?: boolean;
   upstream_only?: string;
   plugin?: string;
   upstream?: string;
