@@ -1,79 +1,122 @@
-// Child process for the hot-path benchmark: serves either socialgate or a bare Koa route doing
-// the same work (session lookup in memory, one sandbox call, JSON body) on a loopback port.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+// Child process for the hot-path bench (bench/hotpath.ts): serves one of three servers on a loopback
+// port, each answering an authenticated `GET /user?user_id=PK` with the same body bytes:
+// - socialgate: the whole product (every route, the sandbox upstream, an in-memory session store);
+// - koa: bare Koa + @koa/router, the session looked up in a Map, the same object serialised;
+// - node: bare node:http sending the same bytes, computed once (the floor of any server).
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import Router from '@koa/router';
 import Koa from 'koa';
 import { testConfig } from '../engine/config.js';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { composeApp } from '../bin/compose.js';
-import type { UpstreamClient } from '../engine/types.js';
 
-export type BenchKind = 'socialgate' | 'bare' | 'node';
+export type BenchKind = 'socialgate' | 'koa' | 'node';
 
-export async function startBench(kind: BenchKind): Promise<{ port: number; session: string; path: string }> {
-  const upstream = createSandbox();
-  const handler = await { socialgate, bare, node }[kind](upstream);
-  const server = createServer(handler.callback);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, session: handler.session, path: handler.path };
+/** What every kind serves: the path, the session header it wants, and the body socialgate answers. */
+export interface Target {
+  readonly path: string;
+  readonly session: string;
+  readonly body: string;
 }
 
-async function socialgate(upstream: ReturnType<typeof createSandbox>) {
-  const app = await composeApp(testConfig({ logLevel: 'silent' }), { upstream });
-  const server = createServer(app.callback());
+export interface Started extends Target {
+  readonly port: number;
+}
+
+/** Boots socialgate, logs `demo` in and asks for its own record once: the target all three serve. */
+async function socialgate(): Promise<{ callback: RequestListener; target: Target }> {
+  const app = await composeApp(testConfig({ logLevel: 'silent' }), { upstream: createSandbox() });
+  const callback = app.callback();
+  const ask = await listening(callback);
+  const login = await fetch(ask('/auth/login'), { method: 'POST', body: new URLSearchParams({ username: 'demo', password: 'demo-password' }) });
+  const session = (await login.json()) as string;
+  const me = await fetch(ask('/account'), { headers: { 'X-Session-ID': session } });
+  const path = `/user?user_id=${((await me.json()) as { pk: string }).pk}`;
+  const reply = await fetch(ask(path), { headers: { 'X-Session-ID': session } });
+  if (reply.status !== 200) throw new Error(`socialgate answered ${reply.status} to ${path}`);
+  const target = { path, session, body: await reply.text() };
+  ask.close();
+  return { callback, target };
+}
+
+type Ask = ((path: string) => string) & { close(): void };
+
+async function listening(callback: RequestListener): Promise<Ask> {
+  const server = createServer(callback);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const login = await fetch(`http://127.0.0.1:${port}/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'demo', password: 'demo-password' }) });
-  const session = (await login.json()) as string;
-  const me = await fetch(`http://127.0.0.1:${port}/account`, { headers: { 'X-Session-ID': session } });
-  const pk = ((await me.json()) as { pk: string }).pk;
-  server.close();
-  return { callback: app.callback(), session, path: `/user?user_id=${pk}` };
+  return Object.assign((path: string) => `http://127.0.0.1:${port}${path}`, { close: () => void server.close() });
 }
 
-/** The same work without the engine: header → in-memory session → one upstream call → JSON. */
-async function bare(upstream: ReturnType<typeof createSandbox>) {
-  const client = await upstream.open({ settings: {} });
-  await client.call('login', { username: 'demo', password: 'demo-password', verification_code: '' });
-  const settings = await client.exportSettings();
-  const sessions = new Map<string, UpstreamClient>([['bench-session', client]]);
-  const pk = String((settings.authorization_data as { ds_user_id: string }).ds_user_id);
-  const koa = new Koa();
-  koa.use(async (ctx) => {
+/** Koa + @koa/router: the session looked up in a Map, the same object serialised per request. */
+function koa(target: Target): RequestListener {
+  const sessions = new Map<string, { user: unknown }>([[target.session, { user: JSON.parse(target.body) }]]);
+  const router = new Router();
+  router.get('/user', (ctx) => {
     const session = sessions.get(ctx.get('x-session-id'));
-    if (!session || ctx.path !== '/user') {
+    if (!session) {
       ctx.status = 401;
       return;
     }
-    const user = await session.call('user_info', { user_id: String(ctx.query.user_id) });
-    ctx.type = 'application/json';
-    ctx.body = JSON.stringify(user);
+    ctx.body = session.user;
   });
-  return { callback: koa.callback(), session: 'bench-session', path: `/user?user_id=${pk}` };
+  return new Koa().use(router.routes()).callback();
 }
 
-/** The floor: node:http answering the session's header with the same bytes, computed once. */
-async function node(upstream: ReturnType<typeof createSandbox>) {
-  const { callback, path } = await bare(upstream);
-  const body = await new Promise<string>((resolve) => {
-    const server = createServer(callback).listen(0, '127.0.0.1', async () => {
-      const reply = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, { headers: { 'x-session-id': 'bench-session' } });
-      resolve(await reply.text());
-      server.close();
-    });
-  });
-  const bytes = Buffer.from(body);
+/** node:http sending the very same bytes, computed once. */
+function node(target: Target): RequestListener {
+  const bytes = Buffer.from(target.body);
   const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length) };
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
-    if (req.headers['x-session-id'] !== 'bench-session') res.writeHead(401).end();
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (req.headers['x-session-id'] !== target.session) res.writeHead(401).end();
     else res.writeHead(200, headers).end(bytes);
   };
-  return { callback: handler, session: 'bench-session', path };
+}
+
+/**
+ * Starts one server. socialgate finds the target (its session and body); the others are given it,
+ * so each serves the same header and bytes without the product loaded beside them.
+ */
+export async function startBench(kind: BenchKind, given?: Target): Promise<Started> {
+  const product = kind === 'socialgate' ? await socialgate() : undefined;
+  const target = product?.target ?? given;
+  if (!target) throw new Error(`${kind} needs the target socialgate serves`);
+  const callback = product?.callback ?? { koa, node }[kind as 'koa' | 'node'](target);
+  const server = createServer(callback);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { path: target.path, session: target.session, body: target.body, port: (server.address() as AddressInfo).port };
+}
+
+/**
+ * With BENCH_PROFILE=dir, a CPU profile of the served requests only (started after the boot, so the
+ * world's generation and module loading stay out of it), written to dir when the parent ends it.
+ */
+async function profiling(): Promise<() => Promise<void>> {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return async () => undefined;
+  const session = new Session();
+  session.connect();
+  const post = (method: string) => new Promise<unknown>((resolve, reject) => session.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return async () => {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    writeFileSync(join(dir, `${process.argv[3]}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+  };
 }
 
 if (process.argv[2] === 'child') {
-  // The runner asks for this process's CPU time around each round.
-  process.on('message', () => process.send?.(process.cpuUsage()));
-  const started = await startBench(process.argv[3] as BenchKind);
+  const given = process.argv[4] ? (JSON.parse(process.argv[4]) as Target) : undefined;
+  const started = await startBench(process.argv[3] as BenchKind, given);
+  const stopProfile = await profiling();
+  // The parent asks for this process's CPU time around each round, and ends it by message.
+  process.on('message', (message) => {
+    if (message === 'exit') void stopProfile().then(() => process.exit(0));
+    else process.send?.(process.cpuUsage());
+  });
   process.stdout.write(JSON.stringify(started) + '\n');
 }

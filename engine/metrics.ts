@@ -88,8 +88,13 @@ class Series {
   observe(seconds: number): void {
     this.count++;
     this.sum += seconds;
-    const index = this.bounds.findIndex((bound) => seconds <= bound);
-    if (index >= 0) this.buckets[index]++;
+    const bounds = this.bounds;
+    for (let index = 0; index < bounds.length; index++) {
+      if (seconds <= bounds[index]) {
+        this.buckets[index]++;
+        return;
+      }
+    }
   }
 }
 

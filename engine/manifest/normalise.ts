@@ -93,6 +93,7 @@ export function normaliseRoute(raw: RawRoute, place: RoutePlace, registries: Nor
     action: actionOf(raw, method, place.writes),
     core: raw.core === true,
     ...(raw.upstream_only ? { upstreamOnly: raw.upstream_only } : {}),
+    ...(raw.extension ? { extension: true } : {}),
     plugin: raw.plugin,
     params: Object.freeze(params),
     request: requestParts(params),

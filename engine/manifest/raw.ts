@@ -44,6 +44,8 @@ export interface RawRoute {
   core?: boolean;
   scope?: 'read' | 'write' | 'operator' | 'none';
   owns?: 'job' | 'webhook' | 'pool';
+  /** Beyond the specification's endpoint catalogue. */
+  extension?: boolean;
   upstream_only?: string;
   plugin?: string;
   upstream?: string;

@@ -17,8 +17,8 @@ export function compileInvoker(route: RouteSpec): Invoker {
   // condition holds is handed back directly; several holding still run in order.
   if (!route.result.from && calls.every((call) => call.when && !call.as)) {
     return (bag, client) => {
-      const chosen = calls.filter((call) => call.when!(bag));
-      return chosen.length === 1 ? client.call(chosen[0].method, chosen[0].args(bag)) : runSeveral(route, calls, bag, client);
+      const chosen = onlyHolding(calls, bag);
+      return chosen ? client.call(chosen.method, chosen.args(bag)) : runSeveral(route, calls, bag, client);
     };
   }
   return (bag, client) => runSeveral(route, calls, bag, client);
@@ -38,6 +38,17 @@ async function runSeveral(route: RouteSpec, calls: readonly CompiledCall[], bag:
   return route.result.from ? bag[route.result.from] : result;
 }
 
+/** The one call whose condition holds; undefined when none or several do. */
+function onlyHolding(calls: readonly CompiledCall[], bag: InputBag): CompiledCall | undefined {
+  let chosen: CompiledCall | undefined;
+  for (const call of calls) {
+    if (!call.when!(bag)) continue;
+    if (chosen) return undefined;
+    chosen = call;
+  }
+  return chosen;
+}
+
 interface CompiledCall {
   readonly method: string;
   readonly when?: (bag: InputBag) => boolean;
@@ -50,7 +61,7 @@ function compileCall(call: CallSpec): CompiledCall {
   const args = Object.entries(call.args);
   return {
     method: call.method,
-    when: when ? (bag) => holds(when, bag) : undefined,
+    when: when ? compileCondition(when) : undefined,
     args: (bag) => {
       const out: Record<string, unknown> = {};
       for (const [keyword, source] of args) {
@@ -64,15 +75,27 @@ function compileCall(call: CallSpec): CompiledCall {
 }
 
 export function holds(condition: Condition, bag: InputBag): boolean {
-  return Object.entries(condition).every(([name, expected]) => {
-    const value = bag[name];
-    const present = value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
-    if (expected === 'present') return present;
-    if (expected === 'absent') return !present;
-    if (Array.isArray(expected)) return expected.includes(value as never);
-    return value === expected;
-  });
+  return compileCondition(condition)(bag);
 }
+
+/** A condition's tests, one small function per named input, made once per call at boot. */
+function compileCondition(condition: Condition): (bag: InputBag) => boolean {
+  const tests = Object.entries(condition).map(([name, expected]) => conditionTest(name, expected));
+  if (tests.length === 1) return tests[0];
+  return (bag) => {
+    for (const test of tests) if (!test(bag)) return false;
+    return true;
+  };
+}
+
+function conditionTest(name: string, expected: Condition[string]): (bag: InputBag) => boolean {
+  if (expected === 'present') return (bag) => present(bag[name]);
+  if (expected === 'absent') return (bag) => !present(bag[name]);
+  if (Array.isArray(expected)) return (bag) => expected.includes(bag[name] as never);
+  return (bag) => bag[name] === expected;
+}
+
+const present = (value: unknown): boolean => value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
 
 /** Only inputs that have a value are passed, so the upstream's own defaults apply otherwise. */
 function valueOf(source: ArgSource, bag: InputBag): unknown {

@@ -4,6 +4,7 @@ import type { ParameterizedContext } from 'koa';
 import { coerceParam } from '../coerce.js';
 import type { ParamProblem } from '../http-error.js';
 import { CoercionError, type InputBag, type ParamSpec, type RouteSpec } from '../types.js';
+import { queryOf } from './query.js';
 import type { RequestState } from './request.js';
 
 export type RawValues = Record<string, unknown>;
@@ -18,10 +19,10 @@ export function inputReader(route: RouteSpec): InputReader {
   const readValues = valuesReader(route);
   // DELETE parameters are form fields (route.request), but clients often send them in the query
   // string: both are read, and the form wins when both carry a name.
-  if (route.method === 'DELETE') return (ctx, state) => readValues(formOf(ctx), ctx.query, state);
+  if (route.method === 'DELETE') return (ctx, state) => readValues(formOf(ctx), queryOf(ctx), state);
   // A route reads one part besides its files: the query when its parameters are there (or it has none and is a GET).
   const fromQuery = route.request.query.length > 0 || (route.method === 'GET' && route.params.length === 0);
-  return fromQuery ? (ctx, state) => readValues(ctx.query, undefined, state) : (ctx, state) => readValues(formOf(ctx), undefined, state);
+  return fromQuery ? (ctx, state) => readValues(queryOf(ctx), undefined, state) : (ctx, state) => readValues(formOf(ctx), undefined, state);
 }
 
 /** Coerces raw values from one source (and a fallback) into the bag; MCP tool arguments use it too. */

@@ -90,6 +90,15 @@ export interface UpstreamCapabilities {
   readonly iterators?: readonly string[];
 }
 
+/** One thing to make happen to an account: someone messages, asks, likes, comments or follows. */
+export interface HappeningRequest {
+  readonly kind: string;
+  /** A user pk or username; chosen by the world when absent. */
+  readonly from?: string;
+  readonly mediaPk?: string;
+  readonly text?: string;
+}
+
 export interface UpstreamAdapter {
   readonly name: string;
   /** The library as far as is known without starting anything: the version may still be "unknown". */
@@ -110,6 +119,11 @@ export interface UpstreamAdapter {
    * (engine/typing.ts). The sandbox emits schema-typed values and leaves this unset.
    */
   readonly resultsNeedTyping?: boolean;
+  /**
+   * A simulated world's happenings, on demand (the sandbox's POST /sandbox/activity); absent on a
+   * real platform. A request it cannot honour throws the service's validation error naming the field.
+   */
+  happen?(account: string, request: HappeningRequest): object;
   /** Whether clients offer `realtime` (asked once at start: it may have to start a sidecar to know). */
   realtimeCapable?(): Promise<boolean>;
   /** Builds a client from stored options; must not call the platform. */

@@ -132,6 +132,8 @@ export interface RouteSpec {
   readonly core: boolean;
   /** The route exists only on this upstream (manifest `upstream_only`): the sandbox's own tools. */
   readonly upstreamOnly?: string;
+  /** Beyond the specification's endpoint catalogue (manifest `extension: true`): a route this service adds. */
+  readonly extension?: true;
   readonly plugin?: string;
   readonly params: readonly ParamSpec[];
   /** The same parameters, by where the request carries them: what the reader, the body parser and the document read. */

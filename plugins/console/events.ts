@@ -10,6 +10,7 @@ import { allJobs } from './jobs.js';
 import { jobsOf } from '../jobs/index.js';
 import { eventsOf } from '../events/index.js';
 import { consoleWebhooks } from './webhooks.js';
+import { onConsoleChange, type Topic } from './changes.js';
 
 export interface EventTimings {
   /** A burst of changes is sent as one list after this delay. */
@@ -29,14 +30,6 @@ const STORE_LOOK_EVERY_MS = 10_000;
 
 const UNDER_WAY = new Set(['queued', 'running', 'paused']);
 
-type Topic = 'sessions' | 'jobs';
-/** Open streams per app, told when a console action changed what they show beyond session records (pools, a new job). */
-const streams = new WeakMap<Services, Set<(topic: Topic) => void>>();
-
-export function consoleChanged(services: Services, topic: Topic): void {
-  for (const push of streams.get(services) ?? []) push(topic);
-}
-
 export function consoleEvents(services: Services, signal: AbortSignal, timings: EventTimings = TIMINGS): StreamResult {
   const live = new LiveStream(services, timings);
   signal.addEventListener('abort', () => live.stop(), { once: true });
@@ -55,6 +48,7 @@ class LiveStream {
   private jobTicks = 0;
   private readonly timers: NodeJS.Timeout[];
   private readonly unsubscribe: () => void;
+  private readonly unheard: () => void;
   private readonly told = (topic: Topic) => (topic === 'jobs' ? this.jobsNow() : this.sessionsSoon());
   private readonly settleMs: number;
 
@@ -62,7 +56,7 @@ class LiveStream {
     this.settleMs = timings.settleMs;
     this.usageSeen = services.usage.version;
     this.unsubscribe = services.sessions.subscribe(() => this.sessionsSoon());
-    (streams.get(services) ?? streams.set(services, new Set()).get(services)!).add(this.told);
+    this.unheard = onConsoleChange(services, this.told);
     this.timers = [
       setInterval(() => services.usage.version !== this.usageSeen && this.sessionsSoon(), timings.usageEveryMs),
       setInterval(() => this.pushHealth(), timings.healthEveryMs),
@@ -83,7 +77,7 @@ class LiveStream {
 
   stop(): void {
     this.unsubscribe();
-    streams.get(this.services)?.delete(this.told);
+    this.unheard();
     for (const timer of this.timers) clearInterval(timer);
     if (this.pending) clearTimeout(this.pending);
     this.stream.end();

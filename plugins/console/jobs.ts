@@ -6,7 +6,7 @@ import { serviceError } from '../../engine/service-errors.js';
 import type { PluginInput, Services } from '../../engine/types.js';
 import { jobsOf } from '../jobs/index.js';
 import { jobView } from '../jobs/service.js';
-import { consoleChanged } from './events.js';
+import { consoleChanged } from './changes.js';
 import { recordOf } from './sessions.js';
 
 export const JOB_LIST_LIMIT = 200;
@@ -48,11 +48,3 @@ export async function removeFromPool({ input, services }: PluginInput) {
   return pool;
 }
 
-/** Pool names by member account pk, for the session list; empty without the jobs module. */
-export async function poolsByAccount(services: Services): Promise<Map<string, string[]>> {
-  const byPk = new Map<string, string[]>();
-  const found = jobsOf(services);
-  if (!found) return byPk;
-  for (const pool of await found.pools.list()) for (const member of pool.members) byPk.set(member.pk, [...(byPk.get(member.pk) ?? []), pool.name]);
-  return byPk;
-}

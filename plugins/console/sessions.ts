@@ -4,7 +4,7 @@
 import { serviceError } from '../../engine/service-errors.js';
 import { sessionRef } from '../../engine/session-record.js';
 import type { Services, SessionRecord } from '../../engine/types.js';
-import { poolsByAccount } from './jobs.js';
+import { poolsByAccount } from './pools.js';
 import { eventsOf } from '../events/index.js';
 import type { WatchState } from '../events/watch.js';
 

@@ -44,7 +44,10 @@ export class SandboxClient implements UpstreamClient {
     const def = this.methods.get(method);
     if (!def) fail('AttributeError', `'Client' object has no attribute '${method}'`);
     const args = bindArgs(method, kwargs ?? {}, this.core.signatures);
-    if (!def!.local) await this.platformWeather(opts);
+    if (!def!.local) {
+      const waiting = this.platformWeather(opts);
+      if (waiting) await waiting;
+    }
     const ctx = this.context(opts);
     if (!def!.open) {
       this.core.used(ctx.me().pk);
@@ -75,10 +78,18 @@ export class SandboxClient implements UpstreamClient {
     };
   }
 
-  /** Latency and random failures a real platform has, when the operator asks for them. */
-  private async platformWeather(opts: CallOptions): Promise<void> {
-    const { latencyMs, throttleRate, errorRate, rng } = this.faults;
-    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+  /**
+   * Latency and random failures a real platform has, when the operator asks for them. A promise
+   * only when there is latency to wait out: most calls (no latency) cost no extra async turn.
+   */
+  private platformWeather(opts: CallOptions): Promise<void> | void {
+    const { latencyMs } = this.faults;
+    if (latencyMs > 0) return new Promise((resolve) => setTimeout(resolve, latencyMs)).then(() => this.faultsAfterWait(opts));
+    this.faultsAfterWait(opts);
+  }
+
+  private faultsAfterWait(opts: CallOptions): void {
+    const { throttleRate, errorRate, rng } = this.faults;
     if (opts.signal?.aborted) fail('ClientRequestTimeout', 'The request was aborted');
     if (errorRate > 0 && rng.next() < errorRate) fail('ClientConnectionError', 'ConnectionResetError: Connection reset by peer (sandbox fault injection)');
     if (throttleRate > 0 && rng.next() < throttleRate) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again. (sandbox fault injection)');

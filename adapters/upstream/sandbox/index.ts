@@ -1,11 +1,12 @@
 // The sandbox upstream: a simulated platform in process, generated from a seed, implementing
 // every upstream method the manifest names with the upstream's parameters, shapes and errors.
 import { createHmac } from 'node:crypto';
-import type { ClientOptions, ReadyCheck, UpstreamAdapter, UpstreamClient } from '../../../engine/types.js';
+import { invalidParams } from '../../../engine/service-errors.js';
+import type { ClientOptions, HappeningRequest, ReadyCheck, UpstreamAdapter, UpstreamClient } from '../../../engine/types.js';
 import { SandboxClient, upgradeAppProfile } from './client.js';
 import { ALL_TABLES } from './methods/index.js';
 import { createRng, hash32 } from './prng.js';
-import { happen, tickRequest, type Happened, type LiveRequest } from './live.js';
+import { happen, LIVE_KINDS, LiveError, tickRequest, type Happened, type LiveKind, type LiveRequest } from './live.js';
 import { mergeTables, methodsOf, SANDBOX_VERSIONS, signaturesFor, type SandboxCore, type SandboxVersion } from './registry.js';
 import { generateWorld } from './world/generate.js';
 import type { World } from './world/types.js';
@@ -39,8 +40,24 @@ export interface SandboxAdapter extends UpstreamAdapter {
   readonly world: World;
   /** The platform cookie's sessionid of an account of this world (for POST /auth/login/by/sessionid in tests and benches). */
   sessionIdFor(pk: string): string;
-  /** POST /sandbox/activity: makes one thing happen to an account now. */
-  happen(account: string, request: LiveRequest): Happened;
+  /** POST /sandbox/activity: makes one thing happen to an account now; a bad request is a validation error naming the field. */
+  happen(account: string, request: HappeningRequest): Happened;
+}
+
+/** A happening asked for through the upstream port, its kind checked against the live world's. */
+function liveRequest(request: HappeningRequest): LiveRequest {
+  if (!(LIVE_KINDS as readonly string[]).includes(request.kind)) throw new LiveError('kind', `one of ${LIVE_KINDS.join(', ')}`);
+  return { ...request, kind: request.kind as LiveKind };
+}
+
+/** The world's refusals, as the service's validation error naming the field (the port's contract). */
+function asParams<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof LiveError) throw invalidParams([{ param: error.param, problem: error.message }]);
+    throw error;
+  }
 }
 
 /** Accounts that called within this long get the live world's happenings. */
@@ -75,7 +92,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
   return {
     name: 'sandbox',
     sessionIdFor: (pk) => decodeURIComponent(core.sessionFor(pk)),
-    happen: (account, request) => happen(world, account, request, Math.floor(now() / 1000), hash32(`${seed}:now:${now()}:${++happenings}`)),
+    happen: (account, request) => asParams(() => happen(world, account, liveRequest(request), Math.floor(now() / 1000), hash32(`${seed}:now:${now()}:${++happenings}`))),
     library: { name: 'aiograpi', version, emulated: true },
     methods: new Set(methods.keys()),
     world,

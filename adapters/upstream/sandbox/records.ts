@@ -21,9 +21,11 @@ export function shownMedia(world: World, pks: readonly string[]): string[] {
   return pks.filter((pk) => world.media.get(pk)?.archived === false);
 }
 
-/** Posts on the profile, as its grid shows them. */
+/** Posts on the profile, as its grid shows them (counted without a list: every user_info asks). */
 export function postCount(world: World, user: UserRec): number {
-  return shownMedia(world, user.media).length;
+  let count = 0;
+  for (const pk of user.media) if (world.media.get(pk)?.archived === false) count++;
+  return count;
 }
 
 /** A broadcast channel as User.broadcast_channel and direct_channels show it. */
@@ -38,7 +40,9 @@ export function channel(world: World, c: ChannelRec, viewer: string | null): Rec
 
 /** The broadcast channels a user runs. */
 export function channelsOf(world: World, owner: string): ChannelRec[] {
-  return [...world.channels.values()].filter((c) => c.owner === owner);
+  const owned: ChannelRec[] = [];
+  for (const c of world.channels.values()) if (c.owner === owner) owned.push(c);
+  return owned;
 }
 
 export function userFull(world: World, user: UserRec, viewer: string | null = null): Rec {

@@ -269,6 +269,7 @@ export const SIGNATURES: Readonly<Record<string, readonly ParamDecl[]>> = {
   user_guides_v1: ["user_id"],
   user_highlights: ["user_id", ["amount", 0]],
   user_info: ["user_id"],
+  user_id_from_username: ["username"],
   user_info_by_username: ["username"],
   user_info_by_username_v1: ["username"],
   user_medias_paginated_v1: ["user_id", ["amount", 33], ["end_cursor", ""]],

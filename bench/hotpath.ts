@@ -1,0 +1,115 @@
+// The hot-path bench, measured the way a user's load meets it: an authenticated
+// `GET /user?user_id=PK` driven by autocannon (50 connections, 8 s rounds) on this machine,
+// alternating socialgate with bare node:http sending the very same bytes and with bare Koa +
+// @koa/router looking the session up in a Map and serialising the same object (bench/servers.ts).
+// Each server runs in its own child process; autocannon runs here. Prints figures, asserts nothing.
+//
+//   node dist/bench/hotpath.js                 5 rounds (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS)
+//   BENCH_BASELINE=other/dist/bench/servers.js node dist/bench/hotpath.js   also another build's socialgate
+//   (an earlier commit's), in the same alternation, for before/after figures under the same noise
+//   BENCH_PROFILE=dir node dist/bench/hotpath.js   also writes each server's CPU profile of the rounds into dir
+//   (node dist/bench/profile-top.js summarises one)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { BenchKind, Started, Target } from './servers.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const BASELINE = process.env.BENCH_BASELINE;
+const KINDS = BASELINE ? (['socialgate', 'node', 'koa', 'baseline'] as const) : (['socialgate', 'node', 'koa'] as const);
+type Kind = 'socialgate' | 'node' | 'koa' | 'baseline';
+
+type Server = Started & { proc: ChildProcess };
+type Round = { rps: number; cpuUs: number; errors: number };
+
+async function child(kind: Kind, target?: Target): Promise<Server> {
+  const script = kind === 'baseline' ? BASELINE! : fileURLToPath(new URL('./servers.js', import.meta.url));
+  const served: BenchKind = kind === 'baseline' ? 'socialgate' : kind;
+  const args = [script, 'child', served, ...(target ? [JSON.stringify(target)] : [])];
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const line = await new Promise<string>((resolve) => createInterface({ input: proc.stdout! }).once('line', resolve));
+  return { proc, ...(JSON.parse(line) as Started) };
+}
+
+/** The server process's CPU time so far, in microseconds (asked over IPC). */
+function cpuOf(server: Server): Promise<number> {
+  return new Promise((resolve) => {
+    server.proc.once('message', (usage: NodeJS.CpuUsage) => resolve(usage.user + usage.system));
+    server.proc.send('cpu');
+  });
+}
+
+/** One round of load; besides throughput, the server's own CPU time per request. */
+async function load(server: Server, seconds: number): Promise<Round> {
+  const before = await cpuOf(server);
+  const result = await autocannon({
+    url: `http://127.0.0.1:${server.port}${server.path}`, connections: CONNECTIONS, duration: seconds, headers: { 'x-session-id': server.session },
+  });
+  const cpu = (await cpuOf(server)) - before;
+  return { rps: result.requests.total / seconds, cpuUs: cpu / Math.max(1, result.requests.total), errors: result.errors + result.non2xx };
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const spread = (values: readonly number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+
+export interface HotPathFigures {
+  readonly rounds: Partial<Record<Kind, Round[]>>;
+  /** socialgate's throughput over each other server's in the same round. */
+  readonly ratios: Partial<Record<Kind, number[]>>;
+  readonly loadBefore: number;
+}
+
+export async function benchHotPath(log: (line: string) => void = (line) => process.stdout.write(line + '\n')): Promise<HotPathFigures> {
+  const loadBefore = loadavg()[0];
+  const socialgate = await child('socialgate');
+  const target: Target = { path: socialgate.path, session: socialgate.session, body: socialgate.body };
+  const servers: Partial<Record<Kind, Server>> = { socialgate, node: await child('node', target), koa: await child('koa', target) };
+  if (BASELINE) servers.baseline = await child('baseline');
+  const rounds: Partial<Record<Kind, Round[]>> = Object.fromEntries(KINDS.map((kind) => [kind, []]));
+  try {
+    for (const kind of KINDS) await load(servers[kind]!, WARMUP); // unmeasured: the JIT first
+    for (let round = 1; round <= ROUNDS; round++) {
+      // The order turns each round, so a drift of the machine's speed does not favour one server.
+      for (let k = 0; k < KINDS.length; k++) {
+        const kind = KINDS[(k + round) % KINDS.length];
+        const figures = await load(servers[kind]!, SECONDS);
+        rounds[kind]!.push(figures);
+        log(`round ${round} ${kind.padEnd(10)} ${figures.rps.toFixed(0).padStart(6)} req/s  ${figures.cpuUs.toFixed(1)} µs CPU/request  errors ${figures.errors}`);
+      }
+    }
+  } finally {
+    await Promise.all(Object.values(servers).map((server) => new Promise((ended) => server.proc.once('exit', ended).send('exit'))));
+  }
+  const ours = rounds.socialgate!;
+  const ratios = Object.fromEntries(KINDS.filter((kind) => kind !== 'socialgate').map((kind) => [kind, ours.map((r, i) => r.rps / rounds[kind]![i].rps)]));
+  return { rounds, ratios, loadBefore };
+}
+
+const TARGETS: Partial<Record<Kind, string>> = { node: ', target ≥ 0.35', koa: ', target ≥ 0.80' };
+
+export function formatHotPath(figures: HotPathFigures): string {
+  const lines = [`load average before: ${figures.loadBefore.toFixed(2)}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections`];
+  const ours = figures.rounds.socialgate!.map((r) => r.cpuUs);
+  for (const kind of KINDS) {
+    const rps = figures.rounds[kind]!.map((r) => r.rps);
+    const cpu = figures.rounds[kind]!.map((r) => r.cpuUs);
+    lines.push(`${kind.padEnd(10)} median ${median(rps).toFixed(0)} req/s (${spread(rps, 0)}), ${median(cpu).toFixed(1)} µs CPU/request (${spread(cpu, 1)})`);
+    const ratios = figures.ratios[kind];
+    if (!ratios) continue;
+    // The same ratio by CPU per request (the other server's over socialgate's), steadier under noise.
+    const byCpu = cpu.map((us, i) => us / ours[i]);
+    lines.push(`  socialgate / ${kind}: throughput median ${median(ratios).toFixed(2)} (${spread(ratios, 2)}); by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})${TARGETS[kind] ?? ''}`);
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(formatHotPath(await benchHotPath()) + '\n');
