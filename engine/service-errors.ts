@@ -29,6 +29,8 @@ const firstMatch = (route: RouteSpec): boolean => route.result.shape === 'find';
 const fileResult = (route: RouteSpec): boolean => route.result.body === 'file';
 const systemRoute = (route: RouteSpec): boolean => route.area === 'system';
 const byConsoleRef = (route: RouteSpec): boolean => route.area === 'console' && route.params.some((p) => p.name === 'ref');
+/** Areas whose routes read or write the session store or the background layer's work store. */
+const STORE_AREAS = new Set(['auth', 'console', 'events', 'webhooks', 'jobs', 'pools']);
 const consoleWork = (route: RouteSpec): boolean => route.area === 'console' && /^\/console\/(jobs|pools)/.test(route.path);
 const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none';
 
@@ -45,7 +47,7 @@ export const SERVICE_ERRORS = {
   NothingMatches: { status: 404, on: firstMatch, when: 'The list the platform answered has no item matching the given parameters.' },
   UpstreamShapeError: { status: 502, on: callsUpstream, when: 'The upstream answered a value of an unexpected shape.' },
   UpstreamFileMissing: { status: 502, on: fileResult, when: 'The upstream reported a file it did not write.' },
-  StoreUnavailable: { status: 503, retryAfter: 2, on: (route) => withSession(route) || route.area === 'auth' || route.area === 'console', when: 'The session store did not answer within SOCIALGATE_STORE_TIMEOUT_MS (or failed): a session not cached by this instance, a login, a change of a session cannot be served now. Cached sessions keep working.', hint: 'Retry after Retry-After; check the store server (GET /ready names it).' },
+  StoreUnavailable: { status: 503, retryAfter: 2, on: (route) => withSession(route) || STORE_AREAS.has(route.area), when: 'The session store or the work store (jobs, webhooks, watches, pools, events) did not answer within SOCIALGATE_STORE_TIMEOUT_MS (or failed): a session not cached by this instance, a login, a change of a session or any background route cannot be served now. Cached sessions keep working.', hint: 'Retry after Retry-After; check the store server (GET /ready names it).' },
   SessionBusy: { status: 503, retryAfter: 1, on: withSession, when: 'Another instance sharing the store runs a call for this session and did not end within SOCIALGATE_LEASE_WAIT_MS (calls of one session never overlap anywhere).', hint: 'Retry after Retry-After; a balancer that routes by X-Session-ID avoids the wait.' },
   NotReady: { status: 503, on: systemRoute, when: 'GET /ready: a dependency (store, upstream) is not ready; `checks` says which.' },
   InternalError: { status: 500, on: always, when: 'A failure inside the service; the log has its class and frames under the request id.' },
