@@ -6,7 +6,7 @@
 // outage leaves no lease behind; after the return the watcher checks again and deliveries resume
 // within seconds, the routes work and nothing made before is lost. Connection errors are a few
 // JSON lines, never the drivers' stack dumps.
-import type { Test } from 'tap';
+
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,9 @@ import { poll } from './helpers/poll.js';
 import { freeze, thaw } from './support/freeze.js';
 import { sleep } from './support/process.js';
 import { startReceiver } from './support/webhook-receiver.js';
+import { startRedis } from './support/redis.js';
+import { openLease } from '../adapters/store/lease.js';
+import t, { type Test } from 'tap';
 
 const TIMEOUT_MS = 300;
 const CLI = fileURLToPath(new URL('../bin/socialgate.js', import.meta.url));
@@ -156,3 +159,24 @@ function stopped(server: SharedServer): Outage {
 }
 
 onEachSharedStore('background routes, store stopped and started', (t, server) => outage(t, server.url, stopped(server)));
+
+t.test('a lease taken while Redis is frozen does not outlive the freeze', async (t) => {
+  const redis = await startRedis();
+  const lease = openLease(testConfig({ store: redis.url, extra: { LEASE_MS: '15000', STORE_TIMEOUT_MS: String(TIMEOUT_MS) } }), createLogger('silent'))!;
+  t.teardown(async () => {
+    thaw(redis.pid);
+    await lease.close();
+    await redis.stop();
+  });
+  await poll('the lease client connected', () => lease.hold('s0', async () => Date.now()), () => true, 5000);
+  await sleep(300); // connected and ready (a client that is not yet runs calls without the lease)
+  t.equal(await lease.hold('s1', async () => 'before'), 'before');
+  freeze(redis.pid);
+  let started = Date.now();
+  t.equal(await lease.hold('s1', async () => 'during'), 'during', `the call ran without the lease (${Date.now() - started} ms)`);
+  await sleep(200);
+  thaw(redis.pid); // the server now runs the SET it was sent: a lease of 15 s nobody holds
+  started = Date.now();
+  t.equal(await lease.hold('s1', async () => 'after'), 'after');
+  t.ok(Date.now() - started < 2000, `the next call took the lease in ${Date.now() - started} ms, not the 15 s lease time`);
+});
