@@ -4,6 +4,7 @@ import { loadConfig } from '../engine/config.js';
 import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
 import { buildOpenApi } from '../engine/openapi.js';
 import { composeApp, productRegistries } from './compose.js';
+import { isStoreDown } from '../adapters/store/bounded.js';
 
 const USAGE = `usage: socialgate <command> [options]
 
@@ -50,9 +51,20 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (error) {
-    process.stderr.write(`socialgate: ${(error as Error).message}\n`);
+    process.stderr.write(`socialgate: ${unreachable(error) ?? (error as Error).message}\n`);
     return 1;
   }
+}
+
+/**
+ * A store that is down or frozen, met by `sessions` (StoreUnavailable: each call, and the opening,
+ * is bounded) or by a client command (the service answered 503 StoreUnavailable): said plainly.
+ */
+function unreachable(error: unknown): string | undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  if (isStoreDown(error)) return `the store is unreachable: ${message}`;
+  if (/^503: .*StoreUnavailable/s.test(message)) return `the service's store is unreachable (503 StoreUnavailable); retry later. ${message.slice(5)}`;
+  return undefined;
 }
 
 async function serve(argv: string[]): Promise<number> {

@@ -14,4 +14,8 @@ process.stdout.on('error', (error) => {
   process.exit(process.exitCode ?? 0);
 });
 const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// A failed command ends now: a store client that could not connect would keep retrying and the
+// process alive (stdout and stderr are synchronous on pipes and files, nothing written is lost).
+if (code !== 0) process.exit(code);
+process.exitCode = code;

@@ -29,6 +29,8 @@ const firstMatch = (route: RouteSpec): boolean => route.result.shape === 'find';
 const fileResult = (route: RouteSpec): boolean => route.result.body === 'file';
 const systemRoute = (route: RouteSpec): boolean => route.area === 'system';
 const byConsoleRef = (route: RouteSpec): boolean => route.area === 'console' && route.params.some((p) => p.name === 'ref');
+/** Areas whose routes read or write the session store or the background layer's work store. */
+const STORE_AREAS = new Set(['auth', 'console', 'events', 'webhooks', 'jobs', 'pools']);
 const consoleWork = (route: RouteSpec): boolean => route.area === 'console' && /^\/console\/(jobs|pools)/.test(route.path);
 /** A GET that reads the platform may go to a pool member (X-Pool); the service's own records (jobs, webhooks) never do. */
 export const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none' && route.upstreamMethods.length > 0;
@@ -46,7 +48,7 @@ export const SERVICE_ERRORS = {
   NothingMatches: { status: 404, on: firstMatch, when: 'The list the platform answered has no item matching the given parameters.' },
   UpstreamShapeError: { status: 502, on: callsUpstream, when: 'The upstream answered a value of an unexpected shape.' },
   UpstreamFileMissing: { status: 502, on: fileResult, when: 'The upstream reported a file it did not write.' },
-  StoreUnavailable: { status: 503, retryAfter: 2, on: (route) => withSession(route) || route.area === 'auth' || route.area === 'console', when: 'The session store did not answer within SOCIALGATE_STORE_TIMEOUT_MS (or failed): a session not cached by this instance, a login, a change of a session cannot be served now. Cached sessions keep working.', hint: 'Retry after Retry-After; check the store server (GET /ready names it).' },
+  StoreUnavailable: { status: 503, retryAfter: 2, on: (route) => withSession(route) || STORE_AREAS.has(route.area), when: 'The session store or the work store (jobs, webhooks, watches, pools, events) did not answer within SOCIALGATE_STORE_TIMEOUT_MS (or failed): a session not cached by this instance, a login, a change of a session or any background route cannot be served now. Cached sessions keep working.', hint: 'Retry after Retry-After; check the store server (GET /ready names it).' },
   SessionBusy: { status: 503, retryAfter: 1, on: withSession, when: 'Another instance sharing the store runs a call for this session and did not end within SOCIALGATE_LEASE_WAIT_MS (calls of one session never overlap anywhere).', hint: 'Retry after Retry-After; a balancer that routes by X-Session-ID avoids the wait.' },
   NotReady: { status: 503, on: systemRoute, when: 'GET /ready: a dependency (store, upstream) is not ready; `checks` says which.' },
   InternalError: { status: 500, on: always, when: 'A failure inside the service; the log has its class and frames under the request id.' },
@@ -70,7 +72,7 @@ export const SERVICE_ERRORS = {
   PoolUnavailable: { status: 503, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy, all are quarantined (challenge, logged out, revoked) or there are none.', retryAfter: 60, hint: "Resolve the members' challenges or log them in again (PATCH /auth/relogin), or add members." },
   PoolNotFound: { status: 404, on: (route) => poolReads(route) || route.area === 'pools' || route.area === 'jobs' || consoleWork(route), when: 'X-Pool or `pool`/`name` names no pool.', hint: 'POST /pools creates one; GET /pools lists them.' },
   PoolMemberNotFound: { status: 404, on: (route) => route.area === 'pools' || consoleWork(route), when: 'The pool has no such member.' },
-  WatchNotFound: { status: 404, on: (route) => route.path === '/events/watch' && route.method !== 'POST', when: 'The session is not watched.', hint: 'POST /events/watch starts watching it.' },
+  WatchNotFound: { status: 404, on: (route) => route.key === 'DELETE /events/watch', when: 'The session is not watched (GET /events/watch answers `watching: false`).', hint: 'POST /events/watch starts watching it.' },
   WebhookNotFound: { status: 404, on: (route) => route.area === 'webhooks' && route.params.some((p) => p.name === 'id'), when: 'No webhook endpoint has this id.', hint: 'GET /webhooks lists the endpoints.' },
   WebhookUrlRefused: { status: 422, on: (route) => route.key === 'POST /webhooks', when: 'The endpoint URL cannot be delivered to: not http(s), credentials in it, or an address the guard refuses (loopback, private) without an allow-list entry.', hint: 'Use a public http(s) URL, or allow-list the host with SOCIALGATE_FETCH_ALLOW.' },
   EventNotFound: { status: 404, on: (route) => route.key === 'POST /webhooks/replay', when: "The event is not in the endpoint's delivery log, or no longer in its session's retained log.", hint: 'GET /webhooks/deliveries lists the events sent to the endpoint.' },

@@ -50,8 +50,8 @@ t.test('1.0.9: polling calls the right methods with the right arguments', async 
   const started = await http.request('POST', '/events/watch', { form: { interval_seconds: '0.2' }, headers: as });
   t.match(started.body, { watching: true, source: 'poll' });
   await until('two checks', () => probe.count('news_inbox_v1') >= 2);
-  t.match(probe.calls.find((c) => c.method === 'direct_threads')!.kwargs, { amount: 20, thread_message_limit: 10 });
-  t.match(probe.calls.find((c) => c.method === 'direct_pending_inbox')!.kwargs, { amount: 20 });
+  t.match(probe.calls.find((c) => c.method === 'direct_threads_chunk')!.kwargs, { thread_message_limit: 10 });
+  t.ok(probe.calls.some((c) => c.method === 'direct_pending_chunk'), 'the pending inbox, page by page');
   t.match(probe.calls.find((c) => c.method === 'news_inbox_v1')!.kwargs, { mark_as_seen: false });
   t.notOk(probe.calls.some((c) => c.method === '(realtime)'), 'no realtime stream: 1.0.9 has none');
   t.equal((await events()).length, 0, 'the thread\'s old message is older than the watch');
@@ -74,7 +74,7 @@ t.test('1.12: realtime is chosen, rings at once, and a reconnect reconciles', as
     return body.source === 'realtime' && body;
   });
   t.ok(watching, 'GET /events/watch says realtime');
-  const polls = () => probe.count('direct_threads');
+  const polls = () => probe.count('direct_threads_chunk');
   await until('the reconcile poll after connecting', () => polls() >= 2);
 
   const before = Date.now();

@@ -212,25 +212,25 @@ t.test('the watcher: its state, and paused without calling while throttled', asy
 
   const record = (await app.services.sessions.find(demo))!;
   const until = Date.now() + 1200;
-  const before = probe.count('direct_threads');
+  const before = probe.count('direct_threads_chunk');
   await app.services.sessions.update(record, { state: 'throttled', throttledUntil: until }, 'PleaseWaitFewMinutes');
   await receiver.waitFor('session.state.changed to throttled', (d) => d.some((x) => x.type === 'session.state.changed' && x.data.to === 'throttled'));
   await sleep(400);
   const paused = (await http.request('GET', '/events/watch', { headers: as(demo) })).body as { paused: { reason: string } | null };
   t.match(paused.paused, { reason: 'throttled' });
-  const during = probe.count('direct_threads') - before;
+  const during = probe.count('direct_threads_chunk') - before;
   t.ok(during <= 1, `no platform call while throttled (${during}, at most the check already under way)`);
   await sleep(until - Date.now() - 100);
-  t.equal(probe.count('direct_threads') - before, during, 'still none just before the governor allows');
+  t.equal(probe.count('direct_threads_chunk') - before, during, 'still none just before the governor allows');
   await receiver.waitFor('back to active', (d) => d.some((x) => x.type === 'session.state.changed' && x.data.to === 'active'), 5000);
-  t.ok(probe.count('direct_threads') > before + during, 'checks resumed after the back-off');
+  t.ok(probe.count('direct_threads_chunk') > before + during, 'checks resumed after the back-off');
   const change = receiver.deliveries.find((x) => x.type === 'session.state.changed' && x.data.to === 'throttled')!;
   t.match(change.data, { from: 'active', to: 'throttled', reason: 'PleaseWaitFewMinutes', account: { username: 'demo' }, throttled_until: new Date(until).toISOString() });
   t.match(receiver.deliveries.find((x) => x.type === 'session.state.changed' && x.data.to === 'active')!.data, { reason: 'call_succeeded' });
 });
 
 t.test('a challenge met by a check pauses the watcher and is emitted', async (t) => {
-  probe.failNext('direct_threads', new UpstreamError('ChallengeRequired', 'challenge_required', { bases: ['ChallengeError'] }));
+  probe.failNext('direct_threads_chunk', new UpstreamError('ChallengeRequired', 'challenge_required', { bases: ['ChallengeError'] }));
   await receiver.waitFor('challenge', (d) => d.some((x) => x.type === 'session.state.changed' && x.data.to === 'challenge'));
   t.match(receiver.deliveries.find((x) => x.data.to === 'challenge')!.data, { from: 'active', reason: 'ChallengeRequired' });
   await sleep(100);
@@ -256,10 +256,11 @@ t.test('revoking a session emits logged_out and ends its watcher', async (t) => 
 t.test('stopping the watch', async (t) => {
   const stopped = await http.request('DELETE', '/events/watch', { headers: as(demo) });
   t.match(stopped, { status: 200, body: { watching: false } });
-  t.match(await http.request('GET', '/events/watch', { headers: as(demo) }), { status: 404, body: { exc_type: 'WatchNotFound' } });
-  const count = probe.count('direct_threads');
+  t.match(await http.request('GET', '/events/watch', { headers: as(demo) }), { status: 200, body: { watching: false } }, 'GET answers the state (issue 29)');
+  t.match(await http.request('DELETE', '/events/watch', { headers: as(demo) }), { status: 404, body: { exc_type: 'WatchNotFound' } });
+  const count = probe.count('direct_threads_chunk');
   await sleep(500);
-  t.equal(probe.count('direct_threads'), count, 'no more checks');
+  t.equal(probe.count('direct_threads_chunk'), count, 'no more checks');
 });
 
 t.test('bad input names the parameter', async (t) => {

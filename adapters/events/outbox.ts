@@ -32,8 +32,13 @@ export class Outbox implements Events {
    * reaching the webhooks.
    */
   async emit(event: WorkEvent): Promise<void> {
+    await this.emitNew(event);
+  }
+
+  /** Emits; answers whether the log had not kept the event yet (a watcher counts only those). */
+  async emitNew(event: WorkEvent): Promise<boolean> {
     await this.work.queue.add(FANOUT, event.id, event, FANOUT_RETRIES);
-    await this.keep(event);
+    return this.keep(event);
   }
 
   /** Emits without failing the caller: a state change must not fail the request that caused it. */

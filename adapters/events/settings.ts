@@ -15,6 +15,10 @@ export interface EventsSettings {
   /** Watch interval floor: tighter polling gets accounts flagged (the upstream's maintainers warn). */
   readonly watchFloorMs: number;
   readonly watchDefaultMs: number;
+  /** Pages of threads (20 a page) a check reads back to its watermark, per box. */
+  readonly watchPages: number;
+  /** Messages of one changed thread a check reads back to its watermark. */
+  readonly watchThreadMessages: number;
 }
 
 const SECOND = 1000;
@@ -26,7 +30,7 @@ export const STANDARD_BACKOFF_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOU
 
 export const EVENTS_SETTING_KEYS = [
   'EVENTS_RETENTION_HOURS', 'EVENTS_RETAIN', 'EVENTS_KEEPALIVE_SECONDS', 'EVENTS_POLL_MS', 'WEBHOOK_BACKOFF_MS', 'WEBHOOK_TIMEOUT_MS',
-  'WATCH_FLOOR_SECONDS', 'WATCH_INTERVAL_SECONDS',
+  'WATCH_FLOOR_SECONDS', 'WATCH_INTERVAL_SECONDS', 'WATCH_PAGES', 'WATCH_THREAD_MESSAGES',
 ] as const;
 
 export function eventsSettingsFrom(extra: Readonly<Record<string, string | undefined>>): EventsSettings {
@@ -40,14 +44,16 @@ export function eventsSettingsFrom(extra: Readonly<Record<string, string | undef
     webhookTimeoutMs: number(extra, 'WEBHOOK_TIMEOUT_MS', 15_000, 1),
     watchFloorMs: floor,
     watchDefaultMs: Math.max(floor, number(extra, 'WATCH_INTERVAL_SECONDS', 60, 0.05) * SECOND),
+    watchPages: Math.round(number(extra, 'WATCH_PAGES', 10, 1)),
+    watchThreadMessages: Math.round(number(extra, 'WATCH_THREAD_MESSAGES', 100, 10, 200)), // GET /direct/messages answers at most 200
   };
 }
 
-function number(extra: Readonly<Record<string, string | undefined>>, key: string, fallback: number, min: number): number {
+function number(extra: Readonly<Record<string, string | undefined>>, key: string, fallback: number, min: number, max = Infinity): number {
   const raw = extra[key];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min) throw new Error(`SOCIALGATE_${key}: expected a number of at least ${min}, got "${raw}"`);
+  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`SOCIALGATE_${key}: expected a number from ${min}${max < Infinity ? ` to ${max}` : ' up'}, got "${raw}"`);
   return value;
 }
 

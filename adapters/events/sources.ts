@@ -9,13 +9,6 @@ import { eventId } from './ids.js';
 export const WATCH_KINDS = ['direct.message.created', 'direct.request.created', 'notification.created'] as const;
 export type WatchKind = (typeof WATCH_KINDS)[number];
 
-/** The route each kind polls, with its fixed parameters: the inbox, the pending inbox, the activity inbox. */
-export const SOURCES: Readonly<Record<WatchKind, { readonly route: string; readonly params: Readonly<Record<string, string>> }>> = {
-  'direct.message.created': { route: 'GET /direct/threads', params: { amount: '20', thread_message_limit: '10' } },
-  'direct.request.created': { route: 'GET /direct/pending/inbox', params: { amount: '20' } },
-  'notification.created': { route: 'GET /notifications', params: {} },
-};
-
 /** Newest platform time (epoch ms) seen per source: what came at or before it is not new. */
 export type Marks = Partial<Record<WatchKind, number>>;
 
@@ -77,7 +70,7 @@ export function requestEvents(threads: unknown, account: Account, ref: string, m
     if (!(at >= mark)) continue;
     newest = Math.max(newest, at);
     const from = records(thread.users).filter((u) => String(u.pk) !== account.pk).map((u) => ({ pk: String(u.pk), username: String(u.username ?? '') }));
-    const first = records(thread.messages)[0];
+    const first = firstMessage(thread);
     events.push({
       id: eventId('direct.request.created', account.pk, String(thread.id)),
       type: 'direct.request.created', session: ref, timestamp: at,
@@ -85,6 +78,13 @@ export function requestEvents(threads: unknown, account: Account, ref: string, m
     });
   }
   return { events: events.sort((a, b) => a.timestamp - b.timestamp), mark: newest };
+}
+
+/** The request's first message: the oldest the thread carries (the platform lists the newest first). */
+function firstMessage(thread: Rec): Rec | undefined {
+  let first: Rec | undefined;
+  for (const message of records(thread.messages)) if (!first || !(timeOf(message.timestamp) > timeOf(first.timestamp))) first = message;
+  return first;
 }
 
 /** Kinds of the activity inbox by the platform's notif_name or story_type. */

@@ -16,7 +16,10 @@ export interface StreamOptions {
   readonly listening?: (delta: 1 | -1) => void;
 }
 
-export function eventStream(outbox: Outbox, ref: string, after: number | undefined, signal: AbortSignal, options: StreamOptions): StreamResult {
+/** The log's end is read before the stream opens: a store that is away answers 503, not an empty stream. */
+export async function eventStream(outbox: Outbox, ref: string, start: number | undefined, signal: AbortSignal, options: StreamOptions): Promise<StreamResult> {
+  const newest = await outbox.last(ref);
+  const after = start ?? newest;
   const stream = new PassThrough();
   const stop = new AbortController();
   const end = () => stop.abort();
@@ -31,11 +34,11 @@ export function eventStream(outbox: Outbox, ref: string, after: number | undefin
   return { kind: 'stream', stream, contentType: 'text/event-stream; charset=utf-8', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
 }
 
-async function pump(outbox: Outbox, ref: string, start: number | undefined, stream: PassThrough, signal: AbortSignal, options: StreamOptions): Promise<void> {
+async function pump(outbox: Outbox, ref: string, start: number, stream: PassThrough, signal: AbortSignal, options: StreamOptions): Promise<void> {
   const write = (text: string) => !signal.aborted && !stream.writableEnded && stream.write(text);
   // The reconnection delay a client waits after a drop, and an opening comment so headers flush now.
   write('retry: 2000\n: listening\n\n');
-  let after = start ?? (await outbox.last(ref));
+  let after = start;
   let idleSince = Date.now();
   while (!signal.aborted) {
     const entries = await outbox.read(ref, after, 100);

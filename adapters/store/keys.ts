@@ -4,7 +4,8 @@
 // key itself is never kept: only its SHA-256, beside its name, scopes and limits (nothing secret).
 import Keyv from 'keyv';
 import type { KeyStore, StoredKey } from '../../engine/types.js';
-import { adapterFor, boundedCall } from './keyv.js';
+import { adapterFor } from './keyv.js';
+import { withinStoreTime } from './bounded.js';
 
 const NAMESPACE = 'socialgate-keys';
 const ENTRY = 'keys';
@@ -13,7 +14,7 @@ export async function openKeyStore(url: string, timeoutMs = 500): Promise<KeySto
   const keyv = new Keyv<string>({ store: await adapterFor(url, timeoutMs), namespace: NAMESPACE, throwOnErrors: true });
   keyv.on('error', () => undefined); // surfaced through the failing call
   const network = /^(rediss?|postgres(ql)?):/.test(url);
-  const bounded = <T>(what: string, call: Promise<T>): Promise<T> => (network ? boundedCall(`the key store (${url.split(':')[0]})`, what, call, timeoutMs) : call);
+  const bounded = <T>(what: string, call: Promise<T>): Promise<T> => (network ? withinStoreTime(`key store (${url.split(':')[0]})`, what, timeoutMs, call) : call);
   const read = async (): Promise<StoredKey[]> => {
     const text = await bounded('read', keyv.get(ENTRY));
     return typeof text === 'string' ? (JSON.parse(text) as StoredKey[]) : [];

@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import type { ChangeOutcome, Logger, ReadyCheck, SessionRecord, SessionStore, SweepStats } from '../../engine/types.js';
 import { CodecError, jsonCodec, type SessionCodec } from './codec.js';
-import { serviceError } from '../../engine/service-errors.js';
+import { withinStoreTime } from './bounded.js';
 import { pgPager, rows, sqlitePager, unwrap, type RowPager } from './pages.js';
 import { chunks, pgWriter, sqliteWriter, type RowSwap, type RowWriter } from './batch.js';
 
@@ -36,14 +36,7 @@ export interface StoreOptions {
   readonly timeoutMs?: number;
 }
 
-/** What a caller is told to wait after a store outage answer. */
-const RETRY_AFTER_SECONDS = 2;
-
 const HOUR = 3_600_000;
-
-function storeDown(detail: string) {
-  return serviceError('StoreUnavailable', detail, { retryAfter: RETRY_AFTER_SECONDS });
-}
 
 export async function createStore(url: string, options: StoreOptions | SessionCodec = {}): Promise<SessionStore & { sweep(): Promise<number> }> {
   const { codec = jsonCodec, ttl = () => undefined, sweepMs = HOUR, log, timeoutMs = 500 } = 'encode' in options ? { codec: options } : options;
@@ -209,7 +202,17 @@ class KeyvSessionStore implements SessionStore {
    */
   private bounded<T>(what: string, call: Promise<T>): Promise<T> {
     if (!this.limit.network) return call; // a local file has no outage to wait out: its errors come at once
-    return boundedCall(`the session store (${this.limit.engine})`, what, call, this.limit.ms);
+    return withinStoreTime(`session store (${this.limit.engine})`, what, this.limit.ms, call);
+  }
+
+  /**
+   * The store's first calls, when it opens: a first connection may take longer than one call, so
+   * they have several call timeouts (at least 3 s), but a store that is down stops the start, or a
+   * CLI command, within seconds instead of hanging.
+   */
+  private opening<T>(what: string, call: Promise<T>): Promise<T> {
+    if (!this.limit.network) return call;
+    return withinStoreTime(`session store (${this.limit.engine})`, what, Math.max(3000, 5 * this.limit.ms), call);
   }
 
   async *list(): AsyncIterable<SessionRecord> {
@@ -292,8 +295,8 @@ class KeyvSessionStore implements SessionStore {
   async checkMarker(): Promise<void> {
     const marker = this.codec.marker;
     if (!marker) return;
-    const text = await this.keyv.get(marker.key);
-    if (text === undefined) await this.keyv.set(marker.key, marker.make());
+    const text = await this.opening('read', this.keyv.get(marker.key));
+    if (text === undefined) await this.opening('write', this.keyv.set(marker.key, marker.make()));
     else if (typeof text !== 'string' || !marker.matches(text)) {
       throw new Error('the session store was written with another session key: give every instance the same SOCIALGATE_SESSION_KEY (or the same key file)');
     }
@@ -308,18 +311,6 @@ class KeyvSessionStore implements SessionStore {
       throw error;
     }
   }
-}
-
-/** One store call given up after `ms`: StoreUnavailable (503, Retry-After) naming only the error's class. */
-export function boundedCall<T>(store: string, what: string, call: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(storeDown(`${store} did not answer a ${what} within ${ms} ms`)), ms);
-  });
-  const failed = call.catch((error: unknown) => {
-    throw storeDown(`${store} failed a ${what}: ${error instanceof Error ? (error as { code?: string }).code ?? error.name : 'error'}`);
-  });
-  return Promise.race([failed, late]).finally(() => clearTimeout(timer));
 }
 
 const fullKey = (key: string) => `${NAMESPACE}:${key}`;

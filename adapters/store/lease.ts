@@ -81,9 +81,19 @@ abstract class WaitingLease implements SessionLease {
   }
 }
 
+/** How long a lease whose SET failed is looked for once the server answers again (a frozen server runs the SET when it thaws). */
+const ORPHAN_WATCH_MS = 2000;
+
 class RedisLease extends WaitingLease {
   /** ioredis is loaded only where a Redis store is configured. */
   private readonly client: Promise<Redis>;
+  /**
+   * Leases whose SET failed or timed out, by token: a frozen server still runs the SET when it
+   * thaws, and nobody would release it, so the session's next call would wait out the lease time.
+   * Released here (compare-and-delete with the token) as soon as the server answers.
+   */
+  private readonly orphans = new Map<string, { readonly name: string; until?: number }>();
+  private sweeping?: NodeJS.Timeout;
 
   constructor(url: string, settings: LeaseSettings, log: Logger) {
     super(settings, log);
@@ -99,7 +109,14 @@ class RedisLease extends WaitingLease {
     const redis = await this.client;
     const name = `socialgate:lease:${key}`;
     const token = randomBytes(12).toString('base64url');
-    if ((await redis.set(name, token, 'PX', this.settings.leaseMs, 'NX')) !== 'OK') return undefined;
+    let taken: string | null;
+    try {
+      taken = await redis.set(name, token, 'PX', this.settings.leaseMs, 'NX');
+    } catch (error) {
+      this.orphaned(name, token);
+      throw error;
+    }
+    if (taken !== 'OK') return undefined;
     // Renewed while the call runs, so a long call keeps its lease and a dead holder's ends soon.
     const renewal = setInterval(() => void redis.eval(RENEW, 1, name, token, String(this.settings.leaseMs)).catch(() => undefined), Math.max(50, this.settings.leaseMs / 3));
     renewal.unref();
@@ -109,7 +126,29 @@ class RedisLease extends WaitingLease {
     };
   }
 
+  private orphaned(name: string, token: string): void {
+    this.orphans.set(token, { name });
+    this.sweeping ??= setInterval(() => void this.releaseOrphans(), 250);
+    this.sweeping.unref();
+  }
+
+  /** Each orphan released once the server answers; one the server never ran is given up after ORPHAN_WATCH_MS. */
+  private async releaseOrphans(): Promise<void> {
+    const redis = await this.client;
+    for (const [token, orphan] of this.orphans) {
+      const released = await redis.eval(RELEASE, 1, orphan.name, token).catch(() => undefined);
+      if (released === undefined) continue; // the server is still away
+      orphan.until ??= Date.now() + ORPHAN_WATCH_MS;
+      if (released === 1 || Date.now() > orphan.until) this.orphans.delete(token);
+    }
+    if (this.orphans.size === 0 && this.sweeping) {
+      clearInterval(this.sweeping);
+      this.sweeping = undefined;
+    }
+  }
+
   async close(): Promise<void> {
+    if (this.sweeping) clearInterval(this.sweeping);
     (await this.client).disconnect();
   }
 }

@@ -6,6 +6,7 @@
 // BullMQ hands them to another worker. No queue or lock of our own.
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { AddOptions, DefineOptions, Logger, ScheduleOptions, WorkHandler, WorkItem, WorkQueue } from '../../engine/types.js';
+import { isStoreDown, outageReporter } from '../store/bounded.js';
 
 export interface BullOptions {
   /** ioredis connection options or a redis:// URL; or a PostgreSQL connection string with `backend`. */
@@ -24,6 +25,8 @@ interface Data<T = unknown> {
 }
 
 const PREFIX = 'socialgate';
+/** An item whose handler met the store away runs again this soon (without spending an attempt). */
+const STORE_RETRY_MS = 1000;
 
 export class BullWorkQueue implements WorkQueue {
   readonly engine: string;
@@ -35,9 +38,12 @@ export class BullWorkQueue implements WorkQueue {
   private readonly kinds = new Map<string, { handler: WorkHandler<unknown>; options: DefineOptions }>();
   private readonly abort = new AbortController();
   private started = false;
+  /** Connection errors of every queue and worker: one line each, rate-limited. */
+  private readonly report: (error: unknown) => void;
 
   constructor(private readonly options: BullOptions) {
     this.engine = options.engine;
+    this.report = outageReporter(options.log, options.engine);
   }
 
   define<T>(kind: string, handler: WorkHandler<T>, options: DefineOptions = {}): void {
@@ -82,11 +88,13 @@ export class BullWorkQueue implements WorkQueue {
         if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) void this.failed(kind, job, error, options);
       });
       worker.on('error', (error) => {
-        this.options.log.warn('work queue error', { kind, error: error.name });
+        this.report(error);
         this.rest(worker);
       });
       this.workers.push(worker);
     }
+    // Each kind's queue made now (PostgreSQL: its tables migrated), so a request's first add of a kind does not pay for it.
+    await Promise.all([...this.kinds.keys()].map((kind) => this.queue(kind).waitUntilReady()));
   }
 
   /**
@@ -122,12 +130,34 @@ export class BullWorkQueue implements WorkQueue {
   private async run(job: Job, token: string | undefined, handler: WorkHandler<unknown>): Promise<void> {
     const payload = job.data as Data;
     const item: WorkItem = { kind: job.name, id: idOf(job.id!), data: payload.data, attempt: job.attemptsMade + 1, signal: this.abort.signal };
-    const outcome = await handler(item);
+    let outcome: Awaited<ReturnType<WorkHandler>>;
+    try {
+      outcome = await handler(item);
+    } catch (error) {
+      if (!isStoreDown(error)) throw error;
+      outcome = { delayMs: STORE_RETRY_MS }; // the store was away: no fault of the item's, no attempt spent
+    }
     if (!outcome) return;
     const at = 'retryAt' in outcome ? outcome.retryAt : Date.now() + Math.max(0, outcome.delayMs);
     // Later, not a failure: the job goes back to delayed without spending an attempt.
-    await job.moveToDelayed(Math.max(at, Date.now() + 1), token);
+    await this.later(job, at, token);
     throw new DelayedError();
+  }
+
+  /**
+   * Moves the job back to delayed, trying again while the store is away (up to half the lock time):
+   * a job left active would wait for the stalled check, a lock time or more after the store's return.
+   */
+  private async later(job: Job, at: number, token: string | undefined): Promise<void> {
+    const until = Date.now() + (this.options.lockMs ?? 30_000) / 2;
+    for (;;) {
+      try {
+        return await job.moveToDelayed(Math.max(at, Date.now() + 1), token);
+      } catch (error) {
+        if (Date.now() > until || this.abort.signal.aborted) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
   }
 
   private async failed(kind: string, job: Job, error: Error, options: DefineOptions): Promise<void> {
@@ -141,12 +171,22 @@ export class BullWorkQueue implements WorkQueue {
 
   private queue(kind: string): Queue {
     let queue = this.queues.get(kind);
-    if (!queue) this.queues.set(kind, (queue = new Queue(queueName(kind), this.connectionOptions() as never, this.options.backend as never)));
+    if (!queue) {
+      queue = new Queue(queueName(kind), this.connectionOptions(true) as never, this.options.backend as never);
+      queue.on('error', this.report); // without a listener BullMQ prints each error's stack to the console
+      this.queues.set(kind, queue);
+    }
     return queue;
   }
 
-  private connectionOptions(): Record<string, unknown> {
-    return this.options.backend ? { connection: this.options.connection } : { connection: this.options.connection, prefix: PREFIX };
+  /**
+   * Workers block on Redis and retry without limit; a producer (adds from requests) fails at once
+   * while the connection is down instead of queueing the command until the server returns.
+   */
+  private connectionOptions(producer = false): Record<string, unknown> {
+    if (this.options.backend) return { connection: this.options.connection };
+    const connection = producer && typeof this.options.connection === 'object' ? { ...this.options.connection, enableOfflineQueue: false } : this.options.connection;
+    return { connection, prefix: PREFIX };
   }
 }
 

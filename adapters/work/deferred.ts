@@ -10,21 +10,34 @@ export interface Loaded {
   readonly store: WorkStore;
 }
 
+/** How long a queue call waits for the queue's start (its queues made, PostgreSQL's tables migrated) before going ahead. */
+const START_WAIT_MS = 10_000;
+
 export function deferredParts(engine: string, sealer: Sealer, load: () => Promise<Loaded>): Loaded & { close(): Promise<void> } {
   let loading: Promise<Loaded> | undefined;
+  let starting: Promise<void> | undefined;
   const loaded = () => (loading ??= load());
+  /** The loaded queue once started: a call made while it starts is not bounded by the store timeout for the start's sake. */
+  const started = async () => {
+    const parts = await loaded();
+    if (starting) await Promise.race([starting.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, START_WAIT_MS).unref())]);
+    return parts.queue;
+  };
   const defined: [string, WorkHandler<unknown>, DefineOptions | undefined][] = [];
   const queue: WorkQueue = {
     engine,
     define: (kind, handler, options) => void defined.push([kind, handler as WorkHandler<unknown>, options]),
-    add: async <T>(kind: string, id: string, data: T, options?: AddOptions) => (await loaded()).queue.add(kind, id, data, options),
-    remove: async (kind, id) => (await loaded()).queue.remove(kind, id),
-    schedule: async <T>(kind: string, id: string, data: T, options: ScheduleOptions) => (await loaded()).queue.schedule(kind, id, data, options),
-    unschedule: async (kind, id) => (await loaded()).queue.unschedule(kind, id),
-    async start() {
-      const real = (await loaded()).queue;
-      for (const [kind, handler, options] of defined) real.define(kind, handler, options);
-      await real.start();
+    add: async <T>(kind: string, id: string, data: T, options?: AddOptions) => (await started()).add(kind, id, data, options),
+    remove: async (kind, id) => (await started()).remove(kind, id),
+    schedule: async <T>(kind: string, id: string, data: T, options: ScheduleOptions) => (await started()).schedule(kind, id, data, options),
+    unschedule: async (kind, id) => (await started()).unschedule(kind, id),
+    start() {
+      starting ??= (async () => {
+        const real = (await loaded()).queue;
+        for (const [kind, handler, options] of defined) real.define(kind, handler, options);
+        await real.start();
+      })();
+      return starting;
     },
     close: async () => void (loading && (await (await loading).queue.close())),
   };

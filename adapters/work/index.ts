@@ -5,7 +5,8 @@ import { millisSetting } from '../../engine/config.js';
 import { dirname, join, resolve } from 'node:path';
 import type { Config, Events, Logger, WorkLayer, WorkQueue, WorkStore } from '../../engine/types.js';
 import { deferredParts } from './deferred.js';
-import { sessionKeyFor } from '../store/index.js';
+import { sessionKeyFor, storeTimeoutMs } from '../store/index.js';
+import { boundedQueue, boundedStore } from './bounded.js';
 import { sealerFor } from './sealer.js';
 import { SqliteDb } from './sqlite-db.js';
 import { QUEUE_SCHEMA, SqliteWorkQueue } from './sqlite-queue.js';
@@ -32,10 +33,12 @@ export function openWork(config: Config, log: Logger): OpenedWork {
   const sealer = sealerFor(sessionKeyFor(config, !config.store.startsWith('memory:')));
   const scheme = config.store.split(':')[0];
   const lockMs = lockMsOf(config.extra);
+  const timeoutMs = storeTimeoutMs(config.extra);
   if (scheme === 'redis' || scheme === 'rediss') {
     const parts = deferredParts('bullmq-redis', sealer, async () => {
       const [{ BullWorkQueue }, { redisWorkStore }] = await Promise.all([import('./bullmq-queue.js'), import('./redis-store.js')]);
-      return { queue: new BullWorkQueue({ connection: redisConnection(config.store), engine: 'bullmq-redis', log, lockMs }), store: redisWorkStore(config.store, sealer) };
+      const queue = new BullWorkQueue({ connection: redisConnection(config.store), engine: 'bullmq-redis', log, lockMs });
+      return bounded(queue, redisWorkStore(config.store, sealer, timeoutMs), timeoutMs);
     });
     return layer(parts.queue, parts.store);
   }
@@ -44,12 +47,26 @@ export function openWork(config: Config, log: Logger): OpenedWork {
       const [{ BullWorkQueue }, { pgWorkStore }, { createPostgresBackend }, { ListeningClient }] = await Promise.all([import('./bullmq-queue.js'), import('./pg-store.js'), import('bullmq'), import('../store/pg-client.js')]);
       // BullMQ's pools check clients out without listening for their errors: ours listen (pg-client.ts)
       const connection = { connectionString: config.store, migrate: true, Client: ListeningClient };
-      return { queue: new BullWorkQueue({ connection, backend: createPostgresBackend, engine: 'bullmq-postgres', log, lockMs }), store: pgWorkStore(config.store, sealer) };
+      const queue = new BullWorkQueue({ connection, backend: createPostgresBackend, engine: 'bullmq-postgres', log, lockMs });
+      return bounded(queue, pgWorkStore(config.store, sealer, timeoutMs), timeoutMs);
     });
     return layer(parts.queue, parts.store);
   }
   const db = new SqliteDb(workFileFor(config), STORE_SCHEMA + QUEUE_SCHEMA);
-  return layer(new SqliteWorkQueue(db, { log }), sqliteWorkStore(db, sealer));
+  // A local file is not frozen by an outage; one locked by another process, full or unreadable
+  // answers 503 too (SQLite's own busy wait, 5 s, is the bound, not the network store timeout)
+  return layer(new SqliteWorkQueue(db, { log }), boundedStore(sqliteWorkStore(db, sealer), SQLITE_BOUND_MS));
+}
+
+const SQLITE_BOUND_MS = 6000;
+
+/**
+ * Every call of a network store bounded by the store timeout; the store opened (its schema made)
+ * before the first call is bounded, so the first request does not pay for it.
+ */
+async function bounded(queue: WorkQueue, store: WorkStore, ms: number): Promise<{ queue: WorkQueue; store: WorkStore }> {
+  await store.ready();
+  return { queue: boundedQueue(queue, ms), store: boundedStore(store, ms) };
 }
 
 function layer(queue: WorkQueue, store: WorkStore): OpenedWork {

@@ -15,8 +15,10 @@ CREATE INDEX IF NOT EXISTS socialgate_work_lists_seq ON socialgate_work_lists (l
 const LIST_LOCK = "SELECT pg_advisory_xact_lock(hashtext('socialgate_work_list:' || $1))";
 const PUT = 'INSERT INTO socialgate_work_docs (bucket, key, value) VALUES ($1, $2, $3) ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value';
 
-export function pgWorkStore(url: string, sealer: Sealer): WorkStore {
-  const pool = listeningPool({ connectionString: url, max: 5 });
+export function pgWorkStore(url: string, sealer: Sealer, timeoutMs = 500): WorkStore {
+  // Waiting for a connection (a new one, or one of the pool's while all are busy with a frozen
+  // server) gives up after the store timeout instead of queueing a call to run when the server returns.
+  const pool = listeningPool({ connectionString: url, max: 5, connectionTimeoutMillis: Math.max(timeoutMs, 1000) });
   const ready = schemaOnce(() => pool.query(SCHEMA));
   const query = async (text: string, values: unknown[] = []) => (await ready(), pool.query(text, values));
   async function transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {

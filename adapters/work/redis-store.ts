@@ -14,8 +14,10 @@ const orderOf = (list: string) => `${NS}:list:${list}:order`;
 const seqOf = (list: string) => `${NS}:list:${list}:seq`;
 const TRIES = 50;
 
-export function redisWorkStore(url: string, sealer: Sealer): WorkStore {
-  const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+export function redisWorkStore(url: string, sealer: Sealer, timeoutMs = 500): WorkStore {
+  // A command the server does not answer fails after the store timeout, so a frozen server does
+  // not hold this process's transactions (which take turns on the connection) until it thaws.
+  const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true, commandTimeout: timeoutMs });
   redis.on('error', () => undefined); // surfaced by the failing call and ready()
   const parse = <T>(text: string | null | undefined) => (text == null ? undefined : (JSON.parse(text) as T));
 

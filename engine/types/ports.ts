@@ -149,17 +149,6 @@ export interface SessionRecord {
   readonly throttledUntil?: number;
   readonly createdAt: number;
   readonly lastUsedAt: number;
-  /** Events watching (POST /events/watch): kept with the session, so encrypted like the rest and gone with it. */
-  readonly watch?: WatchSpec;
-}
-
-/** What a session's watcher checks and how often. */
-export interface WatchSpec {
-  /** Event types watched (direct.message.created, direct.request.created, notification.created). */
-  readonly kinds: readonly string[];
-  readonly intervalMs: number;
-  /** Epoch ms the watch started: nothing older is reported. */
-  readonly since: number;
 }
 
 /**

@@ -40,7 +40,7 @@ export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     if (!watchers) throw serviceError('EventsUnavailable', 'Events are not available on this instance (no background layer)');
     const record = await recordOf(String(input.ref), services);
     if (input.watching === true) await watchers.start(record, { interval_seconds: input.interval_seconds as number | undefined });
-    else if (record.watch) await watchers.stop(record);
+    else if ((await watchers.status(record)).watching) await watchers.stop(record);
     return viewOf((await services.sessions.find(record.id)) ?? record, services, Date.now(), new Map(), await watchesByRef(services));
   }),
   'console.health': plugin(({ services }) => healthOf(services)),

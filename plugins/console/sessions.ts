@@ -41,11 +41,12 @@ export async function watchesByRef(services: Services): Promise<ReadonlyMap<stri
   return new Map((watchers ? await watchers.all() : []).map((state) => [state.ref, state]));
 }
 
-function watchOf(record: SessionRecord, state: WatchState | undefined): ConsoleWatch | null {
-  if (!record.watch) return null;
+/** From the watcher's state in the work store: the one place that says whether a session is watched. */
+function watchOf(state: WatchState | undefined): ConsoleWatch | null {
+  if (!state) return null;
   return {
-    source: state?.source ?? 'poll', interval_seconds: record.watch.intervalMs / 1000, paused: state?.paused?.reason ?? null,
-    last_check_at: state?.last_check_at ? new Date(state.last_check_at).toISOString() : null, emitted: state?.emitted ?? 0,
+    source: state.source, interval_seconds: state.interval_ms / 1000, paused: state.paused?.reason ?? null,
+    last_check_at: state.last_check_at ? new Date(state.last_check_at).toISOString() : null, emitted: state.emitted,
   };
 }
 
@@ -65,7 +66,7 @@ export function viewOf(record: SessionRecord, services: Services, now = Date.now
     locale: record.locale ?? null,
     usage: services.usage.of(record.id),
     pools: pools.get(record.account.pk) ?? [],
-    watch: watchOf(record, watches.get(refOf(record.id))),
+    watch: watchOf(watches.get(refOf(record.id))),
   };
 }
 

@@ -5,6 +5,7 @@
 import { ownerOf } from '../../engine/owner.js';
 import { serviceError } from '../../engine/service-errors.js';
 import { ownedFilter } from './webhook-filter.js';
+import { errorCode } from '../../engine/log.js';
 import type { Plugin, PluginInput, Services, SessionStateChange, WorkEvent, WorkItem } from '../../engine/types.js';
 import { eventId, sessionRef } from '../../adapters/events/ids.js';
 import { FANOUT, Outbox } from '../../adapters/events/outbox.js';
@@ -38,11 +39,12 @@ export function installEvents(services: Services): void {
     backoffMs: settings.webhookBackoffMs, timeoutMs: settings.webhookTimeoutMs, allow: transferSettingsFor(services.config.extra).fetch.allow,
     observed: metrics.delivered,
   });
-  const watchers = new Watchers({ work, sessions: services.sessions, routes: services.routes, outbox, settings, log: services.log, checked: metrics.checked });
+  const watchers = new Watchers({ work, sessions: services.sessions, routes: services.routes, outbox, settings, log: services.log, checked: metrics.checked, truncated: metrics.truncated });
   work.events = outbox;
   work.queue.define<WorkEvent>(FANOUT, (item: WorkItem<WorkEvent>) => fanOut(outbox, webhooks, item.data), { concurrency: 8 });
   work.queue.define(DELIVER, webhooks.deliver as never, { concurrency: 32 });
   watchers.install();
+  requeueEvery(watchers, services);
   void linkRealtime(services, watchers, metrics.realtime);
   services.sessions.subscribe((_id, change) => change && onStateChange(outbox, watchers, change));
   installed.set(services, { outbox, webhooks, watchers, settings });
@@ -55,11 +57,29 @@ async function linkRealtime(services: Services, watchers: Watchers, counted: (wh
   if (!capable) return;
   const realtime = new Realtime({
     sessions: services.sessions, watchers, log: services.log, counted,
-    idleMs: (record) => 3 * (record.watch?.intervalMs ?? 60_000) + 10_000,
+    idleMs: (intervalMs) => 3 * intervalMs + 10_000,
   });
   watchers.links = realtime;
   services.app.gauge('socialgate_realtime_streams', 'Realtime streams this instance holds for watched sessions', [], async () => [{ labels: {}, value: realtime.size }]);
   services.log.info('realtime streams are used for watched sessions', { upstream: services.upstream.name });
+}
+
+/** How often an instance looks for watchers whose work item was lost (see Watchers.requeueOverdue). */
+const REQUEUE_EVERY_MS = 30_000;
+
+function requeueEvery(watchers: Watchers, services: Services): void {
+  let failures = 0;
+  const timer = setInterval(() => {
+    watchers.requeueOverdue().then(
+      (queued) => {
+        failures = 0;
+        if (queued) services.log.warn('watchers whose work item was lost are queued again', { queued });
+      },
+      // the store being away is reported by /ready and the failing calls: one line per outage here
+      (error: unknown) => failures++ === 0 && services.log.warn('looking for lost watchers failed', { error: errorCode(error) }),
+    );
+  }, REQUEUE_EVERY_MS);
+  timer.unref();
 }
 
 /** Kept in the log (if the emitter died before) and queued to every matching endpoint. */
@@ -87,7 +107,8 @@ function eventMetrics(services: Services) {
   const events = services.app.counter('socialgate_events_total', 'Events emitted, by type (each counted once, by the instance that logged it first)', ['type']);
   const deliveries = services.app.counter('socialgate_webhook_deliveries_total', 'Webhook delivery attempts by outcome (delivered, retry, deferred, disabled, failed)', ['outcome']);
   const latency = services.app.histogram('socialgate_webhook_delivery_seconds', 'Webhook delivery attempt latency by outcome', ['outcome'], LATENCY_BUCKETS);
-  const checks = services.app.counter('socialgate_watch_checks_total', 'Watcher checks by outcome (ok, paused, error)', ['outcome']);
+  const checks = services.app.counter('socialgate_watch_checks_total', 'Watcher checks by outcome (ok, paused, error, store_unavailable)', ['outcome']);
+  const cut = services.app.counter('socialgate_watch_truncated_total', 'Watcher checks whose read back to the watermark a bound (WATCH_PAGES, WATCH_THREAD_MESSAGES) cut short, by kind', ['kind']);
   const streams = services.app.counter('socialgate_realtime_total', 'Realtime stream happenings: connect, lost, ring', ['what']);
   return {
     emitted: (type: string) => events({ type }),
@@ -96,6 +117,7 @@ function eventMetrics(services: Services) {
       latency({ outcome }, seconds);
     },
     checked: (outcome: string) => checks({ outcome }),
+    truncated: (kind: string) => cut({ kind }),
     realtime: (what: string) => streams({ what }),
   };
 }

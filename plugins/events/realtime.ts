@@ -17,6 +17,8 @@ interface Link {
   subscription?: RealtimeSubscription;
   /** When a scheduled check last asked to keep it. */
   keptAt: number;
+  /** The watch's interval, as the last check had it. */
+  intervalMs?: number;
   failures: number;
   retry?: NodeJS.Timeout;
   /** A check is running or queued for a ring: rings during it coalesce into one more. */
@@ -30,7 +32,7 @@ export interface RealtimeOptions {
   readonly watchers: Watchers;
   readonly log: Logger;
   /** Milliseconds without a scheduled check before a stream is closed (the watch moved or stopped). */
-  readonly idleMs: (record: SessionRecord) => number;
+  readonly idleMs: (intervalMs: number) => number;
   readonly counted?: (what: 'connect' | 'lost' | 'ring') => void;
 }
 
@@ -43,7 +45,7 @@ export class Realtime implements RealtimeLinks {
     this.sweeper.unref();
   }
 
-  async keep(record: SessionRecord, ref: string, kinds: readonly string[]): Promise<boolean> {
+  async keep(record: SessionRecord, ref: string, kinds: readonly string[], intervalMs: number): Promise<boolean> {
     if (!kinds.includes(MESSAGES)) {
       await this.drop(ref);
       return false;
@@ -51,6 +53,7 @@ export class Realtime implements RealtimeLinks {
     const link = this.links.get(ref) ?? this.open(ref, record);
     link.record = record;
     link.keptAt = Date.now();
+    link.intervalMs = intervalMs;
     return link.subscription !== undefined;
   }
 
@@ -131,6 +134,6 @@ export class Realtime implements RealtimeLinks {
 
   private sweep(): void {
     const now = Date.now();
-    for (const [ref, link] of this.links) if (now - link.keptAt > this.options.idleMs(link.record)) void this.drop(ref);
+    for (const [ref, link] of this.links) if (now - link.keptAt > this.options.idleMs(link.intervalMs ?? 60_000)) void this.drop(ref);
   }
 }

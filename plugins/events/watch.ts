@@ -5,20 +5,25 @@
 // and shaping as the HTTP route), emits what is new past the watermarks and saves them, and asks to
 // run again after the interval with ±20 % jitter. The queue runs each item on one instance at a
 // time and hands it over when that instance dies; the watermarks are in the shared work store, so
-// a restart neither replays nor skips.
+// a restart neither replays nor skips. Whether a session is watched is decided by its state in the
+// work store alone, read fresh by every check (never from a session record another instance may
+// have cached before the watch started).
 import { hostname } from 'node:os';
 import { serviceError } from '../../engine/service-errors.js';
-import type { BackgroundRoutes, Logger, SessionRecord, SessionService, WatchSpec, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
+import type { BackgroundRoutes, Logger, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
 import { sessionRef } from '../../adapters/events/ids.js';
 import type { Outbox } from '../../adapters/events/outbox.js';
 import type { EventsSettings } from '../../adapters/events/settings.js';
-import { FINDERS, SOURCES, WATCH_KINDS, type Marks, type WatchKind } from '../../adapters/events/sources.js';
+import { FINDERS, WATCH_KINDS, type Marks, type WatchKind } from '../../adapters/events/sources.js';
+import { REACH } from '../../adapters/events/reach.js';
 import { stateOf } from '../jobs/pools.js';
 
 export const WATCH = 'events.watch';
 const BUCKET = 'watches';
 /** A run that failed for another reason than the session's health waits this long at least. */
 const ERROR_BACKOFF_MS = 60_000;
+/** A check that met the store down tries again this soon: the watcher resumes within seconds of its return. */
+const STORE_RETRY_MS = 1000;
 /** Which instance ran a check: operators see where a watcher runs and that it moved when one died. */
 const INSTANCE = `${hostname()}:${process.pid}`;
 
@@ -46,6 +51,10 @@ export interface WatchState {
   readonly last_error?: { readonly exc_type: string; readonly at: number };
   /** The instance (host:pid) that ran the last check. */
   readonly instance?: string;
+  /** The work item's data (the sealed session id): a watcher whose item was lost is queued again from it. */
+  readonly item?: WatchItemData;
+  /** Checks whose read back to the watermark was cut short by WATCH_PAGES or WATCH_THREAD_MESSAGES. */
+  readonly truncated?: number;
 }
 
 export interface WatchersDeps {
@@ -57,12 +66,14 @@ export interface WatchersDeps {
   readonly log: Logger;
   readonly now?: () => number;
   readonly checked?: (outcome: string) => void;
+  /** A read cut short by a bound (metrics), by kind. */
+  readonly truncated?: (kind: WatchKind) => void;
 }
 
 /** What the watcher asks of the realtime links (plugins/events/realtime.ts). */
 export interface RealtimeLinks {
   /** Keeps (or opens) the session's stream in this instance; answers whether one is up. */
-  keep(record: SessionRecord, ref: string, kinds: readonly string[]): Promise<boolean>;
+  keep(record: SessionRecord, ref: string, kinds: readonly string[], intervalMs: number): Promise<boolean>;
   drop(ref: string): Promise<void>;
 }
 
@@ -91,25 +102,23 @@ export class Watchers {
     // The platform stamps some items in whole seconds: from the start of this second, so an item of
     // the same second as the watch is not lost (the ids keep one that is seen twice from being sent twice).
     const from = Math.floor(now / 1000) * 1000;
-    const spec: WatchSpec = { kinds, intervalMs, since: record.watch?.since ?? now };
-    await this.deps.sessions.update(record, { watch: spec });
+    const item: WatchItemData = { session: this.deps.work.store.seal(record.id, ref) };
     const state = await this.deps.work.store.update<WatchState>(BUCKET, ref, (current) => ({
-      ref, account: record.account, kinds: kinds as WatchKind[], interval_ms: intervalMs, source: 'poll',
+      ref, account: record.account, kinds: kinds as WatchKind[], interval_ms: intervalMs, source: current?.source ?? 'poll',
       started_at: current?.started_at ?? now, marks: current?.marks ?? Object.fromEntries(WATCH_KINDS.map((k) => [k, from])),
-      checks: current?.checks ?? 0, emitted: current?.emitted ?? 0, next_check_at: now,
+      checks: current?.checks ?? 0, emitted: current?.emitted ?? 0, next_check_at: now, item,
       ...(current?.last_check_at ? { last_check_at: current.last_check_at } : {}),
     }));
-    await this.deps.work.queue.add(WATCH, ref, { session: this.deps.work.store.seal(record.id, ref) } satisfies WatchItemData);
+    await this.deps.work.queue.add(WATCH, ref, item);
     return viewOf(state!, this.now());
   }
 
   async stop(record: SessionRecord): Promise<Record<string, unknown>> {
     const ref = sessionRef(record.id);
     const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
-    if (!record.watch && !state) throw serviceError('WatchNotFound', 'This session is not watched');
-    if (record.watch) await this.deps.sessions.update(record, { watch: undefined });
+    if (!state) throw serviceError('WatchNotFound', 'This session is not watched');
     await this.forget(ref);
-    return { ...(state ? viewOf(state, this.now()) : {}), watching: false };
+    return { ...viewOf(state, this.now()), watching: false };
   }
 
   /** Ends a watcher whose session is gone (logged out, revoked). */
@@ -119,10 +128,27 @@ export class Watchers {
     await this.deps.work.queue.remove(WATCH, ref);
   }
 
+  /** The watcher's state; a session that is not watched answers so (a state, not an error). */
   async status(record: SessionRecord): Promise<Record<string, unknown>> {
-    const state = await this.deps.work.store.get<WatchState>(BUCKET, sessionRef(record.id));
-    if (!record.watch || !state) throw serviceError('WatchNotFound', 'This session is not watched', { hint: 'POST /events/watch starts watching it.' });
-    return viewOf(state, this.now());
+    const ref = sessionRef(record.id);
+    const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
+    return state ? viewOf(state, this.now()) : { watching: false, ref };
+  }
+
+  /**
+   * Queues again the watchers whose item was lost (an instance that died while the store was away
+   * could not hand it back): any whose check is well overdue. Adding is idempotent, so a watcher
+   * that is merely late is not doubled.
+   */
+  async requeueOverdue(): Promise<number> {
+    const now = this.now();
+    let queued = 0;
+    for (const state of await this.all()) {
+      if (!state.item || state.paused || now - (state.next_check_at ?? now) < 2 * state.interval_ms + 10_000) continue;
+      await this.deps.work.queue.add(WATCH, state.ref, state.item);
+      queued++;
+    }
+    return queued;
   }
 
   /** Every watcher's state (metrics: watched sessions, lag). */
@@ -147,12 +173,23 @@ export class Watchers {
 
   // ── One check ──
 
+  /** A store that is away makes the check try again within a second or two, not after the error back-off. */
   private async check(item: WorkItem<WatchItemData>): Promise<WorkOutcome> {
+    try {
+      return await this.checkOnce(item);
+    } catch (error) {
+      if (!isStoreDown(error)) throw error;
+      this.deps.checked?.('store_unavailable');
+      return { delayMs: STORE_RETRY_MS };
+    }
+  }
+
+  private async checkOnce(item: WorkItem<WatchItemData>): Promise<WorkOutcome> {
     const ref = item.id;
     const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
-    if (!state) return; // stopped
+    if (!state) return; // stopped: the one place that says whether the session is watched
     const record = await this.deps.sessions.find(this.deps.work.store.open(item.data.session, ref));
-    if (!record?.watch) return void (await this.forget(ref)); // revoked, logged out or unwatched elsewhere
+    if (!record) return void (await this.forget(ref)); // revoked or logged out
     const now = this.now();
     const health = stateOf(record, now);
     if (health.state !== 'healthy') {
@@ -161,12 +198,12 @@ export class Watchers {
     }
     const found = await this.collect(state, record, state.kinds, item.signal);
     if ('failed' in found) return this.failed(state, record, found.failed);
-    const wait = jittered(record.watch.intervalMs);
+    const wait = jittered(state.interval_ms);
     const lag = state.next_check_at ? Math.max(0, now - state.next_check_at) : 0;
-    const source = (await this.links?.keep(record, ref, state.kinds)) ? 'realtime' : 'poll';
+    const source = (await this.links?.keep(record, ref, state.kinds, state.interval_ms)) ? 'realtime' : 'poll';
     await this.save(ref, (current) => ({
       ...current, source, checks: current.checks + 1, last_check_at: now, next_check_at: this.now() + wait, lag_ms: lag, instance: INSTANCE,
-      paused: undefined, last_error: undefined, kinds: record.watch!.kinds as WatchKind[], interval_ms: record.watch!.intervalMs,
+      paused: undefined, last_error: undefined,
     }));
     this.deps.checked?.('ok');
     return { delayMs: wait };
@@ -179,7 +216,7 @@ export class Watchers {
    */
   async checkNow(ref: string, record: SessionRecord, kinds: readonly WatchKind[]): Promise<void> {
     const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
-    if (!state || !record.watch || stateOf(record, this.now()).state !== 'healthy') return;
+    if (!state || stateOf(record, this.now()).state !== 'healthy') return;
     const found = await this.collect(state, record, kinds.filter((k) => state.kinds.includes(k)), AbortSignal.timeout(60_000));
     if ('failed' in found) this.deps.log.warn('a realtime-triggered check failed', { ref, exc_type: this.deps.routes.statusOf(found.failed).excType });
   }
@@ -189,27 +226,41 @@ export class Watchers {
     await this.save(ref, (current) => ({ ...current, source }));
   }
 
-  /** Polls the kinds, emits what is new past the watermarks and saves them (each only ever moves forward). */
+  /**
+   * Reads each kind back to its watermark, emits what is new past it and saves the marks (each only
+   * ever moves forward). `emitted` counts events the log had not kept yet: an item seen again
+   * (at the mark, by a second instance, after a reconnect) is not counted twice.
+   */
   private async collect(state: WatchState, record: SessionRecord, kinds: readonly WatchKind[], signal: AbortSignal): Promise<{ emitted: number } | { failed: unknown }> {
     const marks: Marks = {};
     let emitted = 0;
+    let truncated = 0;
     for (const kind of kinds) {
       const polled = await this.poll(kind, record, state.ref, state.marks[kind] ?? state.started_at, signal).catch((error: unknown) => ({ error }));
       if ('error' in polled) return { failed: polled.error };
-      for (const event of polled.events) await this.deps.outbox.emit(event);
-      emitted += polled.events.length;
+      for (const event of polled.events) if (await this.deps.outbox.emitNew(event)) emitted++;
       marks[kind] = polled.mark;
+      if (polled.truncated) {
+        truncated++;
+        this.deps.truncated?.(kind);
+        this.deps.log.warn('a watcher check did not read back to its watermark; older items may be missed', { ref: state.ref, kind });
+      }
     }
-    await this.save(state.ref, (current) => ({ ...current, marks: laterOf(current.marks, marks), emitted: current.emitted + emitted }));
+    await this.save(state.ref, (current) => ({
+      ...current, marks: laterOf(current.marks, marks), emitted: current.emitted + emitted, ...(truncated ? { truncated: (current.truncated ?? 0) + truncated } : {}),
+    }));
     return { emitted };
   }
 
   private async poll(kind: WatchKind, record: SessionRecord, ref: string, mark: number, signal: AbortSignal) {
-    const source = SOURCES[kind];
-    const route = this.deps.routes.route(source.route);
-    if (!route) throw new Error(`watch source ${source.route} is not in the manifest`);
-    const result = await this.deps.routes.run(route, this.deps.routes.input(route, source.params), record, signal);
-    return FINDERS[kind](result, record.account, ref, mark);
+    const { routes, settings } = this.deps;
+    const run = async (key: string, params: Readonly<Record<string, string>>) => {
+      const route = routes.route(key);
+      if (!route) throw new Error(`watch source ${key} is not in the manifest`);
+      return routes.run(route, routes.input(route, params), record, signal);
+    };
+    const reached = await REACH[kind](run, mark, { pages: settings.watchPages, threadMessages: settings.watchThreadMessages });
+    return { ...FINDERS[kind](reached.result, record.account, ref, mark), truncated: reached.truncated };
   }
 
   /** Throttled: look again when the governor allows; challenge or logged out: after the interval. */
@@ -253,10 +304,15 @@ export function viewOf(state: WatchState, now: number): Record<string, unknown> 
     started_at: iso(state.started_at), last_check_at: iso(state.last_check_at), next_check_at: iso(state.next_check_at),
     lag_seconds: state.lag_ms === undefined ? null : Math.round(state.lag_ms) / 1000,
     paused: state.paused ? { reason: state.paused.reason, until: iso(state.paused.until) } : null,
-    checks: state.checks, emitted: state.emitted, instance: state.instance ?? null,
+    checks: state.checks, emitted: state.emitted, truncated: state.truncated ?? 0, instance: state.instance ?? null,
     last_error: state.last_error ? { exc_type: state.last_error.exc_type, at: iso(state.last_error.at) } : null,
     overdue: state.next_check_at !== undefined && !state.paused && now - state.next_check_at > state.interval_ms,
   };
+}
+
+/** The session store or the work store is away (503 StoreUnavailable): not the check's fault. */
+function isStoreDown(error: unknown): boolean {
+  return (error as { excType?: string } | undefined)?.excType === 'StoreUnavailable';
 }
 
 /** ±20 %: many watchers started together do not beat together. */
