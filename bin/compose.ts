@@ -36,7 +36,7 @@ export interface ComposeOverrides {
  * Checked at start so that a misspelt setting is an error, not a silent default.
  */
 const EXTRA_KEYS = [
-  'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
+  'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_THROTTLE_SECONDS', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
   'SANDBOX_LIVE_SECONDS', // the live sandbox world's clock
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
   ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
