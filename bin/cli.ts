@@ -16,8 +16,8 @@ commands:
   openapi        print the OpenAPI document
   routes         list the route table (method, path, operation id, upstream methods)
   audit          classify the upstream's public methods against the manifest (--json, --markdown, --methods FILE)
-  sessions list | sessions revoke ID
-                 operate on the session store
+  sessions list | sessions revoke PREFIX | sessions label PREFIX [TEXT]
+                 operate on the session store (a prefix as \`sessions list\` prints it)
   jobs start ROUTE key=value... | jobs watch ID | jobs export ID --format csv
                  start, watch and export background jobs on a running service (--url, --session)
   webhooks list | webhooks add URL [--kind T,...] [--for SESSION,...] | webhooks remove ID

@@ -112,6 +112,8 @@ export interface SessionRecord {
   readonly lastUsedAt: number;
   /** Events watching (POST /events/watch): kept with the session, so encrypted like the rest and gone with it. */
   readonly watch?: WatchSpec;
+  /** A name the operator gave the session (console, `sessions label`), to tell sessions of one account apart. */
+  readonly label?: string;
 }
 
 /** What a session's watcher checks and how often. */

@@ -2,7 +2,9 @@
 // setting, no cookie, the proxy's host only), named by a ref, a one-way digest of the id, so the
 // page never holds a credential; and finding a record again by its ref.
 import { serviceError } from '../../engine/service-errors.js';
-import { sessionRef } from '../../engine/session-record.js';
+import { proxyHost, sessionRef } from '../../engine/session-record.js';
+
+export { proxyHost };
 import type { Services, SessionRecord } from '../../engine/types.js';
 import { poolsByAccount } from './jobs.js';
 import { eventsOf } from '../events/index.js';
@@ -67,16 +69,6 @@ export function viewOf(record: SessionRecord, services: Services, now = Date.now
     pools: pools.get(record.account.pk) ?? [],
     watch: watchOf(record, watches.get(refOf(record.id))),
   };
-}
-
-/** host:port of a proxy URL; its user and password never leave the store. */
-export function proxyHost(proxy: string | undefined): string | null {
-  if (!proxy) return null;
-  try {
-    return new URL(proxy).host || '(unreadable proxy URL)';
-  } catch {
-    return '(unreadable proxy URL)';
-  }
 }
 
 export async function listSessions(services: Services): Promise<{ sessions: ConsoleSession[]; truncated: boolean }> {
