@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, type App } from '../engine/app.js';
+import type { SettingBounds } from '../engine/manifest/bounds.js';
 import { checkExtraKeys } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { projectRoot } from '../engine/manifest/load.js';
@@ -38,7 +39,7 @@ export interface ComposeOverrides {
  * Checked at start so that a misspelt setting is an error, not a silent default.
  */
 const EXTRA_KEYS = [
-  'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
+  'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_THROTTLE_SECONDS', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
   'SANDBOX_LIVE_SECONDS', // the live sandbox world's clock
   'SANDBOX_VERSION', // the aiograpi version the sandbox plays
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
@@ -78,12 +79,18 @@ export function productParts(config: Config) {
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
   const work = (log: Logger) => openWork(config, log);
-  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background };
+  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config) };
 }
 
 /** For tools that load the manifest without serving (openapi, routes, audit). */
 export function productRegistries(config: Config) {
-  return { plugins, registries: { resolvers: { ...resolvers, ...productResolvers(config) } } };
+  return { plugins, registries: { resolvers: { ...resolvers, ...productResolvers(config) } }, bounds: productBounds(config) };
+}
+
+/** Bounds that settings decide, documented and validated as configured: the watch interval's floor. */
+export function productBounds(config: Config): SettingBounds {
+  const interval = { interval_seconds: { minimum: eventsSettingsFrom(config.extra).watchFloorMs / 1000 } };
+  return { 'POST /events/watch': interval, 'POST /console/sessions/watch': interval };
 }
 
 function productResolvers(config: Config) {

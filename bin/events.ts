@@ -31,7 +31,9 @@ export async function runWebhooks(argv: readonly string[], io: EventsIo): Promis
   const { flags, positional } = parseArgs(rest, ['--kind', '--for', '--description']);
   const api = client(flags);
   if (action === 'list') {
-    for (const e of await json<Endpoint[]>(await api('GET', '/webhooks'))) {
+    const endpoints = await json<Endpoint[]>(await api('GET', '/webhooks'));
+    if (!endpoints.length) io.out.write('No webhook endpoints. Add one with: socialgate webhooks add URL\n');
+    for (const e of endpoints) {
       io.out.write([e.id, e.url, e.kinds.length ? e.kinds.join(',') : 'all events', e.sessions.length ? `${e.sessions.length} session(s)` : 'all sessions', e.disabled ? `disabled: ${e.disabled}` : 'on'].join('\t') + '\n');
     }
     return 0;

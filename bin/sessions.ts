@@ -1,19 +1,26 @@
-// `socialgate sessions list` and `socialgate sessions revoke ID`: operate on the session store the
-// environment names, with its key (SOCIALGATE_SESSION_KEY, SOCIALGATE_SESSION_KEY_FILE or the data folder's key file; never
-// created here). Lists never show secrets: an id prefix, the account, state and last use.
+// `socialgate sessions list|revoke|label`: operate on the session store the environment names, with its
+// key (SOCIALGATE_SESSION_KEY, SOCIALGATE_SESSION_KEY_FILE or the data folder's key file; never
+// created here). Lists never show secrets: an id prefix (the shortest that names one session, and
+// that `revoke` and `label` take back as printed), the account, the operator's label, the state as
+// it is now, proxy host and last use.
 import { loadConfig } from '../engine/config.js';
-import type { SessionRecord } from '../engine/types.js';
+import { effectiveState, LABEL_MAX, proxyHost, uniquePrefixes } from '../engine/session-record.js';
+import type { SessionRecord, SessionStore } from '../engine/types.js';
 import { openStore } from '../adapters/store/index.js';
 
-export async function runSessions(argv: string[], out: (text: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+type Out = (text: string) => void;
+const USAGE = 'usage: socialgate sessions list | sessions revoke PREFIX | sessions label PREFIX [TEXT] [--store URL]\n';
+
+export async function runSessions(argv: string[], out: Out, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [action, ...rest] = argv;
   const { flags, positional } = splitArgs(rest);
   const config = loadConfig(flags, env);
   const store = await openStore(config, { createKey: false });
   try {
-    if (action === 'list') return await list(store.list(), out);
+    if (action === 'list') return await list(store, out);
     if (action === 'revoke' && positional[0]) return await revoke(positional[0], store, out);
-    out('usage: socialgate sessions list | socialgate sessions revoke ID [--store URL]\n');
+    if (action === 'label' && positional[0]) return await label(positional[0], positional.slice(1).join(' '), store, out);
+    out(USAGE);
     return 2;
   } finally {
     await store.close();
@@ -32,37 +39,70 @@ function splitArgs(args: readonly string[]): { flags: string[]; positional: stri
   return { flags, positional };
 }
 
-async function list(records: AsyncIterable<SessionRecord>, out: (text: string) => void): Promise<number> {
-  let count = 0;
-  out(['ID PREFIX', 'ACCOUNT', 'STATE', 'LAST USED'].join('\t') + '\n');
-  for await (const record of records) {
-    count++;
-    out([`${record.id.slice(0, 8)}…`, record.account.username || record.account.pk || '?', stateOf(record), new Date(record.lastUsedAt).toISOString()].join('\t') + '\n');
+async function all(store: SessionStore): Promise<SessionRecord[]> {
+  const records: SessionRecord[] = [];
+  for await (const record of store.list()) records.push(record);
+  return records;
+}
+
+/** Most recently used first; an empty store says so instead of printing a bare header. */
+async function list(store: SessionStore, out: Out): Promise<number> {
+  const records = (await all(store)).sort((a, b) => b.lastUsedAt - a.lastUsedAt);
+  if (!records.length) {
+    out('No sessions in this store. Log an account in with POST /auth/login (or the console).\n');
+    return 0;
   }
-  out(`${count} session(s)\n`);
+  const prefixes = uniquePrefixes(records.map((r) => r.id), MIN_PREFIX);
+  const now = Date.now();
+  out(['ID PREFIX', 'ACCOUNT', 'LABEL', 'STATE', 'PROXY', 'CREATED', 'LAST USED'].join('\t') + '\n');
+  for (const record of records) {
+    const cells = [prefixes.get(record.id)!, record.account.username || record.account.pk || '?', record.label || '-', stateOf(record, now),
+      proxyHost(record.proxy) ?? '-', new Date(record.createdAt).toISOString(), new Date(record.lastUsedAt).toISOString()];
+    out(cells.join('\t') + '\n');
+  }
+  out(`${records.length} session(s), most recently used first\n`);
   return 0;
 }
 
-function stateOf(record: SessionRecord): string {
-  const until = record.throttledUntil ?? 0;
-  return record.state === 'throttled' && until > Date.now() ? `throttled until ${new Date(until).toISOString()}` : record.state;
+function stateOf(record: SessionRecord, now: number): string {
+  const state = effectiveState(record, now);
+  return state === 'throttled' ? `throttled until ${new Date(record.throttledUntil!).toISOString()}` : state;
 }
 
 /** A shorter prefix would match too many sessions to be a safe thing to revoke by. */
 const MIN_PREFIX = 8;
 
-async function revoke(id: string, store: Awaited<ReturnType<typeof openStore>>, out: (text: string) => void): Promise<number> {
+/** The one record a prefix names, or a line saying why not (and the exit code). */
+async function named(id: string, store: SessionStore, out: Out): Promise<SessionRecord | number> {
   if (id.length < MIN_PREFIX) {
     out(`"${id}" is too short: give at least ${MIN_PREFIX} characters of the session id (as \`sessions list\` shows them)\n`);
     return 2;
   }
-  const matches: string[] = [];
-  for await (const record of store.list()) if (record.id.startsWith(id)) matches.push(record.id);
-  if (matches.length !== 1) {
-    out(matches.length ? `${matches.length} sessions match "${id}"; give more of the id\n` : `no session matches "${id}"\n`);
-    return 1;
+  const matches = (await all(store)).filter((record) => record.id.startsWith(id));
+  if (matches.length === 1) return matches[0];
+  out(matches.length ? `${matches.length} sessions match "${id}"; give more of the id\n` : `no session matches "${id}"\n`);
+  return 1;
+}
+
+async function revoke(id: string, store: SessionStore, out: Out): Promise<number> {
+  const record = await named(id, store, out);
+  if (typeof record === 'number') return record;
+  await store.delete(record.id);
+  out(`revoked ${id} (${record.account.username || record.account.pk})\n`);
+  return 0;
+}
+
+/** Sets the operator's label (an empty text clears it); a running service shows it once its cached record expires. */
+async function label(id: string, text: string, store: SessionStore, out: Out): Promise<number> {
+  const trimmed = text.trim();
+  if (trimmed.length > LABEL_MAX) {
+    out(`a label has at most ${LABEL_MAX} characters\n`);
+    return 2;
   }
-  await store.delete(matches[0]);
-  out(`revoked ${matches[0].slice(0, 8)}…\n`);
+  const record = await named(id, store, out);
+  if (typeof record === 'number') return record;
+  const { label: _old, ...rest } = record;
+  await store.set(trimmed ? { ...rest, label: trimmed } : rest);
+  out(trimmed ? `labelled ${id} "${trimmed}"\n` : `label of ${id} cleared\n`);
   return 0;
 }

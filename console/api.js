@@ -36,3 +36,23 @@ export function ago(iso, now = Date.now()) {
   if (seconds < 86400) return `${Math.round(seconds / 3600)} h ago`;
   return `${Math.round(seconds / 86400)} d ago`;
 }
+
+/** What the page says after an action: a success, or an error with the API's hint (what to do about it). */
+export function said(text, error) {
+  if (!error) return { kind: 'ok', text, hint: '' };
+  return { kind: 'error', text: `${text}: ${error.message}`, hint: (error.body && error.body.hint) || '' };
+}
+
+/**
+ * A session as the page names it: its account, then the operator's label, else the first characters of
+ * its ref, so that nine sessions of one account read as nine different names.
+ */
+export function sessionName(session) {
+  const account = session.account.username || session.account.pk;
+  return session.label ? `${account} “${session.label}”` : `${account} #${session.ref.slice(0, 6)}`;
+}
+
+/** What else tells sessions apart in a list: the proxy and when the session was made. */
+export function sessionDetail(session) {
+  return [session.proxy_host ? `via ${session.proxy_host}` : 'no proxy', `since ${when(session.created_at)}`].join(' · ');
+}

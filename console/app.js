@@ -3,7 +3,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
-import { api, ApiError } from './api.js';
+import { api, ApiError, said } from './api.js';
 import { SessionsView } from './sessions.js';
 import { LoginView } from './login.js';
 import { HealthView } from './health.js';
@@ -70,7 +70,8 @@ function KeyForm({ onOpen }) {
 function App() {
   const [access, setAccess] = useState('checking'); // checking | key | open
   const [view, setView] = useState(currentView());
-  const [message, setMessage] = useState('');
+  const [message, setMessage] = useState(said(''));
+  const say = (text, error) => setMessage(said(text, error));
   const live = useLive(access === 'open');
 
   const check = () =>
@@ -80,7 +81,11 @@ function App() {
     );
   useEffect(() => void check(), []);
   useEffect(() => {
-    const follow = () => setView(currentView());
+    // A message is about the view it was said in: moving to another view clears it.
+    const follow = () => {
+      setView(currentView());
+      setMessage(said(''));
+    };
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);
@@ -105,8 +110,9 @@ function App() {
     </header>
     <main id="main" tabindex="-1">
       <h1>${view.title}</h1>
-      <p class="status" role="status" aria-live="polite">${message}</p>
-      <${View} live=${live} say=${setMessage} />
+      <p class="status" role="status" aria-live="polite">${message.kind === 'ok' ? message.text : ''}</p>
+      ${message.kind === 'error' && html`<div class="banner-error" role="alert"><p>${message.text}</p>${message.hint && html`<p class="hint">${message.hint}</p>`}</div>`}
+      <${View} live=${live} say=${say} />
     </main>`;
 }
 

@@ -1,8 +1,10 @@
-// Every session: account, state, last use, requests and errors by route family, proxy host; and
-// what an operator does to one (relogin, clear a throttle, revoke after a confirmation).
+// Every session: account and a name that tells it apart (label, else its ref's first characters), state,
+// last use, requests and errors by route family, proxy host; and what an operator does to one (name it,
+// relogin, clear a throttle, revoke after a confirmation). The rows hold still while the pointer or the
+// focus is in the table, so a live update never moves what the operator is pointing at.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
-import { ago, api, when } from './api.js';
+import { ago, api, sessionName, when } from './api.js';
 
 const STATE_LABEL = { active: 'Active', challenge: 'Challenge', throttled: 'Throttled', logged_out: 'Logged out' };
 
@@ -14,11 +16,31 @@ function Usage({ usage }) {
 
 function State({ session }) {
   const until = session.throttled_until;
-  return html`<span class=${'state state-' + session.state}>${STATE_LABEL[session.state] || session.state}</span>${until ? html`<br /><small>until ${when(until)}</small>` : ''}`;
+  const frozen = session.frozen_classes || [];
+  return html`<span class=${'state state-' + session.state}>${STATE_LABEL[session.state] || session.state}</span>${until ? html`<br /><small>until ${when(until)}</small>` : ''}
+    ${frozen.length > 0 && html`<br /><span class="state state-frozen">Frozen: ${frozen.join(', ')}</span>`}`;
+}
+
+function Label({ session, say }) {
+  const name = sessionName(session);
+  const save = async (event) => {
+    event.preventDefault();
+    const label = new FormData(event.target).get('label').trim();
+    try {
+      await api('POST', '/console/sessions/label', { ref: session.ref, label });
+      say(label ? `${name} is now named “${label}”.` : `The label of ${name} is removed.`);
+    } catch (error) {
+      say(`Naming ${name} failed`, error);
+    }
+  };
+  return html`<form class="add-pool" onSubmit=${save}>
+    <input name="label" aria-label=${'Label of ' + name} placeholder="label" maxlength="64" size="8" defaultValue=${session.label || ''} />
+    <button type="submit" aria-label=${'Name ' + name}>Name</button>
+  </form>`;
 }
 
 function Pools({ session, say }) {
-  const name = session.account.username || session.account.pk;
+  const name = sessionName(session);
   const add = async (event) => {
     event.preventDefault();
     const pool = new FormData(event.target).get('pool').trim();
@@ -27,7 +49,7 @@ function Pools({ session, say }) {
       event.target.reset();
       say(`${name} added to pool ${pool}.`);
     } catch (error) {
-      say(`Adding ${name} to pool ${pool} failed: ${error.message}`);
+      say(`Adding ${name} to pool ${pool} failed`, error);
     }
   };
   const remove = (pool) => async () => {
@@ -35,7 +57,7 @@ function Pools({ session, say }) {
       await api('DELETE', '/console/pools/members', { ref: session.ref, name: pool });
       say(`${name} removed from pool ${pool}.`);
     } catch (error) {
-      say(`Removing ${name} from pool ${pool} failed: ${error.message}`);
+      say(`Removing ${name} from pool ${pool} failed`, error);
     }
   };
   return html`<ul class="pools">${session.pools.map((pool) => html`<li>${pool} <button type="button" class="chip" onClick=${remove(pool)} aria-label=${`Remove ${name} from pool ${pool}`}>×</button></li>`)}</ul>
@@ -46,14 +68,14 @@ function Pools({ session, say }) {
 }
 
 function Watch({ session, say }) {
-  const name = session.account.username || session.account.pk;
+  const name = sessionName(session);
   const watch = session.watch;
   const toggle = async () => {
     try {
       await api('POST', '/console/sessions/watch', { ref: session.ref, watching: String(!watch) });
       say(`${watch ? 'Stopped watching' : 'Watching'} ${name}.`);
     } catch (error) {
-      say(`${watch ? 'Stopping' : 'Starting'} the watch of ${name} failed: ${error.message}`);
+      say(`${watch ? 'Stopping' : 'Starting'} the watch of ${name} failed`, error);
     }
   };
   return html`${watch
@@ -68,14 +90,14 @@ function Actions({ session, say }) {
   const keep = useRef(null);
   // The button pressed is gone: the keyboard lands on the safe choice of the question instead.
   useEffect(() => void (confirming && keep.current && keep.current.focus()), [confirming]);
-  const name = session.account.username || session.account.pk;
+  const name = sessionName(session);
   const act = (label, method, path) => async () => {
     setBusy(true);
     try {
       await api(method, path, { ref: session.ref });
       say(`${label}: ${name} done.`);
     } catch (error) {
-      say(`${label}: ${name} failed: ${error.message}`);
+      say(`${label}: ${name} failed`, error);
     } finally {
       setBusy(false);
       setConfirming(false);
@@ -94,20 +116,48 @@ function Actions({ session, say }) {
   </div>`;
 }
 
+/**
+ * The rows' order: the service's (most recently used first) while the operator is elsewhere; while the
+ * pointer or the focus is in the table, rows keep their places (new sessions at the end) until both leave.
+ */
+function useSteadyRows(sessions) {
+  const [pointer, setPointer] = useState(false);
+  const [focus, setFocus] = useState(false);
+  const order = useRef([]);
+  const refs = sessions.map((s) => s.ref);
+  if (!pointer && !focus) order.current = refs;
+  else {
+    const live = new Set(refs);
+    const kept = order.current.filter((ref) => live.has(ref));
+    const known = new Set(kept);
+    order.current = [...kept, ...refs.filter((ref) => !known.has(ref))];
+  }
+  const byRef = new Map(sessions.map((s) => [s.ref, s]));
+  const region = {
+    onMouseEnter: () => setPointer(true),
+    onMouseLeave: () => setPointer(false),
+    onFocusIn: () => setFocus(true),
+    onFocusOut: (event) => setFocus(event.currentTarget.contains(event.relatedTarget)),
+  };
+  return { rows: order.current.map((ref) => byRef.get(ref)), held: pointer || focus, region };
+}
+
 export function SessionsView({ live, say }) {
   const list = live.sessions;
+  const sessions = list ? list.sessions : [];
+  const { rows, held, region } = useSteadyRows(sessions);
   if (!list) return html`<p>Waiting for the session list…</p>`;
-  const counts = list.sessions.reduce((acc, s) => ({ ...acc, [s.state]: (acc[s.state] || 0) + 1 }), {});
+  const counts = sessions.reduce((acc, s) => ({ ...acc, [s.state]: (acc[s.state] || 0) + 1 }), {});
   return html`
-    <p class="summary">${list.sessions.length} sessions${Object.entries(counts).map(([state, n]) => html` · ${n} ${(STATE_LABEL[state] || state).toLowerCase()}`)}${list.truncated ? ' (list truncated)' : ''}.
+    <p class="summary" data-count=${sessions.length}>${sessions.length} sessions${Object.entries(counts).map(([state, n]) => html` · ${n} ${(STATE_LABEL[state] || state).toLowerCase()}`)}${list.truncated ? ' (list truncated)' : ''}.
       ${' '}<a href="#login">Log in an account</a></p>
-    <div class="scroll" role="region" aria-label="Sessions table" tabindex="0">
+    <div class="scroll" role="region" aria-label="Sessions table" tabindex="0" data-held=${String(held)} ...${region}>
       <table class="sessions stack">
-        <caption class="sr-only">Sessions, most recently used first</caption>
-        <thead><tr><th scope="col">Account</th><th scope="col">State</th><th scope="col">Last use</th><th scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Pools</th><th scope="col">Events</th><th scope="col">Actions</th></tr></thead>
+        <caption class="sr-only">Sessions, most recently used first${held ? ' (held in place while you work in it)' : ''}</caption>
+        <thead><tr><th scope="col">Session</th><th scope="col">State</th><th scope="col">Last use</th><th scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Pools</th><th scope="col">Events</th><th scope="col">Actions</th></tr></thead>
         <tbody>
-          ${list.sessions.map((s) => html`<tr key=${s.ref} data-account=${s.account.username}>
-            <th scope="row">${s.account.username || '(no username)'}<br /><small class="muted">pk ${s.account.pk}</small></th>
+          ${rows.map((s) => html`<tr key=${s.ref} data-ref=${s.ref} data-account=${s.account.username}>
+            <th scope="row">${sessionName(s)}<br /><small class="muted">pk ${s.account.pk} · since ${when(s.created_at)}</small><${Label} session=${s} say=${say} /></th>
             <td data-label="State"><${State} session=${s} /></td>
             <td data-label="Last use"><time datetime=${s.last_used_at} title=${when(s.last_used_at)}>${ago(s.last_used_at)}</time></td>
             <td data-label="Requests"><${Usage} usage=${s.usage} /></td>
@@ -119,5 +169,5 @@ export function SessionsView({ live, say }) {
         </tbody>
       </table>
     </div>
-    ${list.sessions.length === 0 && html`<p>No sessions yet. <a href="#login">Log an account in</a>.</p>`}`;
+    ${sessions.length === 0 && html`<p>No sessions yet. <a href="#login">Log an account in</a>.</p>`}`;
 }

@@ -7,7 +7,7 @@ import { api, ago, when } from './api.js';
 
 const KINDS = ['direct.message.created', 'direct.request.created', 'notification.created', 'session.state.changed', 'job.*'];
 
-function AddForm({ say, onSecret }) {
+function AddForm({ say, onSecret, onAdded }) {
   const submit = async (event) => {
     event.preventDefault();
     const form = new FormData(event.target);
@@ -16,17 +16,18 @@ function AddForm({ say, onSecret }) {
       const created = await api('POST', '/webhooks', fields);
       event.target.reset();
       onSecret({ id: created.id, secret: created.secret });
+      onAdded(created);
       say(`Endpoint ${created.id} added.`);
     } catch (error) {
-      say(`Adding the endpoint failed: ${error.message}`);
+      say(`Adding the endpoint failed`, error);
     }
   };
   return html`<form class="card" onSubmit=${submit} aria-labelledby="add-webhook">
     <h2 id="add-webhook">Add an endpoint</h2>
     <label for="webhook-url">URL</label>
     <input id="webhook-url" name="url" type="url" required placeholder="https://hooks.example.com/socialgate" />
-    <fieldset><legend>Event types (none: all)</legend>
-      ${KINDS.map((kind) => html`<label class="check"><input type="checkbox" name="kinds" value=${kind} /> ${kind}</label>`)}
+    <fieldset class="checks"><legend>Event types (none: all)</legend>
+      ${KINDS.map((kind) => html`<label class="check"><input type="checkbox" name="kinds" value=${kind} /><span>${kind}</span></label>`)}
     </fieldset>
     <button type="submit">Add endpoint</button>
   </form>`;
@@ -48,7 +49,7 @@ function Deliveries({ endpoint, say }) {
       await api('POST', '/webhooks/replay', { id: endpoint.id, event_id: delivery.event_id });
       say(`Event ${delivery.event_id} queued again for ${endpoint.id}.`);
     } catch (error) {
-      say(`Replay failed: ${error.message}`);
+      say(`Replay failed`, error);
     }
   };
   return html`<div class="scroll" role="region" aria-label=${'Deliveries to ' + endpoint.url} tabindex="0">
@@ -75,12 +76,12 @@ function Endpoint({ endpoint, say, onSecret }) {
       if (answer && answer.secret) onSecret({ id: endpoint.id, secret: answer.secret });
       say(`${label}: ${endpoint.id} done.`);
     } catch (error) {
-      say(`${label}: ${endpoint.id} failed: ${error.message}`);
+      say(`${label}: ${endpoint.id} failed`, error);
     }
   };
   return html`<li class="card endpoint" data-endpoint=${endpoint.id}>
     <h2 class="endpoint-url">${endpoint.url}</h2>
-    <p class="muted">${endpoint.id} · ${endpoint.kinds.length ? endpoint.kinds.join(', ') : 'all events'} · ${endpoint.sessions.length ? `${endpoint.sessions.length} session(s)` : 'all sessions'} · ${endpoint.attempts} attempts</p>
+    <p class="muted">${endpoint.id} · ${endpoint.kinds.length ? endpoint.kinds.join(', ') : 'all events'} · ${endpoint.sessions.length ? `${endpoint.sessions.length} session(s)` : 'all sessions'} · ${endpoint.attempts} ${endpoint.attempts === 1 ? 'attempt' : 'attempts'}</p>
     ${endpoint.disabled && html`<p class="problem">Disabled: ${endpoint.disabled}</p>`}
     ${endpoint.rotating_until && html`<p class="muted">The previous secret signs too until ${when(endpoint.rotating_until)}.</p>`}
     <div class="actions">
@@ -94,11 +95,16 @@ function Endpoint({ endpoint, say, onSecret }) {
 
 export function WebhooksView({ live, say }) {
   const [secret, setSecret] = useState(null);
+  // An endpoint just added shows at once, until the stream's next list (a second later) has it too.
+  const [added, setAdded] = useState([]);
   const list = live.webhooks;
+  const listed = list ? list.endpoints : [];
+  const pending = added.filter((a) => !listed.some((e) => e.id === a.id)).map((a) => ({ kinds: [], sessions: [], attempts: 0, deliveries: [], ...a, secret: undefined }));
+  const endpoints = [...listed, ...pending];
   return html`
     <${Secret} shown=${secret} onDone=${() => setSecret(null)} />
-    <${AddForm} say=${say} onSecret=${setSecret} />
-    ${!list ? html`<p>Waiting for the endpoints…</p>`
-      : list.endpoints.length === 0 ? html`<p>No endpoint yet. Events are also on <code>GET /events</code> for a session.</p>`
-      : html`<ul class="endpoints">${list.endpoints.map((e) => html`<${Endpoint} key=${e.id} endpoint=${e} say=${say} onSecret=${setSecret} />`)}</ul>`}`;
+    <${AddForm} say=${say} onSecret=${setSecret} onAdded=${(created) => setAdded((all) => [...all, created])} />
+    ${!list && !pending.length ? html`<p>Waiting for the endpoints…</p>`
+      : endpoints.length === 0 ? html`<p>No endpoint yet. Events are also on <code>GET /events</code> for a session.</p>`
+      : html`<ul class="endpoints">${endpoints.map((e) => html`<${Endpoint} key=${e.id} endpoint=${e} say=${say} onSecret=${setSecret} />`)}</ul>`}`;
 }

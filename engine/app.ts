@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { mapError } from './errors.js';
 import { serviceError } from './service-errors.js';
 import { loadManifest, defaultManifestDir } from './manifest/load.js';
+import type { SettingBounds } from './manifest/bounds.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { admission, inputCheck, routeHandler, routeRunner, type RouteSteps } from './pipeline/handler.js';
@@ -48,6 +49,8 @@ export interface AppOptions {
   readonly contentType: (path: string) => string;
   /** Resolvers beyond the engine's own (e.g. the download URL guard), by the name the manifest uses. */
   readonly resolvers?: Readonly<Record<string, Resolver>>;
+  /** Bounds that settings decide (a floor, say): documented and enforced as configured. */
+  readonly bounds?: SettingBounds;
   readonly manifestDir?: string;
   readonly build?: Readonly<Record<string, string>>;
   readonly deps?: Readonly<Record<string, string>>;
@@ -77,7 +80,7 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const allResolvers = { ...resolvers, ...(options.resolvers ?? {}) };
-  const manifest = forUpstream(loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers } }), options.upstream.name);
+  const manifest = forUpstream(loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers }, bounds: options.bounds }), options.upstream.name);
   const metrics = createMetrics();
   sweepGauges(metrics, options.store);
   const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey || !!options.keysAtBoot }));

@@ -71,7 +71,8 @@ function swaggerDir(): string {
  * pressed and its request interceptor writes the form body from them: every digit kept, JSON text
  * areas sent as typed, a list as the field repeated. Tags start collapsed under a filter box,
  * so the landing screen is the three steps of the description and the Authorize button; the two
- * tags those steps use (Auth, User) open at first.
+ * tags those steps use (Auth, User) open at first. What is typed into Authorize (a session ID, the
+ * API key) is kept for the tab only (TabAuthorization).
  */
 export function docsPage(title: string): string {
   return `<!doctype html>
@@ -90,9 +91,9 @@ export function docsPage(title: string): string {
 <script>
 ${PAGE_PLUGINS}
 window.ui = SwaggerUIBundle({
-  url: '/openapi.json', dom_id: '#swagger-ui', layout: 'BaseLayout', deepLinking: true, persistAuthorization: true,
+  url: '/openapi.json', dom_id: '#swagger-ui', layout: 'BaseLayout', deepLinking: true, persistAuthorization: false,
   docExpansion: 'none', filter: true, tryItOutEnabled: true, defaultModelsExpandDepth: -1, displayRequestDuration: true, validatorUrl: null,
-  plugins: [JsonFirst, LocalRefs, OwnExamplesOnly, EmptyNotSent, FormAsTyped], requestInterceptor: sendFormAsTyped,
+  plugins: [JsonFirst, LocalRefs, OwnExamplesOnly, EmptyNotSent, FormAsTyped, TabAuthorization], requestInterceptor: sendFormAsTyped,
   onComplete: function () { FIRST_TAGS.forEach(function (tag) { window.ui.layoutActions.show(['operations-tag', tag], true); }); }
 });
 </script>
@@ -183,6 +184,33 @@ function withoutRef(node) {
   return rest;
 }
 function unescapePointer(part) { return decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'); }
+
+// Swagger UI's persistAuthorization keeps what Authorize holds in localStorage, for every tab and
+// after the browser closes; a session ID is a password. It is kept in sessionStorage instead: a
+// reload of the tab keeps it, closing the tab (or Logout in the Authorize dialog) forgets it.
+var TAB_KEY = 'socialgate.authorized';
+function TabAuthorization() {
+  var keep = function (original, system) {
+    return function () {
+      var result = original.apply(null, arguments);
+      try { sessionStorage.setItem(TAB_KEY, JSON.stringify(system.authSelectors.authorized().toJS())); } catch (error) { /* storage off: not kept */ }
+      return result;
+    };
+  };
+  var restore = function (original, system) {
+    return function () {
+      var result = original.apply(null, arguments);
+      var kept = null;
+      try { kept = sessionStorage.getItem(TAB_KEY); } catch (error) { /* storage off */ }
+      if (kept) system.authActions.restoreAuthorization({ authorized: JSON.parse(kept) });
+      return result;
+    };
+  };
+  return { statePlugins: {
+    auth: { wrapActions: { authorize: keep, logout: keep } },
+    configs: { wrapActions: { loaded: restore } },
+  } };
+}
 
 // Only the tags of the three steps open at first: rendering all ~280 operations takes seconds.
 var FIRST_TAGS = ['Auth', 'User'];

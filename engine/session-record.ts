@@ -2,7 +2,7 @@
 // client options it opens with and what a live client was built from, and the state change between
 // two of its versions.
 import { createHash, randomBytes } from 'node:crypto';
-import type { ClientOptions, SessionRecord, SessionStateChange } from './types.js';
+import type { ClientOptions, SessionRecord, SessionState, SessionStateChange } from './types.js';
 
 /** The change when the state or its throttle deadline moved; undefined for any other update. */
 export function stateChange(before: SessionRecord, after: SessionRecord, reason: string): SessionStateChange | undefined {
@@ -32,4 +32,36 @@ export function clientOptions(record: SessionRecord): ClientOptions {
 /** What a live client is opened from: a re-read record that differs in any of it needs a new client. */
 export function builtFrom(record: SessionRecord): string {
   return JSON.stringify([record.settings, record.proxy ?? null, record.locale ?? null, record.timezone ?? null]);
+}
+
+/**
+ * The state as it is now, for lists (console, CLI): a throttle whose pause has ended reads active, since the
+ * governor lets the next call through (the record itself changes only when a call succeeds).
+ */
+export function effectiveState(record: SessionRecord, now = Date.now()): SessionState {
+  return record.state === 'throttled' && !((record.throttledUntil ?? 0) > now) ? 'active' : record.state;
+}
+
+/** Longest label an operator may give a session. */
+export const LABEL_MAX = 64;
+
+/** Each id's shortest prefix of at least `min` characters that no other id shares: what a list prints and a command takes back. */
+export function uniquePrefixes(ids: readonly string[], min: number): Map<string, string> {
+  const sorted = [...ids].sort();
+  const common = (a = '', b = '') => {
+    let n = 0;
+    while (n < a.length && a[n] === b[n]) n++;
+    return n;
+  };
+  return new Map(sorted.map((id, i) => [id, id.slice(0, Math.max(min, 1 + Math.max(common(id, sorted[i - 1]), common(id, sorted[i + 1]))))]));
+}
+
+/** host:port of a proxy URL; its user and password never leave the store. */
+export function proxyHost(proxy: string | undefined): string | null {
+  if (!proxy) return null;
+  try {
+    return new URL(proxy).host || '(unreadable proxy URL)';
+  } catch {
+    return '(unreadable proxy URL)';
+  }
 }

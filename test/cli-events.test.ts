@@ -46,7 +46,7 @@ t.test('webhooks add, list, remove; events tail', { skip }, async (t) => {
   t.match(listed.stdout, new RegExp(`^${id}\\thttp://127.0.0.1:9/hook\\tdirect.message.created,session.state.changed\\tall sessions\\ton$`, 'm'));
   t.notOk(listed.stdout.includes(secret), 'list never prints the secret');
   t.equal((await cli(['webhooks', 'remove', id, '--url', http.url]).done).code, 0);
-  t.equal((await cli(['webhooks', 'list', '--url', http.url]).done).stdout, '');
+  t.equal((await cli(['webhooks', 'list', '--url', http.url]).done).stdout, 'No webhook endpoints. Add one with: socialgate webhooks add URL\n', 'an empty list says so');
   const missing = await cli(['webhooks', 'remove', id, '--url', http.url]).done;
   t.not(missing.code, 0);
   t.match(missing.stderr, /WebhookNotFound/);

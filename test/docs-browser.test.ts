@@ -69,6 +69,10 @@ async function run(): Promise<void> {
     await page.locator('.modal-ux input').first().fill(session);
     await page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
     await page.locator('.modal-ux .btn-done').click();
+    const kept = await page.evaluate(() => ({ tab: sessionStorage.getItem('socialgate.authorized') ?? '', lasting: JSON.stringify({ ...localStorage }) }));
+    t.ok(kept.tab.includes(session), 'the session ID is kept for the tab (sessionStorage)');
+    t.notOk(kept.lasting.includes(session), 'and never in localStorage');
+    // A reload keeps it: the deep links below reload the page and still send the session.
   });
 
   t.test('a long id keeps every digit', async (t) => {

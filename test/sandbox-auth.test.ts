@@ -7,6 +7,7 @@ import { SANDBOX_TOTP_SETUP_CODE } from '../adapters/upstream/sandbox/methods/au
 import { loginAs } from './helpers/sandbox.js';
 import { UpstreamError } from '../engine/types.js';
 import { errorWith } from './helpers/assert.js';
+import { product } from './helpers/full-app.js';
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const sandbox = createSandbox({ seed: 3, now: () => NOW });
@@ -104,7 +105,9 @@ t.test('two-factor enable and disable for an account', async (t) => {
 t.test('fault injection: latency, throttling and connection errors by rate', async (t) => {
   const always = createSandbox({ seed: 3, throttleRate: 1 });
   const client = await always.open({ settings: {} });
-  await t.rejects(client.call('login', { username: 'demo', password: 'demo-password' }), errorWith({ excType: 'PleaseWaitFewMinutes' }));
+  await t.rejects(client.call('login', { username: 'demo', password: 'demo-password' }), errorWith({ excType: 'PleaseWaitFewMinutes', retryAfter: 3 }), 'with a short hint, 3 s by default');
+  const hinted = await createSandbox({ seed: 3, throttleRate: 1, throttleSeconds: 7 }).open({ settings: {} });
+  await t.rejects(hinted.call('login', { username: 'demo', password: 'demo-password' }), errorWith({ excType: 'PleaseWaitFewMinutes', retryAfter: 7 }), 'or as set');
   t.equal(await client.call('get_settings', {}).then(() => 'local'), 'local', 'client-local helpers are not faulted');
   const broken = createSandbox({ seed: 3, errorRate: 1 });
   await t.rejects((await broken.open({ settings: {} })).call('login', { username: 'demo', password: 'demo-password' }), errorWith({ excType: 'ClientConnectionError' }));
@@ -126,7 +129,30 @@ t.test('settings from the environment', async (t) => {
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_LIVE_SECONDS: '-1' }), /SANDBOX_LIVE_SECONDS/);
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_SEED: 'abc' }), /SANDBOX_SEED/);
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_THROTTLE_RATE: '1.5' }), /SANDBOX_THROTTLE_RATE/);
+  t.same(sandboxOptionsFromEnv({ SANDBOX_THROTTLE_SECONDS: '2' }), { liveSeconds: 60, throttleSeconds: 2 });
+  t.throws(() => sandboxOptionsFromEnv({ SANDBOX_THROTTLE_SECONDS: '0.5' }), /SANDBOX_THROTTLE_SECONDS/);
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_LATENCY_MS: '-1' }), /SANDBOX_LATENCY_MS/);
   t.same(await sandbox.ready(), { ok: true });
   t.same(sandbox.library, { name: 'aiograpi', version: '1.0.9', emulated: true }, 'the library it emulates (commit 1429e0d)');
+});
+
+t.test('an injected throttle pauses the session for its hint only: a client that honours Retry-After gets through', async (t) => {
+  const { client, login } = await product({ extra: { SANDBOX_THROTTLE_RATE: '0.3', SANDBOX_THROTTLE_SECONDS: '1' } });
+  t.teardown(() => client.close());
+  let sid = '';
+  for (let tries = 0; !sid && tries < 20; tries++) sid = await login().catch(() => '');
+  const statuses: number[] = [];
+  const waits = new Set<string>();
+  for (let calls = 0; calls < 40 && statuses.filter((s) => s === 200).length < 15; calls++) {
+    const reply = await client.request('GET', '/user', { query: { user_id: '5000000002' }, headers: { 'x-session-id': sid } });
+    statuses.push(reply.status);
+    if (reply.status === 429) {
+      waits.add(String(reply.headers.get('retry-after')));
+      await new Promise((resolve) => setTimeout(resolve, Number(reply.headers.get('retry-after')) * 1000));
+    }
+  }
+  const firstThrottle = statuses.indexOf(429);
+  t.ok(firstThrottle >= 0, `a throttle was injected (${statuses.join(' ')})`);
+  t.same([...waits], ['1'], 'each 429 asks for the configured second');
+  t.ok(statuses.slice(firstThrottle).includes(200), 'and calls after the wait succeed again');
 });

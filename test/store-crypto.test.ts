@@ -129,34 +129,60 @@ t.test('idle sessions expire; logged-out records stay a day', async (t) => {
   await store.close();
 });
 
-t.test('socialgate sessions list and revoke: no secrets; revoke by prefix', async (t) => {
+t.test('socialgate sessions list, revoke and label: no secrets; prefixes that paste back; last used first', async (t) => {
   const dir = tempDir();
   const env = { SOCIALGATE_DATA_DIR: dir, SOCIALGATE_STORE: `sqlite://${join(dir, 'sessions.sqlite')}` };
   let out = '';
   const write = (text: string) => void (out += text);
   await t.rejects(runSessions(['list'], write, env), /no session key/, 'the CLI never makes a key');
   t.notOk(existsSync(join(dir, 'session.key')));
-  const http = await serve(await composeApp(testConfig({ dataDir: dir, store: env.SOCIALGATE_STORE, sessionCacheTtlMs: 0 })));
+  const app = await composeApp(testConfig({ dataDir: dir, store: env.SOCIALGATE_STORE, sessionCacheTtlMs: 0 }));
+  const http = await serve(app);
   t.teardown(() => http.close());
-  const sid = (await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
-  const throttled = (await http.request('POST', '/auth/login', { form: { username: 'demo_throttled', password: 'demo-password' } })).body as string;
-  await http.request('GET', '/account', { headers: { 'x-session-id': throttled } });
-
   t.equal(await runSessions(['list'], write, env), 0);
-  t.match(out, /ID PREFIX\tACCOUNT\tSTATE\tLAST USED/);
-  t.match(out, new RegExp(`${sid.slice(0, 8)}…\\tdemo\\tactive\\t\\d{4}-`));
-  t.match(out, /demo_throttled\tthrottled until \d{4}-/);
-  t.match(out, /2 session\(s\)/);
-  t.notOk(out.includes(sid) || out.includes(throttled), 'never a whole id');
+  t.equal(out, 'No sessions in this store. Log an account in with POST /auth/login (or the console).\n', 'an empty store says so');
+  const login = async (username: string) => (await http.request('POST', '/auth/login', { form: { username, password: 'demo-password' } })).body as string;
+  const sid = await login('demo');
+  const throttled = await login('demo_throttled');
+  const second = await login('demo');
+  await http.request('GET', '/account', { headers: { 'x-session-id': throttled } });
+  // demo's first session is the one used last: it must come first.
+  const first = (await app.services.store.get(sid))!;
+  await app.services.store.set({ ...first, lastUsedAt: Date.now() + 60_000 });
+
+  const listed = async () => {
+    out = '';
+    t.equal(await runSessions(['list'], write, env), 0);
+    return out.trim().split('\n').slice(1, -1).map((line) => line.split('\t'));
+  };
+  let rows = await listed();
+  t.match(out, /^ID PREFIX\tACCOUNT\tLABEL\tSTATE\tPROXY\tCREATED\tLAST USED\n/);
+  t.same(rows.map((r) => r[1]).sort(), ['demo', 'demo', 'demo_throttled'], 'one row a session');
+  t.ok(sid.startsWith(rows[0][0]), 'the session used last comes first');
+  const lastUses = rows.map((r) => Date.parse(r[6]));
+  t.same(lastUses, [...lastUses].sort((a, b) => b - a), 'sorted by last use, newest first');
+  t.notOk(out.includes('…'), 'no ellipsis: a prefix is pasted back as printed');
+  t.match(rows.find((r) => r[1] === 'demo_throttled')![3], /^throttled until \d{4}-/);
+  t.match(out, /3 session\(s\), most recently used first/);
+  t.notOk([sid, throttled, second].some((id) => out.includes(id)), 'never a whole id');
   t.notMatch(out, /sessionid|%3A|password/);
+
+  const secondPrefix = rows.find((r) => second.startsWith(r[0]))![0];
+  t.equal(await runSessions(['label', secondPrefix, 'phone', 'farm', '2'], write, env), 0, 'the printed prefix is taken back');
+  const stale = (await app.services.store.get(throttled))!;
+  await app.services.store.set({ ...stale, throttledUntil: Date.now() - 1000 });
+  rows = await listed();
+  t.equal(rows.find((r) => r[0] === secondPrefix)![2], 'phone farm 2', 'the label shows on its row');
+  t.equal(rows.find((r) => r[1] === 'demo_throttled')![3], 'active', 'a throttle whose pause ended reads active');
 
   out = '';
   t.equal(await runSessions(['revoke', 'short'], write, env), 2, 'a prefix under 8 characters is refused');
   t.match(out, /"short" is too short: give at least 8 characters of the session id/, 'saying why, not that nothing matches');
-  t.equal(await runSessions(['revoke', sid.slice(0, 10), '--store', env.SOCIALGATE_STORE], write, env), 0);
-  t.match(out, /revoked/);
+  const sidPrefix = rows.find((r) => sid.startsWith(r[0]))![0];
+  t.equal(await runSessions(['revoke', sidPrefix, '--store', env.SOCIALGATE_STORE], write, env), 0);
+  t.match(out, new RegExp(`revoked ${sidPrefix} \\(demo\\)`));
   t.match(await http.request('GET', '/account', { headers: { 'x-session-id': sid } }), { status: 401 });
-  t.equal((await http.request('GET', '/account', { headers: { 'x-session-id': throttled } })).status, 429, 'the other session is untouched');
+  t.equal((await http.request('GET', '/account', { headers: { 'x-session-id': second } })).status, 200, 'the other sessions are untouched');
 });
 
 t.test('a tampered record reads as missing: the request is a 401, never a 500', async (t) => {

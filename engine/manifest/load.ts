@@ -7,6 +7,7 @@ import type { Manifest, Plugin } from '../types.js';
 import { checkManifest, type Registries } from './check.js';
 import { normalise } from './normalise.js';
 import { readManifestFiles } from './read.js';
+import { withSettingBounds, type SettingBounds } from './bounds.js';
 import { projectRoot } from '../root.js';
 
 export { projectRoot };
@@ -16,6 +17,8 @@ export const MANIFEST_FORMAT = 1;
 export interface LoadOptions {
   readonly plugins: Readonly<Record<string, Plugin>>;
   readonly registries?: Partial<Omit<Registries, 'plugins'>>;
+  /** Bounds from settings, written into the route records (engine/manifest/bounds.ts). */
+  readonly bounds?: SettingBounds;
 }
 
 export function loadManifest(dir: string, options: LoadOptions): Manifest {
@@ -26,7 +29,7 @@ export function loadManifest(dir: string, options: LoadOptions): Manifest {
     resolvers: options.registries?.resolvers ?? resolvers,
     plugins: options.plugins,
   };
-  return checkManifest(normalise(files, registries), registries, MANIFEST_FORMAT);
+  return withSettingBounds(checkManifest(normalise(files, registries), registries, MANIFEST_FORMAT), options.bounds ?? {});
 }
 
 

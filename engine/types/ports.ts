@@ -149,6 +149,8 @@ export interface SessionRecord {
   readonly throttledUntil?: number;
   readonly createdAt: number;
   readonly lastUsedAt: number;
+  /** A name the operator gave the session (console, `sessions label`), to tell sessions of one account apart. */
+  readonly label?: string;
 }
 
 /**

@@ -30,6 +30,12 @@ export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     const record = await recordOf(String(input.ref), services);
     return viewOf(await reloginSession(record, services.sessions.client(record), services), services);
   }, ['relogin', 'get_settings']),
+  'console.label': plugin(async ({ input, services }) => {
+    const record = await recordOf(String(input.ref), services);
+    const label = String(input.label ?? '').trim();
+    // An undefined label is left out when the record is written: the label is gone.
+    return viewOf(await services.sessions.update(record, { label: label || undefined }, 'label'), services);
+  }),
   'console.unthrottle': plugin(async ({ input, services }) => {
     const record = await recordOf(String(input.ref), services);
     const next = record.state === 'throttled' ? { state: 'active' as const, throttledUntil: undefined } : { throttledUntil: undefined };

@@ -2,7 +2,9 @@
 // setting, no cookie, the proxy's host only), named by a ref, a one-way digest of the id, so the
 // page never holds a credential; and finding a record again by its ref.
 import { serviceError } from '../../engine/service-errors.js';
-import { sessionRef } from '../../engine/session-record.js';
+import { effectiveState, proxyHost, sessionRef } from '../../engine/session-record.js';
+
+export { proxyHost };
 import type { Services, SessionRecord } from '../../engine/types.js';
 import { poolsByAccount } from './pools.js';
 import { eventsOf } from '../events/index.js';
@@ -14,7 +16,11 @@ export const LIST_LIMIT = 2000;
 export interface ConsoleSession {
   readonly ref: string;
   readonly account: { readonly pk: string; readonly username: string };
+  /** The state now (engine/session-record.ts effectiveState): an ended throttle reads active. */
   readonly state: SessionRecord['state'];
+  readonly label: string | null;
+  /** Action classes frozen for the session (frozenClassesFrom); empty without a policy. */
+  readonly frozen_classes: readonly string[];
   readonly throttled_until: string | null;
   readonly created_at: string;
   readonly last_used_at: string;
@@ -33,6 +39,15 @@ export interface ConsoleWatch {
   readonly paused: string | null;
   readonly last_check_at: string | null;
   readonly emitted: number;
+}
+
+/** What says which action classes are frozen for a session: the account-safety policy registers one (frozenClassesFrom). */
+export type FrozenClasses = (record: SessionRecord, now: number) => readonly string[];
+const frozenBy = new WeakMap<Services, FrozenClasses>();
+
+/** A later policy module tells the console which of a session's action classes it has frozen; without one, none are. */
+export function frozenClassesFrom(services: Services, frozen: FrozenClasses): void {
+  frozenBy.set(services, frozen);
 }
 
 /** The watchers' states by session ref, when this app runs events. */
@@ -58,7 +73,9 @@ export function viewOf(record: SessionRecord, services: Services, now = Date.now
   return {
     ref: refOf(record.id),
     account: { pk: record.account.pk, username: record.account.username },
-    state: record.state,
+    state: effectiveState(record, now),
+    label: record.label ?? null,
+    frozen_classes: frozenBy.get(services)?.(record, now) ?? [],
     throttled_until: throttled ? new Date(record.throttledUntil!).toISOString() : null,
     created_at: new Date(record.createdAt).toISOString(),
     last_used_at: new Date(record.lastUsedAt).toISOString(),
@@ -68,16 +85,6 @@ export function viewOf(record: SessionRecord, services: Services, now = Date.now
     pools: pools.get(record.account.pk) ?? [],
     watch: watchOf(watches.get(refOf(record.id))),
   };
-}
-
-/** host:port of a proxy URL; its user and password never leave the store. */
-export function proxyHost(proxy: string | undefined): string | null {
-  if (!proxy) return null;
-  try {
-    return new URL(proxy).host || '(unreadable proxy URL)';
-  } catch {
-    return '(unreadable proxy URL)';
-  }
 }
 
 export async function listSessions(services: Services): Promise<{ sessions: ConsoleSession[]; truncated: boolean }> {

@@ -32,6 +32,8 @@ export interface JobRecord {
   /** The session's id, sealed (a session id grants the account); absent for a pool job. */
   readonly session?: string;
   readonly account?: { readonly pk: string; readonly username: string };
+  /** The session's ref (engine/session-record.ts), as the console and events name it: which of an account's sessions runs the job. */
+  readonly session_ref?: string;
   readonly pool?: string;
   /** Who started it (absent on jobs started before owners were kept: then its account's). */
   readonly owner?: Owner;
@@ -104,6 +106,7 @@ export class Jobs {
       id, route: kind.route.key, params: request.params, limit: request.limit,
       session: request.pool ? undefined : request.session && this.store.seal(request.session.id, id),
       account: request.pool ? undefined : request.session?.account,
+      session_ref: request.pool || !request.session ? undefined : sessionRef(request.session.id),
       pool: request.pool,
       owner: request.owner ?? (request.session ? { account: request.session.account.pk } : {}),
       state: 'queued', items: 0, pages: 0, cursor: '', stale: 0, created_at: now, updated_at: now,

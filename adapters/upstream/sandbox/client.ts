@@ -2,7 +2,7 @@
 // the throttled account, and runs the method against the shared world.
 import { randomUUID } from 'node:crypto';
 import type { CallOptions, UpstreamClient } from '../../../engine/types.js';
-import { fail } from './errors.js';
+import { fail, upstreamError } from './errors.js';
 import type { Rng } from './prng.js';
 import { bindArgs, type ClientState, type Ctx, type MethodDef, type SandboxCore } from './registry.js';
 import { FIXED } from './world/users.js';
@@ -10,6 +10,8 @@ import { FIXED } from './world/users.js';
 export interface Faults {
   readonly latencyMs: number;
   readonly throttleRate: number;
+  /** The platform's hint carried by an injected throttle (a real throttle's wait is the upstream's to say). */
+  readonly throttleSeconds: number;
   readonly errorRate: number;
   readonly rng: Rng;
 }
@@ -89,11 +91,19 @@ export class SandboxClient implements UpstreamClient {
   }
 
   private faultsAfterWait(opts: CallOptions): void {
-    const { throttleRate, errorRate, rng } = this.faults;
+    const { throttleRate, throttleSeconds, errorRate, rng } = this.faults;
     if (opts.signal?.aborted) fail('ClientRequestTimeout', 'The request was aborted');
     if (errorRate > 0 && rng.next() < errorRate) fail('ClientConnectionError', 'ConnectionResetError: Connection reset by peer (sandbox fault injection)');
-    if (throttleRate > 0 && rng.next() < throttleRate) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again. (sandbox fault injection)');
+    if (throttleRate > 0 && rng.next() < throttleRate) throw injectedThrottle(throttleSeconds);
   }
+}
+
+/**
+ * An injected throttle carries a short wait as the platform's hint: the session pauses for that long, not for
+ * the service's back-off (five minutes by default), so a client that honours Retry-After is seen to get through.
+ */
+function injectedThrottle(seconds: number): Error {
+  return upstreamError('PleaseWaitFewMinutes', `Please wait a few minutes before you try again. (sandbox fault injection: ${seconds} s)`, undefined, seconds);
 }
 
 function freshState(): ClientState {

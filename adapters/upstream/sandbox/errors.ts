@@ -47,8 +47,8 @@ const BASES: Readonly<Record<string, readonly string[]>> = {
   UnknownError: ['PrivateError'],
 };
 
-export function upstreamError(excType: string, message: string, lastJson?: JsonValue): UpstreamError {
-  return new UpstreamError(excType, message, { bases: BASES[excType] ?? ['ClientError'], lastJson });
+export function upstreamError(excType: string, message: string, lastJson?: JsonValue, retryAfter?: number): UpstreamError {
+  return new UpstreamError(excType, message, { bases: BASES[excType] ?? ['ClientError'], lastJson, retryAfter });
 }
 
 export function fail(excType: string, message: string, lastJson?: JsonValue): never {

@@ -23,6 +23,8 @@ export interface SandboxOptions {
   readonly latencyMs?: number;
   /** Share of platform calls (0..1) that raise PleaseWaitFewMinutes. */
   readonly throttleRate?: number;
+  /** The wait an injected throttle asks for, in seconds (default 3): short, so a client's retry can be seen to work. */
+  readonly throttleSeconds?: number;
   /** Share of platform calls (0..1) that raise ClientConnectionError. */
   readonly errorRate?: number;
   /** Clock in epoch milliseconds (tests pin it). */
@@ -84,7 +86,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
     },
   };
   const faults = {
-    latencyMs: options.latencyMs ?? 0, throttleRate: options.throttleRate ?? 0, errorRate: options.errorRate ?? 0,
+    latencyMs: options.latencyMs ?? 0, throttleRate: options.throttleRate ?? 0, throttleSeconds: options.throttleSeconds ?? 3, errorRate: options.errorRate ?? 0,
     rng: createRng(seed ^ 0x5eed),
   };
   const live = options.liveSeconds ? liveClock(world, inUse, now, options.liveSeconds * 1000) : undefined;
@@ -159,6 +161,7 @@ const SETTINGS = {
   SANDBOX_SEED: { option: 'seed', min: 0, max: 2 ** 32 - 1, integer: true },
   SANDBOX_LATENCY_MS: { option: 'latencyMs', min: 0, max: 60_000, integer: true },
   SANDBOX_THROTTLE_RATE: { option: 'throttleRate', min: 0, max: 1, integer: false },
+  SANDBOX_THROTTLE_SECONDS: { option: 'throttleSeconds', min: 1, max: 86_400, integer: true },
   SANDBOX_ERROR_RATE: { option: 'errorRate', min: 0, max: 1, integer: false },
   SANDBOX_LIVE_SECONDS: { option: 'liveSeconds', min: 0, max: 86_400, integer: false },
 } as const;
