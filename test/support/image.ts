@@ -11,9 +11,13 @@ import { killOnExit, stopChild, tail } from './process.js';
 /** The base the Dockerfile names, and the release and versions it is made from here. */
 export const BASE = { image: 'docker.io/library/node:20-bookworm-slim', release: 'bookworm', npm: '10.8.2' } as const;
 
-/** The folder kept between runs: /var/cache/socialgate-test when it can be written, else one in the temp folder. */
+/**
+ * The folder kept between runs: IMAGE_TEST_CACHE when set, else /var/cache/socialgate-test when it can
+ * be written, else one in the temp folder.
+ */
 export function cacheFolder(): string {
-  for (const dir of ['/var/cache/socialgate-test', join(tmpdir(), 'socialgate-test-cache')]) {
+  const candidates = [process.env.IMAGE_TEST_CACHE, '/var/cache/socialgate-test', join(tmpdir(), 'socialgate-test-cache')];
+  for (const dir of candidates.filter((d): d is string => Boolean(d))) {
     try {
       mkdirSync(dir, { recursive: true });
       accessSync(dir, constants.W_OK);
