@@ -16,7 +16,7 @@ import { buildah, cacheFolder, ensureDeployTools, makeBase, reachable, type Buil
 import { freePort, sleep, tempFolder } from './support/process.js';
 import { serveStandinIndex } from './support/pypi-standin.js';
 
-t.setTimeout(1_500_000); // a cold first run: debootstrap, npm ci, the SQLite driver compiled
+t.setTimeout(2_700_000); // a cold first run on a busy machine: debootstrap, apt, npm ci, the SQLite driver compiled (30 min seen)
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.versions.node;
