@@ -57,7 +57,7 @@ export function buildah(cache: string): Buildah {
   const global = ['--root', join(cache, 'storage'), '--runroot', join(cache, 'run'), '--storage-driver', 'overlay'];
   return {
     cache,
-    run: (args, timeoutMs = 900_000) =>
+    run: (args, timeoutMs = 2_400_000) => // a cold build on a busy machine took 25 min
       new Promise((resolve, reject) => {
         const child = killOnExit(spawn('buildah', [...global, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
         let out = '';
