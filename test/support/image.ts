@@ -11,9 +11,13 @@ import { killOnExit, stopChild, tail } from './process.js';
 /** The base the Dockerfile names, and the release and versions it is made from here. */
 export const BASE = { image: 'docker.io/library/node:20-bookworm-slim', release: 'bookworm', npm: '10.8.2' } as const;
 
-/** The folder kept between runs: /var/cache/socialgate-test when it can be written, else one in the temp folder. */
+/**
+ * The folder kept between runs: IMAGE_TEST_CACHE when set, else /var/cache/socialgate-test when it can
+ * be written, else one in the temp folder.
+ */
 export function cacheFolder(): string {
-  for (const dir of ['/var/cache/socialgate-test', join(tmpdir(), 'socialgate-test-cache')]) {
+  const candidates = [process.env.IMAGE_TEST_CACHE, '/var/cache/socialgate-test', join(tmpdir(), 'socialgate-test-cache')];
+  for (const dir of candidates.filter((d): d is string => Boolean(d))) {
     try {
       mkdirSync(dir, { recursive: true });
       accessSync(dir, constants.W_OK);
@@ -53,7 +57,7 @@ export function buildah(cache: string): Buildah {
   const global = ['--root', join(cache, 'storage'), '--runroot', join(cache, 'run'), '--storage-driver', 'overlay'];
   return {
     cache,
-    run: (args, timeoutMs = 900_000) =>
+    run: (args, timeoutMs = 2_400_000) => // a cold build on a busy machine took 25 min
       new Promise((resolve, reject) => {
         const child = killOnExit(spawn('buildah', [...global, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
         let out = '';

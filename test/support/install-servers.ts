@@ -1,10 +1,12 @@
-// Installs the database servers the store tests start (Debian's redis-server and PostgreSQL) and the
-// browser the /docs and /console tests drive (Debian's chromium) before
+// Installs the database servers the store tests start (Debian's redis-server and PostgreSQL), the
+// browser the /docs and /console tests drive (Debian's chromium) and the deployment tests' tools
+// (buildah, debootstrap, nginx, docker-compose) before
 // any test file runs, so that a first run's apt-get does not count against a file's tap timeout.
 // Meant for tap's `before` setting; the tests install on their own too when run alone.
 import { ensureRedisServer } from './redis.js';
 import { installPostgres } from './postgres.js';
 import { ensureChromium } from './chromium.js';
+import { ensureDeployTools } from './image.js';
 
 const started = Date.now();
 ensureRedisServer();
@@ -12,4 +14,6 @@ const postgres = installPostgres();
 if ('missing' in postgres) process.stderr.write(`store tests: ${postgres.missing}; test/store-postgres.test.ts will be skipped\n`);
 const chromium = ensureChromium();
 if ('missing' in chromium) process.stderr.write(`browser tests: ${chromium.missing}; test/docs-browser.test.ts and test/console-browser.test.ts will be skipped\n`);
-process.stdout.write(`# store test servers and chromium checked in ${Date.now() - started} ms\n`);
+const deploy = ensureDeployTools();
+if ('missing' in deploy) process.stderr.write(`deployment tests: ${deploy.missing}; test/deploy-*.test.ts will be skipped\n`);
+process.stdout.write(`# store test servers, chromium and deployment tools checked in ${Date.now() - started} ms\n`);
