@@ -11,8 +11,16 @@ export function queryOf(ctx: ParameterizedContext): Query {
   return parseQuery(ctx.querystring);
 }
 
+/**
+ * The parsed object: nothing inherited (a name such as `__proto__` or `toString` is just a name),
+ * yet in V8's fast mode. `Object.create(null)` would give a dictionary-mode object, slower to fill
+ * and to read than Koa's own.
+ */
+const ParsedQuery = function ParsedQuery() {} as unknown as new () => Query;
+ParsedQuery.prototype = Object.create(null);
+
 export function parseQuery(text: string): Query {
-  const query: Query = Object.create(null) as Query;
+  const query = new ParsedQuery();
   if (text === '') return query;
   if (text.includes('%') || text.includes('+')) {
     for (const [name, value] of new URLSearchParams(text)) add(query, name, value);
