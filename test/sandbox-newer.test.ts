@@ -47,6 +47,15 @@ t.test('on 1.0.9 every route for a newer library is refused by name, before any 
   t.match(anonymous, { status: 422, body: { exc_type: 'LibraryTooOld' } }, 'refused before the session is asked for');
 });
 
+t.test('a job over a paged route of a newer library: refused when started on 1.0.9, collected on 1.12.13', async (t) => {
+  const old = await service(t, {});
+  const refused = await old.http.request('POST', '/jobs', { form: { route: 'GET /story/likers', params: JSON.stringify({ story_pk: '3123047589296897607' }) }, headers: old.headers });
+  t.match(refused, { status: 422, body: { exc_type: 'LibraryTooOld' } }, 'the job is refused at the start, not failed later');
+  const current = await service(t, { version: '1.12.13' });
+  const started = await current.http.request('POST', '/jobs', { form: { route: 'GET /story/likers', params: JSON.stringify({ story_pk: '3123047589296897607' }) }, headers: current.headers });
+  t.equal(started.status, 202, JSON.stringify(started.body));
+});
+
 t.test('on 1.12.13 they act on the world', async (t) => {
   const { http, sandbox, headers } = await service(t, { version: '1.12.13' });
   const world = sandbox.world;

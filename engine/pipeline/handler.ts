@@ -160,8 +160,12 @@ function tooNew(gated: readonly ParamSpec[], bag: InputBag, version: string): Pa
 
 
 /** Validation alone, for input checked before any session is at hand (a job's parameters when it is started). */
-export function inputCheck(route: RouteSpec, validator: RouteValidator): Admission {
-  return (state, problems) => validateInput(route, state, problems, validator);
+export function inputCheck(route: RouteSpec, validator: RouteValidator, library?: () => string): Admission {
+  const needs = library && route.since;
+  return (state, problems) => {
+    if (needs) routeTooNew(route, library!());
+    validateInput(route, state, problems, validator);
+  };
 }
 
 function validateInput(route: RouteSpec, state: RequestState, problems: ParamProblem[], validator: RouteValidator): void {
