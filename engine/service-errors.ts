@@ -55,6 +55,7 @@ export const SERVICE_ERRORS = {
   ConsoleNotBuilt: { status: 503, on: (route) => route.key === 'GET /console', when: 'The console page has not been built into dist/console.', hint: 'Run `npm run build` (npm ci runs it).' },
   ApiKeyAttemptsExceeded: { status: 429, on: (route) => route.key === 'POST /console/key', when: 'More than ten wrong keys were typed into the console this minute: every try waits until the minute ends.', hint: 'Wait for Retry-After; requests that send the key (X-API-Key) are not affected.' },
   ApiKeyWrong: { status: 401, on: (route) => route.key === 'POST /console/key', when: 'The key typed into the console is not this service\'s API key.', hint: 'The key is SOCIALGATE_API_KEY of this service.' },
+  HeaderTooLarge: { status: 431, on: 'outside', when: 'The request line and headers are over the server\'s limit (16 KB), as a query string that long.', hint: 'Send long values in a form body (POST) or shorten the query.' },
   NoSuchRoute: { status: 404, on: 'outside', when: 'No route has this path.', hint: 'GET /openapi.json lists every route.' },
   HostNotAllowed: { status: 403, on: 'outside', when: '/mcp: the Host header is not an allowed host (DNS-rebinding protection).', hint: 'Add the host name to SOCIALGATE_MCP_ALLOWED_HOSTS.' },
   OriginNotAllowed: { status: 403, on: 'outside', when: '/mcp: a browser Origin that is not an allowed host.', hint: 'Browsers may call /mcp only from an allowed host (SOCIALGATE_MCP_ALLOWED_HOSTS).' },
