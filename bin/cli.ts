@@ -4,6 +4,7 @@ import { loadConfig } from '../engine/config.js';
 import { defaultManifestDir, loadManifest } from '../engine/manifest/load.js';
 import { buildOpenApi } from '../engine/openapi.js';
 import { composeApp, productRegistries } from './compose.js';
+import { guardServer } from '../engine/app.js';
 import { isStoreDown } from '../adapters/store/bounded.js';
 
 const USAGE = `usage: socialgate <command> [options]
@@ -71,6 +72,7 @@ async function serve(argv: string[]): Promise<number> {
   const config = loadConfig(argv);
   const app = await composeApp(config);
   const server = createServer(app.callback());
+  guardServer(server, app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(config.port, config.host, resolve));
   const address = server.address();

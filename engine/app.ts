@@ -1,6 +1,8 @@
 // The Koa application: request id and timing, the one error writer, the route table compiled from
 // the manifest, and a JSON 404 for everything else. Adapters and plugins are injected.
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { LRUCache } from 'lru-cache';
@@ -250,6 +252,24 @@ const noSuchRoute = (): never => {
 
 const HANG_UPS = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
 
+/**
+ * The HTTP server's own refusals, answered with the service's error body: a request line or headers
+ * over the server's limit (a query string of a megabyte) is 431, and the rest of what the client
+ * sends is read and dropped before the connection closes, so the client reads the answer instead of
+ * a reset. Anything else malformed is Node's plain 400.
+ */
+export function guardServer(server: Server, app: App): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code !== 'HPE_HEADER_OVERFLOW' || !socket.writable) return void socket.destroy();
+    const mapped = mapError(serviceError('HeaderTooLarge', 'The request line and headers are over the server\'s limit (16 KB): a query string that long cannot be served'), app.manifest.errors);
+    const body = JSON.stringify(mapped.body);
+    socket.on('data', () => undefined); // drained, not left unread: closing over unread data would reset the connection
+    socket.end(`HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    setTimeout(() => socket.destroy(), 5000).unref();
+    app.services.log.info('request refused: headers too large', { status: 431 });
+  });
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** Request id, timing, access log, metrics and the one place errors become bodies. */
@@ -267,7 +287,8 @@ function requestContext(manifest: Manifest, metrics: Metrics, log: Logger, inner
     try {
       await inner(ctx);
     } catch (error) {
-      writeError(ctx, error, manifest, requestId, log);
+      if (hungUp(ctx)) hangUp(ctx, requestId, log);
+      else writeError(ctx, error, manifest, requestId, log);
     } finally {
       const seconds = (performance.now() - started) / 1000;
       const route = (ctx.state.route as string | undefined) ?? 'unmatched';
@@ -279,6 +300,18 @@ function requestContext(manifest: Manifest, metrics: Metrics, log: Logger, inner
 
 /** The name of the request's API key, on every log line of the request (never the key). */
 const keyField = (ctx: Koa.Context): { key?: string } => (ctx.state.key ? { key: (ctx.state.key as KeyGrant).name } : {});
+
+/** The client closed the connection before its body was all sent: whatever failed then, it was not the service. */
+function hungUp(ctx: Koa.Context): boolean {
+  return !ctx.req.complete && (ctx.req.destroyed || ctx.req.socket.destroyed);
+}
+
+/** One info line naming it; the answer (a 400 nobody reads) is not an error of the service's. */
+function hangUp(ctx: Koa.Context, requestId: string, log: Logger): void {
+  log.info('client hung up mid-body', { request_id: requestId, method: ctx.method, route: (ctx.state.route as string | undefined) ?? ctx.path });
+  ctx.status = 400;
+  ctx.body = '';
+}
 
 function writeError(ctx: Koa.Context, error: unknown, manifest: Manifest, requestId: string, log: Logger): void {
   const mapped = mapError(error, manifest.errors);

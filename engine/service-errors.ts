@@ -62,6 +62,7 @@ export const SERVICE_ERRORS = {
   KeysUnavailable: { status: 503, on: (route) => route.area === 'keys', when: 'The instance was built without a key store.' },
   PoolNameTaken: { status: 409, on: (route) => route.key === 'POST /pools' || route.key === 'POST /console/pools/members', when: 'Another owner has a pool of that name (pool names are shared by every owner).', hint: 'Choose another name.' },
   ApiKeyWrong: { status: 401, on: (route) => route.key === 'POST /console/key', when: 'The key typed into the console is not this service\'s API key.', hint: 'The key is SOCIALGATE_API_KEY of this service.' },
+  HeaderTooLarge: { status: 431, on: 'outside', when: 'The request line and headers are over the server\'s limit (16 KB), as a query string that long.', hint: 'Send long values in a form body (POST) or shorten the query.' },
   NoSuchRoute: { status: 404, on: 'outside', when: 'No route has this path.', hint: 'GET /openapi.json lists every route.' },
   HostNotAllowed: { status: 403, on: 'outside', when: '/mcp: the Host header is not an allowed host (DNS-rebinding protection).', hint: 'Add the host name to SOCIALGATE_MCP_ALLOWED_HOSTS.' },
   OriginNotAllowed: { status: 403, on: 'outside', when: '/mcp: a browser Origin that is not an allowed host.', hint: 'Browsers may call /mcp only from an allowed host (SOCIALGATE_MCP_ALLOWED_HOSTS).' },
