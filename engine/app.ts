@@ -27,7 +27,7 @@ import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
 import { consoleAssets } from './console.js';
 import { authenticate } from './auth.js';
-import { KeyRing, WrongKeys } from './keys.js';
+import { KeyRing, memoryKeyStore, WrongKeys } from './keys.js';
 import { RecentMetrics } from './recent.js';
 import { SessionUsage } from './usage.js';
 import { stackWithoutMessage } from './log.js';
@@ -63,7 +63,7 @@ export interface AppOptions {
   readonly lease?: SessionLease;
   /** Background modules (jobs, events): each defines its work kinds before the queue starts. */
   readonly background?: readonly Background[];
-  /** Where named API keys are kept (beside the sessions); without it only SOCIALGATE_API_KEY exists. */
+  /** Where named API keys are kept (beside the sessions); without it, in this process's memory. */
   readonly keys?: KeyStore;
   /** Whether the key store held keys at boot: the document then describes the key. */
   readonly keysAtBoot?: boolean;
@@ -86,7 +86,7 @@ export function createApp(options: AppOptions): App {
   const metrics = createMetrics();
   sweepGauges(metrics, options.store);
   const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey || !!options.keysAtBoot }));
-  const keys = { ring: new KeyRing(options.keys, options.config.apiKey, options.config.sessionCacheTtlMs), wrong: new WrongKeys() };
+  const keys = { ring: new KeyRing(options.keys ?? memoryKeyStore(), options.config.apiKey, options.config.sessionCacheTtlMs), wrong: new WrongKeys() };
   const sessions = new Sessions({
     upstream: options.upstream,
     store: options.store,

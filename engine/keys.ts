@@ -32,22 +32,17 @@ export interface NewKey {
 export class KeyRing {
   private cached?: { keys: readonly StoredKey[]; byHash: Map<string, StoredKey>; at: number };
 
-  constructor(private readonly store: KeyStore | undefined, private readonly legacy: string | undefined, private readonly ttlMs: number, private readonly now: () => number = Date.now) {}
-
-  get hasStore(): boolean {
-    return !!this.store;
-  }
+  constructor(private readonly store: KeyStore, private readonly legacy: string | undefined, private readonly ttlMs: number, private readonly now: () => number = Date.now) {}
 
   /** Whether requests must carry a key: the legacy key is set or the store holds a named one. */
   async required(): Promise<boolean> {
-    if (this.legacy) return true;
-    return !!this.store && (await this.keys()).length > 0;
+    return !!this.legacy || (await this.keys()).length > 0;
   }
 
   /** The grant of a key, or undefined for a wrong or revoked one. */
   async verify(given: string): Promise<KeyGrant | undefined> {
     if (this.legacy && sameSecret(given, this.legacy)) return legacyGrant();
-    if (!this.store || !given.startsWith(KEY_PREFIX)) return undefined;
+    if (!given.startsWith(KEY_PREFIX)) return undefined;
     await this.keys();
     const found = this.cached?.byHash.get(hashKey(given));
     return found && grantOf(found);
@@ -59,12 +54,11 @@ export class KeyRing {
 
   /** A new named key; the answer holds the key itself, the only time it exists outside its holder. */
   async add(init: NewKey): Promise<{ key: string; record: StoredKey }> {
-    const store = this.need();
     checkName(init.name);
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
     const record: StoredKey = { name: init.name, hash: hashKey(key), scopes: [...new Set(init.scopes)], createdAt: this.now(), ...(init.accounts ? { accounts: [...init.accounts] } : {}), ...(init.pools ? { pools: [...init.pools] } : {}) };
     let taken = false;
-    const keys = await store.change((current) => {
+    const keys = await this.store.change((current) => {
       taken = current.some((k) => k.name === init.name);
       return taken ? current : [...current, record];
     });
@@ -75,7 +69,7 @@ export class KeyRing {
 
   async revoke(name: string): Promise<boolean> {
     let found = false;
-    const keys = await this.need().change((current) => {
+    const keys = await this.store.change((current) => {
       found = current.some((k) => k.name === name);
       return current.filter((k) => k.name !== name);
     });
@@ -88,7 +82,7 @@ export class KeyRing {
     const cached = this.cached;
     if (cached && !fresh && this.now() - cached.at < this.ttlMs) return cached.keys;
     try {
-      return this.remember(await this.store!.all());
+      return this.remember(await this.store.all());
     } catch (error) {
       if (cached && !fresh) return cached.keys;
       throw error;
@@ -99,11 +93,16 @@ export class KeyRing {
     this.cached = { keys, byHash: new Map(keys.map((k) => [k.hash, k])), at: this.now() };
     return keys;
   }
+}
 
-  private need(): KeyStore {
-    if (!this.store) throw serviceError('KeysUnavailable', 'Named API keys need a key store; this instance was built without one');
-    return this.store;
-  }
+/** Keys that live and die with the process: for an app built without a shared store (tests, embedding). */
+export function memoryKeyStore(): KeyStore {
+  let keys: readonly StoredKey[] = [];
+  return {
+    all: async () => keys,
+    change: async (edit) => (keys = edit(keys)),
+    close: async () => undefined,
+  };
 }
 
 function checkName(name: string): void {

@@ -19,7 +19,7 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
     .addServer({ url: '/', description: 'This server' })
     .addSecurityScheme('SessionId', { type: 'apiKey', in: 'header', name: 'X-Session-ID', description: 'Session ID returned by POST /auth/login' });
   // Only when the deployment sets an API key: then every route but the system ones needs it too.
-  if (opts.apiKeyAuth) builder.addSecurityScheme('ApiKey', { type: 'http', scheme: 'bearer', description: 'The deployment\'s API key (also accepted as X-API-Key)' });
+  if (opts.apiKeyAuth) builder.addSecurityScheme('ApiKey', { type: 'http', scheme: 'bearer', description: 'An API key of the deployment (also accepted as X-API-Key). Each operation lists the scope its key needs: read, write or operator.' });
   for (const tag of manifest.tags) builder.addTag({ name: tag.name, description: tag.description ?? tag.name });
   for (const [name, schema] of Object.entries(manifest.schemas)) builder.addSchema(name, forOpenApi(schema) as SchemaObject);
   builder.addSchema('ErrorBody', errorBodySchema());
@@ -38,7 +38,8 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
 
 /** Explicit on every operation (an empty list means open), so clients and linters assume nothing. */
 function securityOf(route: RouteSpec, apiKey: boolean): OperationObject['security'] {
-  const key: Record<string, string[]> = apiKey ? { ApiKey: [] } : {};
+  // OpenAPI 3.1 lets a non-OAuth requirement list roles: the key's scope the route needs.
+  const key: Record<string, string[]> = apiKey ? { ApiKey: [route.scope] } : {};
   if (route.session === 'required') return [{ ...key, SessionId: [] }];
   if (route.session === 'optional') return [{ ...key, SessionId: [] }, ...(apiKey ? [key] : [{}])];
   return apiKey ? [key] : [];

@@ -59,7 +59,6 @@ export const SERVICE_ERRORS = {
   ApiKeyAccountNotAllowed: { status: 403, on: (route) => route.scope !== 'none', when: "The request's API key is limited to other accounts than the session's (or a member's).", hint: 'Use a key allowed for that account, or a session of an account the key names.' },
   ApiKeyNameTaken: { status: 409, on: (route) => route.key === 'POST /keys', when: 'A key of that name exists.', hint: 'Revoke it first (DELETE /keys) or choose another name.' },
   ApiKeyNotFound: { status: 404, on: (route) => route.key === 'DELETE /keys', when: 'No key has that name.', hint: 'GET /keys lists them.' },
-  KeysUnavailable: { status: 503, on: (route) => route.area === 'keys', when: 'The instance was built without a key store.' },
   PoolNameTaken: { status: 409, on: (route) => route.key === 'POST /pools' || route.key === 'POST /console/pools/members', when: 'Another owner has a pool of that name (pool names are shared by every owner).', hint: 'Choose another name.' },
   ApiKeyWrong: { status: 401, on: (route) => route.key === 'POST /console/key', when: 'The key typed into the console is not this service\'s API key.', hint: 'The key is SOCIALGATE_API_KEY of this service.' },
   HeaderTooLarge: { status: 431, on: 'outside', when: 'The request line and headers are over the server\'s limit (16 KB), as a query string that long.', hint: 'Send long values in a form body (POST) or shorten the query.' },

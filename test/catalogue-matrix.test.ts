@@ -40,8 +40,9 @@ const ROTATES = new Set(['PATCH /auth/settings']);
 // Jobs and pools answer about state their own tests make (test/jobs*.test.ts): an example job id names no job here.
 // The console answers about sessions by ref and holds its event stream open: test/console-*.test.ts cover it.
 // Events and webhooks answer about watches and endpoints their own tests make, and GET /events holds
-// its stream open: test/events*.test.ts cover them.
-const SERVICE_AREAS = new Set(['system', 'jobs', 'pools', 'console', 'events', 'webhooks']);
+// its stream open: test/events*.test.ts cover them. A named key, once added, makes every later
+// request need one: test/auth-keys.test.ts covers the keys.
+const SERVICE_AREAS = new Set(['system', 'jobs', 'pools', 'console', 'events', 'webhooks', 'keys']);
 const routes = orderForRun(app.manifest.routes.filter((r) => !SERVICE_AREAS.has(r.area)));
 
 t.test('every route has a runnable example', async (t) => {

@@ -83,8 +83,9 @@ t.test('with an API key configured, the document asks for it on every route but 
   t.teardown(() => client.close());
   const doc = (await client.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, { security: Record<string, unknown>[] }>>; components: { securitySchemes: Record<string, unknown> } };
   t.ok(doc.components.securitySchemes.ApiKey, 'ApiKey scheme');
-  t.same(doc.paths['/user'].get.security, [{ ApiKey: [], SessionId: [] }]);
-  t.same(doc.paths['/auth/login'].post.security, [{ ApiKey: [] }]);
+  t.same(doc.paths['/user'].get.security, [{ ApiKey: ['read'], SessionId: [] }], 'with the scope the key needs');
+  t.same(doc.paths['/auth/login'].post.security, [{ ApiKey: ['write'] }]);
+  t.same(doc.paths['/console/sessions'].get.security, [{ ApiKey: ['operator'] }]);
   t.same(doc.paths['/health'].get.security, []);
   t.equal((await client.request('GET', '/user', { query: { user_id: '1' } })).status, 401, 'without the key');
 });

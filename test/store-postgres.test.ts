@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createStore } from '../adapters/store/keyv.js';
 import { installPostgres, startPostgres, type Postgres } from './support/postgres.js';
 import { startServices, type Service } from './support/service.js';
-import { login, sharedSessionsScenario } from './support/shared-store.js';
+import { login, sharedKeysScenario, sharedSessionsScenario } from './support/shared-store.js';
 
 const started = Date.now();
 const TTL_MS = 200;
@@ -30,6 +30,7 @@ if ('missing' in programs) {
   sharedSessions(pg, services[0], services[1]);
   noSecretInClear(pg, services[0]);
   pagedListAndSweep(pg);
+  t.test('named API keys are shared through PostgreSQL', (t) => sharedKeysScenario(t, pg.url));
 }
 
 /** The store's own paged queries on PostgreSQL: more rows than a page, half expired, beside the services' own rows. */

@@ -17,7 +17,7 @@ import { serve, type Client } from './helpers/http.js';
 import { probeUpstream } from './support/probe-upstream.js';
 import { startRedis } from './support/redis.js';
 import { startServices } from './support/service.js';
-import { sharedSessionsScenario } from './support/shared-store.js';
+import { sharedKeysScenario, sharedSessionsScenario } from './support/shared-store.js';
 
 const started = Date.now();
 const redis = await startRedis();
@@ -92,3 +92,5 @@ function redisCommand(args: string[]): Promise<string> {
     }, 100);
   });
 }
+
+t.test('named API keys are shared through Redis', (t) => sharedKeysScenario(t, redis.url));

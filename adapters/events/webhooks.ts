@@ -34,8 +34,7 @@ export interface Endpoint {
   readonly created_at: number;
   readonly disabled?: string;
   readonly secret: string; // sealed
-  /** Who made it (absent on endpoints made before owners were kept: the operator's alone). */
-  readonly owner?: Owner;
+  readonly owner?: Owner; // who made it; absent on endpoints made before owners were kept (the operator's)
   readonly previous?: { readonly secret: string; readonly until: number };
 }
 
@@ -85,10 +84,8 @@ export class Webhooks {
     await this.checkUrl(init.url);
     const id = 'ep_' + randomBytes(12).toString('base64url');
     const secret = newSecret();
-    const endpoint: Endpoint = {
-      id, url: init.url, kinds: [...init.kinds], sessions: [...init.sessions], description: init.description, created_at: this.now(), secret: this.work.store.seal(secret, id),
-      ...(init.owner ? { owner: init.owner } : {}),
-    };
+    const { url, kinds, sessions, description, owner } = init;
+    const endpoint: Endpoint = { id, url, kinds: [...kinds], sessions: [...sessions], description, created_at: this.now(), secret: this.work.store.seal(secret, id), owner };
     await this.work.store.put(ENDPOINTS, id, endpoint);
     return { ...publicView(endpoint), secret };
   }

@@ -29,3 +29,18 @@ export async function sharedSessionsScenario(t: Test, a: Service, b: Service, tt
   await wait(ttlMs + 50);
   t.match(await b.request('GET', '/account', { headers: as(sid) }), { status: 401, body: { exc_type: 'SessionNotFound' } }, "A's revocation reaches B after the TTL");
 }
+
+/** Named API keys on a shared store: one instance's key store adds, another's knows it; a revoke crosses within the TTL. */
+export async function sharedKeysScenario(t: Test, url: string): Promise<void> {
+  const [{ openKeyStore }, { KeyRing }] = await Promise.all([import('../../adapters/store/keys.js'), import('../../engine/keys.js')]);
+  const stores = [await openKeyStore(url), await openKeyStore(url)];
+  t.teardown(() => Promise.all(stores.map((store) => store.close())));
+  const [a, b] = [new KeyRing(stores[0], undefined, 0), new KeyRing(stores[1], undefined, 100)];
+  const { key } = await a.add({ name: 'shared-agent', scopes: ['read'], accounts: ['demo'] });
+  t.match(await b.verify(key), { name: 'shared-agent', scopes: ['read'], accounts: ['demo'] }, 'added on one instance, known to the other');
+  t.ok(await b.required(), 'the other now requires keys');
+  t.equal(await b.verify(key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A')), undefined, 'a near miss is no key');
+  t.ok(await a.revoke('shared-agent'));
+  await wait(150);
+  t.equal(await b.verify(key), undefined, 'revoked on one, refused by the other after its TTL');
+}
