@@ -37,8 +37,8 @@ const text = (read: { contents: readonly ({ text: string } | { blob: string })[]
 
 /**
  * The tool list, from a client used for nothing else: after listing, a client compiles every
- * tool's output schema on its next call (seconds for the whole list, longer than the server's
- * 5 s keep-alive), so the clients that call tools here never list them all.
+ * tool's output schema on its next call (seconds for all of them), which the clients that call
+ * tools here need not pay.
  */
 async function listedTools() {
   const client = await mcpOverHttp(p.client.url, headers);
