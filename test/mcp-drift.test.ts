@@ -82,7 +82,7 @@ t.test('every tool\'s output schema is its route\'s response schema; names, desc
     for (const [name, schema] of Object.entries(defs)) t.same(asComponents(schema), app.manifest.schemas[name], `${route.key} output $defs.${name}`);
     t.equal(tool.name, route.id);
     t.ok(tool.description!.startsWith(route.summary));
-    t.same([tool.annotations!.readOnlyHint, tool.annotations!.destructiveHint], [route.method === 'GET', route.method === 'DELETE'], `${route.key} hints`);
+    t.same([tool.annotations!.readOnlyHint, tool.annotations!.destructiveHint], [route.action === 'read', route.action !== 'read' && route.method === 'DELETE'], `${route.key} hints (from its action class)`);
     t.equal(link, route.result.shape === 'file' || route.result.shape === 'files', `${route.key} answers a link only for files`);
   }
 });

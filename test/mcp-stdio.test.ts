@@ -69,8 +69,9 @@ t.test('over stdio with the service down: a fast named error, and it heals once 
   t.teardown(() => p.client.close());
   const { createServer } = await import('node:http');
   const server = createServer(p.app.callback());
+  server.keepAliveTimeout = 65_000; // as `socialgate serve` sets it (see test/helpers/http.ts)
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
   t.ok((await mcp.listTools()).tools.length > 0, 'the next call reaches the service');
   t.match(errorOf(await mcp.callTool({ name: 'getAccount', arguments: {} })), { status: 401, exc_type: 'SessionRequired' }, 'and no session was configured');
 });

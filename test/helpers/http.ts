@@ -24,6 +24,10 @@ export interface Client {
 
 export async function serve(app: App): Promise<Client> {
   const server: Server = createServer(app.callback());
+  // As `socialgate serve` sets it. With Node's 5 s default, a client that is busy for longer between
+  // two calls (an MCP client compiles every listed tool's output schema on its next call) reuses
+  // a socket the server has just closed, and that call fails with ECONNRESET.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
