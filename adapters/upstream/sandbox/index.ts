@@ -87,7 +87,8 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
   return {
     name: 'sandbox',
     sessionIdFor: (pk) => decodeURIComponent(core.sessionFor(pk)),
-    happen: (account, request) => asParams(() => happen(world, account, liveRequest(request), Math.floor(now() / 1000), hash32(`${seed}:now:${now()}:${++happenings}`))),
+    happen: (account, request) =>
+      asParams(() => happen(world, account, liveRequest(request), Math.floor(now() / 1000), hash32(`${seed}:now:${now()}:${++happenings}`))),
     library: { name: 'aiograpi', version: '1.0.9', emulated: true },
     methods: new Set(METHODS.keys()),
     world,
