@@ -83,7 +83,8 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
         const kind = KINDS[(k + round) % KINDS.length];
         const figures = await load(servers[kind]!, SECONDS);
         rounds[kind]!.push(figures);
-        log(`round ${round} ${kind.padEnd(10)} ${figures.rps.toFixed(0).padStart(6)} req/s  ${figures.cpuUs.toFixed(1)} µs CPU/request  errors ${figures.errors}`);
+        const { rps, cpuUs, errors } = figures;
+        log(`round ${round} ${kind.padEnd(10)} ${rps.toFixed(0).padStart(6)} req/s  ${cpuUs.toFixed(1)} µs CPU/request  errors ${errors}`);
       }
     }
   } finally {
@@ -107,7 +108,8 @@ export function formatHotPath(figures: HotPathFigures): string {
     if (!ratios) continue;
     // The same ratio by CPU per request (the other server's over socialgate's), steadier under noise.
     const byCpu = cpu.map((us, i) => us / ours[i]);
-    lines.push(`  socialgate / ${kind}: throughput median ${median(ratios).toFixed(2)} (${spread(ratios, 2)}); by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})${TARGETS[kind] ?? ''}`);
+    const byThroughput = `throughput median ${median(ratios).toFixed(2)} (${spread(ratios, 2)})`;
+    lines.push(`  socialgate / ${kind}: ${byThroughput}; by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})${TARGETS[kind] ?? ''}`);
   }
   return lines.join('\n');
 }

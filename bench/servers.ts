@@ -100,7 +100,8 @@ async function profiling(): Promise<() => Promise<void>> {
   if (!dir) return async () => undefined;
   const session = new Session();
   session.connect();
-  const post = (method: string) => new Promise<unknown>((resolve, reject) => session.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, (error, result) => (error ? reject(error) : resolve(result))));
   await post('Profiler.enable');
   await post('Profiler.start');
   return async () => {

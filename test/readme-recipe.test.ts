@@ -37,7 +37,8 @@ t.test('the recipe\'s route boots, answers and is documented', async (t) => {
   writeFileSync(target, `${before.trimEnd()}\n${yaml}`);
 
   const config = testConfig();
-  const app = createApp({ config, upstream: createSandbox(), store: await createStore('memory://'), log: createLogger('silent'), ...productParts(config), manifestDir: dir });
+  const store = await createStore('memory://');
+  const app = createApp({ config, upstream: createSandbox(), store, log: createLogger('silent'), ...productParts(config), manifestDir: dir });
   const client = await serve(app);
   t.teardown(() => client.close());
   const added = app.manifest.routes.find((route) => route.key === 'GET /user/id');

@@ -10,7 +10,9 @@ export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 /** Every .ts file under `dirs` (relative to root), with the files it imports at run time. */
 export function importGraph(root: string, dirs: readonly string[]): ImportGraph {
   const graph = new Map<string, string[]>();
-  for (const file of dirs.flatMap((dir) => sources(join(root, dir)))) graph.set(relative(root, file), runtimeImports(file).map((target) => relative(root, target)));
+  for (const file of dirs.flatMap((dir) => sources(join(root, dir)))) {
+    graph.set(relative(root, file), runtimeImports(file).map((target) => relative(root, target)));
+  }
   return graph;
 }
 

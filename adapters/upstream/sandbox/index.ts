@@ -94,7 +94,8 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
   return {
     name: 'sandbox',
     sessionIdFor: (pk) => decodeURIComponent(core.sessionFor(pk)),
-    happen: (account, request) => asParams(() => happen(world, account, liveRequest(request), Math.floor(now() / 1000), hash32(`${seed}:now:${now()}:${++happenings}`))),
+    happen: (account, request) =>
+      asParams(() => happen(world, account, liveRequest(request), Math.floor(now() / 1000), hash32(`${seed}:now:${now()}:${++happenings}`))),
     library: { name: 'aiograpi', version, emulated: true },
     methods: new Set(methods.keys()),
     world,
