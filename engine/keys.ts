@@ -20,7 +20,13 @@ export function keyView(key: StoredKey): Record<string, unknown> {
   return { name: key.name, scopes: key.scopes, accounts: key.accounts ?? null, pools: key.pools ?? null, created_at: new Date(key.createdAt).toISOString() };
 }
 
-const grantOf = (key: StoredKey): KeyGrant => ({ name: key.name, scopes: key.scopes, ...(key.accounts ? { accounts: key.accounts } : {}), ...(key.pools ? { pools: key.pools } : {}) });
+/** The limits a key has, and only those (an absent list is no limit). */
+const limitsOf = (key: { accounts?: readonly string[]; pools?: readonly string[] }) => ({
+  ...(key.accounts ? { accounts: [...key.accounts] } : {}),
+  ...(key.pools ? { pools: [...key.pools] } : {}),
+});
+
+const grantOf = (key: StoredKey): KeyGrant => ({ name: key.name, scopes: key.scopes, ...limitsOf(key) });
 
 export interface NewKey {
   readonly name: string;
@@ -32,7 +38,12 @@ export interface NewKey {
 export class KeyRing {
   private cached?: { keys: readonly StoredKey[]; byHash: Map<string, StoredKey>; at: number };
 
-  constructor(private readonly store: KeyStore, private readonly legacy: string | undefined, private readonly ttlMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly store: KeyStore,
+    private readonly legacy: string | undefined,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Whether requests must carry a key: the legacy key is set or the store holds a named one. */
   async required(): Promise<boolean> {
@@ -56,7 +67,7 @@ export class KeyRing {
   async add(init: NewKey): Promise<{ key: string; record: StoredKey }> {
     checkName(init.name);
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
-    const record: StoredKey = { name: init.name, hash: hashKey(key), scopes: [...new Set(init.scopes)], createdAt: this.now(), ...(init.accounts ? { accounts: [...init.accounts] } : {}), ...(init.pools ? { pools: [...init.pools] } : {}) };
+    const record: StoredKey = { name: init.name, hash: hashKey(key), scopes: [...new Set(init.scopes)], createdAt: this.now(), ...limitsOf(init) };
     let taken = false;
     const keys = await this.store.change((current) => {
       taken = current.some((k) => k.name === init.name);
