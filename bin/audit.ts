@@ -53,7 +53,8 @@ export function auditRoute(route: RouteSpec, plugin?: Plugin): AuditRoute {
   for (const [method, names] of Object.entries(plugin?.keywords ?? {})) add(method, names);
   // Keywords of parameters a newer library added (manifest `since`): missing from an older one by design.
   const since = Object.fromEntries(route.params.filter((p) => p.since && p.upstream).map((p) => [p.upstream!, p.since!]));
-  return { method: route.method, path: route.path, upstream: route.upstreamMethods, keywords, ...(Object.keys(since).length ? { since } : {}), ...(route.since ? { needs: route.since } : {}) };
+  const needs = route.since ? { needs: route.since } : {};
+  return { method: route.method, path: route.path, upstream: route.upstreamMethods, keywords, ...(Object.keys(since).length ? { since } : {}), ...needs };
 }
 
 export async function runAudit(argv: string[], out: (s: string) => void, deps: Partial<AuditDeps> = {}): Promise<number> {

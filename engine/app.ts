@@ -192,7 +192,8 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
       typer: typerFor(route, manifest, services.upstream),
     };
     const run = routeRunner(route, deps);
-    steps.set(route, { run, admit: admission(route, deps.validator), check: inputCheck(route, deps.validator, () => services.upstream.library.version), readValues: valuesReader(route) });
+    const check = inputCheck(route, deps.validator, () => services.upstream.library.version);
+    steps.set(route, { run, admit: admission(route, deps.validator), check, readValues: valuesReader(route) });
     const handler = routeHandler(route, deps, run);
     const router = routers.get(route.path) ?? routers.set(route.path, new Router()).get(route.path)!;
     router.register(route.path, [route.method], [handler], { name: route.id });

@@ -38,15 +38,22 @@ async function service(t: Test) {
 
 t.test('capabilities, not version strings: 2.x against 1.12', async (t) => {
   const modern = (await sidecarAt(t, '2.0.6')).library;
-  t.match(modern, { version: '2.0.6', capabilities: { login_legacy: true, transport: 'curl_cffi', device_key: true, app_profile_upgrade: true, media_upload_status: true, video_refresh_resources: true } });
+  t.match(modern, {
+    version: '2.0.6',
+    capabilities: { login_legacy: true, transport: 'curl_cffi', device_key: true, app_profile_upgrade: true, media_upload_status: true, video_refresh_resources: true },
+  });
   const older = (await sidecarAt(t, '1.12.13')).library;
-  t.match(older, { version: '1.12.13', capabilities: { login_legacy: false, transport: 'httpx', device_key: true, media_upload_status: false, video_refresh_resources: false } });
+  t.match(older, {
+    version: '1.12.13',
+    capabilities: { login_legacy: false, transport: 'httpx', device_key: true, media_upload_status: false, video_refresh_resources: false },
+  });
 });
 
 t.test('login failures carry the CAA markers and the typed reason into the body', async (t) => {
   const { http } = await service(t);
   const wrong = await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'wrong' } });
-  t.match(wrong, { status: 401, body: { exc_type: 'BadPassword', caa_actions: ['CAA_LOGIN_FALLBACK:fallback_triggered'] } }, 'the legacy flow\'s typed failure, with the marker that sent it there');
+  const marker = ['CAA_LOGIN_FALLBACK:fallback_triggered'];
+  t.match(wrong, { status: 401, body: { exc_type: 'BadPassword', caa_actions: marker } }, 'the legacy flow\'s typed failure, with the marker that sent it there');
   const unknown = await http.request('POST', '/auth/login', { form: { username: 'nobody_here', password: 'x' } });
   t.match(unknown.body, { exc_type: 'ClientError', caa_actions: ['CAA_LOGIN_FORM:account_list'] });
   t.match(unknown, { status: 401, body: { hint: /caa_actions names the step/ } }, "a generic CAA failure is a 401 that points at the markers");
@@ -69,7 +76,8 @@ t.test('a saved app profile 2.0 refuses: a 409 that names the way out, and the u
   const imported = await http.request('PATCH', '/auth/settings', { form: { settings: JSON.stringify(saved), upgrade_app_profile: 'true' } });
   t.equal(imported.status, 200, JSON.stringify(imported.body));
   const exported = await http.request('GET', '/auth/settings', { headers: { 'X-Session-ID': String(imported.body) } });
-  t.match(exported.body, { uuids: saved.uuids, device_settings: { manufacturer: 'OnePlus', bloks_versioning_id: /\S/, app_version: '410.0.0.36.71' } }, 'the app profile is current, the device ids kept');
+  const device = { manufacturer: 'OnePlus', bloks_versioning_id: /\S/, app_version: '410.0.0.36.71' };
+  t.match(exported.body, { uuids: saved.uuids, device_settings: device }, 'the app profile is current, the device ids kept');
   const upgraded = await adapter.open({ settings: exported.body as Record<string, unknown> });
   t.equal(await upgraded.call('login', { username: 'demo', password: PASSWORD }), true, 'the upgraded profile logs in');
   await upgraded.close();

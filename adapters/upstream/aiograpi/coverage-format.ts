@@ -100,7 +100,8 @@ function newerSection(report: AuditReport): string[] {
 function newerLines(report: AuditReport): string[] {
   const waiting = report.newer.filter((n) => n.absent.length);
   if (!report.newer.length) return [];
-  return [`routes for a newer aiograpi: ${report.newer.length}, of which ${waiting.length} need more than ${report.version}:`, ...waiting.map((n) => `  ${n.route}  (since ${n.since}: ${n.absent.join(', ')})`)];
+  const head = `routes for a newer aiograpi: ${report.newer.length}, of which ${waiting.length} need more than ${report.version}:`;
+  return [head, ...waiting.map((n) => `  ${n.route}  (since ${n.since}: ${n.absent.join(', ')})`)];
 }
 
 function keywordLines(report: AuditReport): string[] {

@@ -117,9 +117,11 @@ export function classify(doc: MethodList, routes: readonly AuditRoute[], baselin
     internal: count('internal'),
     candidate: count('candidate'),
     areas: areaCounts(methods),
-    routes: routes.map((r) => ({ method: r.method, path: r.path, upstream: [...r.upstream].sort(), ...(r.keywords ? { keywords: r.keywords } : {}), ...(r.needs ? { needs: r.needs } : {}) })),
+    routes: routes.map((r) => ({
+      method: r.method, path: r.path, upstream: [...r.upstream].sort(), ...(r.keywords ? { keywords: r.keywords } : {}), ...(r.needs ? { needs: r.needs } : {}),
+    })),
     unknown: [...routesOf.keys()].filter((name) => !known.has(name) && !expected(name)).sort(),
-    newer: routes.filter((r) => r.needs).map((r) => ({ route: `${r.method} ${r.path}`, since: r.needs!, absent: r.upstream.filter((name) => !known.has(name)).sort() })),
+    newer: routes.filter((r) => r.needs).map((r) => ({ route: `${r.method} ${r.path}`, since: r.needs!, absent: r.upstream.filter((n) => !known.has(n)).sort() })),
     missing_keywords: missingKeywords(doc.methods, routes, doc.version),
     signature_changes: baseline ? signatureChanges(baseline.methods, doc.methods, new Set(routesOf.keys())) : [],
     methods,

@@ -28,7 +28,8 @@ export function createAiograpi(options: AiograpiOptions = {}): AiograpiAdapter {
     }));
   const library = (): UpstreamLibrary => {
     const info = pool.info();
-    return { name: 'aiograpi', version: info?.version ?? 'unknown', ...(info?.capabilities && Object.keys(info.capabilities).length ? { capabilities: info.capabilities } : {}) };
+    const capabilities = info?.capabilities && Object.keys(info.capabilities).length ? { capabilities: info.capabilities } : {};
+    return { name: 'aiograpi', version: info?.version ?? 'unknown', ...capabilities };
   };
   return {
     name: 'aiograpi',
