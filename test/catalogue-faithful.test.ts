@@ -26,7 +26,7 @@ const SYSTEM = new Set(['GET /health', 'GET /ready', 'GET /metrics', 'GET /build
 const manifest = loadCatalogue();
 // The service's own areas (background work, events, the operator's and the sandbox's tools) are beyond the platform's catalogue,
 // and so is a route marked `extension: true` in another area (the README's "Adding a route" recipe).
-const SERVICE_AREAS = new Set(['jobs', 'pools', 'console', 'events', 'webhooks', 'sandbox']);
+const SERVICE_AREAS = new Set(['jobs', 'pools', 'console', 'events', 'webhooks', 'sandbox', 'keys']);
 // Routes for what a newer aiograpi added (manifest `since`) are beyond the specification's catalogue, by design.
 const beyond = manifest.routes.filter((r) => r.since);
 const apiRoutes = manifest.routes.filter((r) => !SYSTEM.has(r.key) && !SERVICE_AREAS.has(r.area) && !r.path.startsWith('/console') && !r.since && !r.extension);
