@@ -40,6 +40,8 @@ async function imageTests(b: Buildah): Promise<void> {
   };
   t.teardown(() => t.comment(`image test: ${timings.join('; ')}`));
   const pypi = await reachable('https://pypi.org/simple/aiograpi/'); // asked first: the root test ends when no subtest is pending
+  // The storage is this test's own: working containers left there are a killed run's, never in use.
+  await b.run(['rm', '--all']);
   let image = '';
   await t.test('the Node 20 base is made and the runtime target builds on it', async (t) => {
     await timed('base', () => makeBase(b, node, headers));
