@@ -12,6 +12,7 @@ import { loadManifest, defaultManifestDir } from './manifest/load.js';
 import type { SettingBounds } from './manifest/bounds.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
+import { downConvert } from './openapi-30.js';
 import { admission, inputCheck, routeHandler, routeRunner, type RouteSteps } from './pipeline/handler.js';
 import { backgroundRoutes } from './pipeline/runner.js';
 import { valuesReader } from './pipeline/params.js';
@@ -21,7 +22,7 @@ import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import { compileTyper, type Typer } from './typing.js';
-import type { AppInfo, Background, Config, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionLease, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer } from './types.js';
+import type { AppInfo, Background, Config, JsonText, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionLease, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
@@ -103,10 +104,11 @@ export function createApp(options: AppOptions): App {
     lease: options.lease,
   });
   const openapiText = servedDocument(openapi);
+  let openapi30: JsonText | undefined; // made on first request: most deployments are never asked for it
   const recent = new RecentMetrics(metrics, manifest);
   const app: AppInfo = {
     recent: () => recent.summary(),
-    openapi: () => openapiText,
+    openapi: (version) => (version === '3.0' ? (openapi30 ??= servedDocument(downConvert(openapi))) : openapiText),
     metricsText: () => metrics.registry.metrics(),
     metricsContentType: metrics.registry.contentType,
     gauge: metrics.gauge,

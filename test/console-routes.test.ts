@@ -239,3 +239,21 @@ async function eventStream(client: Client, headers: Record<string, string>) {
     close: () => controller.abort(),
   };
 }
+
+t.test('a session is named by its label, and its state is the state now', async (t) => {
+  const sid = await login('demo_throttled');
+  const ref = (await listed()).sessions.find((s) => s.account.username === 'demo_throttled' && s.state === 'active')!.ref;
+  const named = await http.request('POST', '/console/sessions/label', { form: { ref, label: '  phone 7 ' }, headers: keyed });
+  t.equal(named.status, 200, named.text);
+  documented(t, 'POST /console/sessions/label', named.body);
+  t.equal((named.body as { label: string }).label, 'phone 7', 'the label, trimmed');
+  t.equal((await http.request('POST', '/console/sessions/label', { form: { ref, label: 'x'.repeat(65) }, headers: keyed })).status, 422, 'at most 64 characters');
+  t.equal((await http.request('GET', '/account', { headers: as(sid) })).status, 429, 'its call is throttled');
+  const record = (await app.services.sessions.find(sid))!;
+  t.equal(record.state, 'throttled');
+  await app.services.sessions.update(record, { throttledUntil: Date.now() - 1000 }, 'test');
+  const now = (await listed()).sessions.find((s) => s.ref === ref) as Listed & { label: string; frozen_classes: string[] };
+  t.match(now, { state: 'active', throttled_until: null, label: 'phone 7', frozen_classes: [] }, 'a throttle whose pause ended reads active');
+  const cleared = await http.request('POST', '/console/sessions/label', { form: { ref, label: '' }, headers: keyed });
+  t.equal((cleared.body as { label: string | null }).label, null, 'an empty label removes it');
+});

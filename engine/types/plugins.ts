@@ -111,8 +111,8 @@ export interface UsageCounter {
 }
 
 export interface AppInfo {
-  /** The OpenAPI document, serialised once (it is over a megabyte; re-serialising cost ~4 ms a request). */
-  openapi(): JsonText;
+  /** The OpenAPI document, serialised once (it is over a megabyte; re-serialising cost ~4 ms a request); 3.0 for older generators. */
+  openapi(version?: '3.0' | '3.1'): JsonText;
   metricsText(): Promise<string>;
   readonly metricsContentType: string;
   /** Registers a gauge read at scrape time (background modules: pool members per state, jobs per state). */

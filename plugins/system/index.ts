@@ -56,6 +56,6 @@ export const systemPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     // An emulated library is not installed: naming it among the dependencies would claim it is.
     return library.emulated ? { ...services.app.deps } : { ...services.app.deps, [library.name]: library.version };
   }),
-  'system.openapi': plugin(({ services }) => services.app.openapi()),
+  'system.openapi': plugin(({ input, services }) => services.app.openapi(input.version === '3.0' ? '3.0' : '3.1')),
   'system.docs': plugin(() => DOCS),
 });
