@@ -16,6 +16,8 @@ import type { Outbox } from '../../adapters/events/outbox.js';
 import type { EventsSettings } from '../../adapters/events/settings.js';
 import { FINDERS, WATCH_KINDS, type Marks, type WatchKind } from '../../adapters/events/sources.js';
 import { REACH } from '../../adapters/events/reach.js';
+import { isStoreDown } from '../../adapters/store/bounded.js';
+import { viewOf, type WatchItemData, type WatchState } from './watch-state.js';
 import { stateOf } from '../jobs/pools.js';
 
 export const WATCH = 'events.watch';
@@ -27,35 +29,7 @@ const STORE_RETRY_MS = 1000;
 /** Which instance ran a check: operators see where a watcher runs and that it moved when one died. */
 const INSTANCE = `${hostname()}:${process.pid}`;
 
-interface WatchItemData {
-  /** The session id, sealed with the ref as context: the queue never holds a usable credential. */
-  readonly session: string;
-}
-
-/** The watcher's state, in the work store by session ref: what GET /events/watch shows, and the watermarks. */
-export interface WatchState {
-  readonly ref: string;
-  readonly account: { readonly pk: string; readonly username: string };
-  readonly kinds: readonly WatchKind[];
-  readonly interval_ms: number;
-  readonly source: 'poll' | 'realtime';
-  readonly started_at: number;
-  readonly marks: Marks;
-  readonly checks: number;
-  readonly emitted: number;
-  readonly last_check_at?: number;
-  readonly next_check_at?: number;
-  /** How late the last check ran against its schedule. */
-  readonly lag_ms?: number;
-  readonly paused?: { readonly reason: string; readonly until?: number };
-  readonly last_error?: { readonly exc_type: string; readonly at: number };
-  /** The instance (host:pid) that ran the last check. */
-  readonly instance?: string;
-  /** The work item's data (the sealed session id): a watcher whose item was lost is queued again from it. */
-  readonly item?: WatchItemData;
-  /** Checks whose read back to the watermark was cut short by WATCH_PAGES or WATCH_THREAD_MESSAGES. */
-  readonly truncated?: number;
-}
+export type { WatchState } from './watch-state.js';
 
 export interface WatchersDeps {
   readonly work: WorkLayer;
@@ -294,25 +268,6 @@ function laterOf(current: Marks, found: Marks): Marks {
   const out: Marks = { ...current };
   for (const [kind, mark] of Object.entries(found) as [WatchKind, number][]) out[kind] = Math.max(out[kind] ?? 0, mark);
   return out;
-}
-
-/** GET /events/watch: the state with times as ISO strings. */
-export function viewOf(state: WatchState, now: number): Record<string, unknown> {
-  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-  return {
-    watching: true, ref: state.ref, account: state.account, kinds: state.kinds, interval_seconds: state.interval_ms / 1000, source: state.source,
-    started_at: iso(state.started_at), last_check_at: iso(state.last_check_at), next_check_at: iso(state.next_check_at),
-    lag_seconds: state.lag_ms === undefined ? null : Math.round(state.lag_ms) / 1000,
-    paused: state.paused ? { reason: state.paused.reason, until: iso(state.paused.until) } : null,
-    checks: state.checks, emitted: state.emitted, truncated: state.truncated ?? 0, instance: state.instance ?? null,
-    last_error: state.last_error ? { exc_type: state.last_error.exc_type, at: iso(state.last_error.at) } : null,
-    overdue: state.next_check_at !== undefined && !state.paused && now - state.next_check_at > state.interval_ms,
-  };
-}
-
-/** The session store or the work store is away (503 StoreUnavailable): not the check's fault. */
-function isStoreDown(error: unknown): boolean {
-  return (error as { excType?: string } | undefined)?.excType === 'StoreUnavailable';
 }
 
 /** ±20 %: many watchers started together do not beat together. */
