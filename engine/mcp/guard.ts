@@ -46,8 +46,9 @@ function confirmation(server: Server, entry: ToolEntry, args: Readonly<Record<st
   if (caller.era === 'modern' && server.getClientCapabilities()?.elicitation) {
     return { go: false, answer: inputRequired({ inputRequests: { [CONFIRM_KEY]: inputRequired.elicit({ message: question(entry, args), requestedSchema: CONFIRM_SCHEMA }) } }) };
   }
+  const named = [...(deps.confirm.has(entry.route.action as ConfirmClass) ? [entry.route.action] : []), ...(entry.route.method === 'DELETE' && deps.confirm.has('delete') ? ['delete'] : [])];
   const error = serviceError('ConfirmationRequired', `${entry.name} is a ${entry.route.action} write that ${CONFIRM_SETTING} asks a human to confirm, and this client cannot be asked (no elicitation)`, {
-    hint: `Use an MCP client with elicitation on protocol 2026-07-28, or leave "${entry.route.method === 'DELETE' && deps.confirm.has('delete') ? 'delete' : entry.route.action}" out of ${CONFIRM_SETTING}.`,
+    hint: `Use an MCP client with elicitation on protocol 2026-07-28, or leave ${named.map((one) => `"${one}"`).join(' and ')} out of ${CONFIRM_SETTING}.`,
   });
   return { go: false, answer: toolError(error, deps.errors, caller.requestId), error };
 }
