@@ -4,7 +4,9 @@
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { toWebRequest } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo, type ServerNotifier } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler, isLegacyRequest, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo, type ServerNotifier,
+} from '@modelcontextprotocol/server';
 import { serviceError } from '../service-errors.js';
 import type { Logger } from '../types.js';
 import type { Caller } from './call.js';
@@ -41,7 +43,8 @@ export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], keyN
     ctx.res.once('close', () => controller.abort());
     const request = await toWebRequest(ctx.req, undefined, { signal: controller.signal });
     const caller: Caller = {
-      sessionId: ctx.get('x-session-id').trim() || undefined, requestId: ctx.state.requestId as string, baseUrl: `${ctx.protocol}://${ctx.host}`, keyName: keyName(ctx.state),
+      sessionId: ctx.get('x-session-id').trim() || undefined, requestId: ctx.state.requestId as string,
+      baseUrl: `${ctx.protocol}://${ctx.host}`, keyName: keyName(ctx.state),
     };
     const authInfo: AuthInfo = { token: '', clientId: 'socialgate', scopes: [], extra: { caller } };
     const response = (await isLegacyRequest(request))
