@@ -176,7 +176,7 @@ t.test('the audit log: every tool call, by key, session ref and tool, secrets re
   t.notOk(JSON.stringify(entries).includes(demo), 'nor the session ID');
   t.match(entries[0], { key: 'default', tool: 'patchAccountPassword', route: 'PATCH /account/password', action: 'profile', arguments: { old_password: '[redacted]', new_password: '[redacted]' }, confirmation: 'not_needed' });
   const elicited = entries.find((entry) => entry.tool === 'postUserFollow' && entry.outcome === 'ok');
-  t.match(elicited, { action: 'follow', confirmation: 'elicited', status: 200, session: /^\w{6,}$/ });
+  t.match(elicited, { action: 'follow', confirmation: 'elicited', status: 200, session: /^[\w-]{6,}$/ });
   t.ok(entries.some((entry) => entry.outcome === 'ConfirmationDeclined'), 'a declined call is audited');
   t.ok(entries.some((entry) => entry.outcome === 'ConfirmationRequired' && entry.tool === 'deleteUserFollow'));
   const mine = (await p.client.request('GET', '/console/audit', { query: { ref: elicited!.session, tool: 'getUser' }, headers: keyed })).body as { entries: R[] };

@@ -15,13 +15,13 @@ const port = new URL(http.url).port;
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 
 /** A raw POST to /mcp with the headers given (Host included, which fetch would not let us set). */
-function post(headers: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+function post(headers: Record<string, string>, body = INIT): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (chunk) => (text += chunk)).on('end', () => resolve({ status: res.statusCode!, body: text.startsWith('{') ? JSON.parse(text) : { text } }));
     });
-    req.on('error', reject).end(INIT);
+    req.on('error', reject).end(body);
   });
 }
 
@@ -49,4 +49,12 @@ t.test('Host and Origin are checked against DNS rebinding', async (t) => {
   t.match(await post({ ...key, origin: 'http://attacker.example' }), { status: 403, body: { exc_type: 'OriginNotAllowed' } }, 'a foreign page');
   t.equal((await post({ ...key, origin: `http://localhost:${port}` })).status, 200, 'a local page');
   t.equal((await post({ host: 'attacker.example' })).status, 401, 'the key is asked first: a keyless caller learns nothing more');
+});
+
+t.test('a 2025-11-25 stream opens with a priming event and the retry field', async (t) => {
+  const init = INIT.replace('2025-06-18', '2025-11-25');
+  const { status, body } = await post({ 'x-api-key': KEY }, init);
+  t.equal(status, 200);
+  t.match(body.text, /^id: \S+\nretry: 1000\ndata: \n\n/, 'an event id and retry before any message');
+  t.match(body.text, /event: message\nid: \S+\ndata: \{"result":\{"protocolVersion":"2025-11-25"/, 'then the answer, with its own id');
 });

@@ -3,7 +3,9 @@
 // refused naming the setting), progress for long tools, a log notification per call, and the audit
 // entry. The call itself still goes through the route runner, so every admission step the runner
 // gains (budgets, idempotency) applies to tools with no change here.
-import { inputRequired, inputResponse, type CallToolResult, type InputRequiredResult, type LoggingLevel, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  inputRequired, inputResponse, type CallToolResult, type InputRequiredResult, type LoggingLevel, type Server, type ServerContext,
+} from '@modelcontextprotocol/server';
 import { serviceError } from '../service-errors.js';
 import { sessionRef } from '../session-record.js';
 import type { ConfirmClass, RouteSpec, ToolAudit } from '../types.js';
@@ -28,7 +30,9 @@ export function needsConfirmation(route: RouteSpec, confirm: ReadonlySet<Confirm
   return confirm.has(route.action) || (route.method === 'DELETE' && confirm.has('delete'));
 }
 
-type Verdict = { readonly go: true; readonly asked: boolean } | { readonly go: false; readonly answer: CallToolResult | InputRequiredResult; readonly error?: unknown };
+type Verdict =
+  | { readonly go: true; readonly asked: boolean }
+  | { readonly go: false; readonly answer: CallToolResult | InputRequiredResult; readonly error?: unknown };
 
 /**
  * The human's answer, when the write needs one. On protocol 2026-07-28 the question rides the
@@ -40,14 +44,21 @@ function confirmation(server: Server, entry: ToolEntry, args: Readonly<Record<st
   const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
   if (answer.kind === 'elicit') {
     if (answer.action === 'accept' && answer.content?.confirm === true) return { go: true, asked: true };
-    const error = serviceError('ConfirmationDeclined', `The confirmation of ${entry.name} (${entry.route.action}) was ${answer.action === 'accept' ? 'not given' : `${answer.action}d`}; nothing was sent`);
+    const how = answer.action === 'accept' ? 'not given' : `${answer.action}d`;
+    const error = serviceError('ConfirmationDeclined', `The confirmation of ${entry.name} (${entry.route.action}) was ${how}; nothing was sent`);
     return { go: false, answer: toolError(error, deps.errors, caller.requestId), error };
   }
   if (caller.era === 'modern' && server.getClientCapabilities()?.elicitation) {
-    return { go: false, answer: inputRequired({ inputRequests: { [CONFIRM_KEY]: inputRequired.elicit({ message: question(entry, args), requestedSchema: CONFIRM_SCHEMA }) } }) };
+    const ask = inputRequired.elicit({ message: question(entry, args), requestedSchema: CONFIRM_SCHEMA });
+    return { go: false, answer: inputRequired({ inputRequests: { [CONFIRM_KEY]: ask } }) };
   }
-  const error = serviceError('ConfirmationRequired', `${entry.name} is a ${entry.route.action} write that ${CONFIRM_SETTING} asks a human to confirm, and this client cannot be asked (no elicitation)`, {
-    hint: `Use an MCP client with elicitation on protocol 2026-07-28, or leave "${entry.route.method === 'DELETE' && deps.confirm.has('delete') ? 'delete' : entry.route.action}" out of ${CONFIRM_SETTING}.`,
+  const named = [
+    ...(deps.confirm.has(entry.route.action as ConfirmClass) ? [entry.route.action] : []),
+    ...(entry.route.method === 'DELETE' && deps.confirm.has('delete') ? ['delete'] : []),
+  ];
+  const detail = `${entry.name} is a ${entry.route.action} write that ${CONFIRM_SETTING} asks a human to confirm, and this client cannot be asked (no elicitation)`;
+  const error = serviceError('ConfirmationRequired', detail, {
+    hint: `Use an MCP client with elicitation on protocol 2026-07-28, or leave ${named.map((one) => `"${one}"`).join(' and ')} out of ${CONFIRM_SETTING}.`,
   });
   return { go: false, answer: toolError(error, deps.errors, caller.requestId), error };
 }
@@ -59,11 +70,14 @@ const CONFIRM_SCHEMA = {
 };
 
 function question(entry: ToolEntry, args: Readonly<Record<string, unknown>>): string {
-  return `An agent asks to ${entry.route.summary.toLowerCase()} (${entry.name}, a ${entry.route.action} write) with ${JSON.stringify(withoutSecrets(args))}. Allow it?`;
+  const what = `${entry.route.summary.toLowerCase()} (${entry.name}, a ${entry.route.action} write)`;
+  return `An agent asks to ${what} with ${JSON.stringify(withoutSecrets(args))}. Allow it?`;
 }
 
 /** One route tool's call, guarded, logged to the client and audited. */
-export async function guardedCall(server: Server, entry: ToolEntry, args: Readonly<Record<string, unknown>>, caller: Caller, ctx: ServerContext, deps: GuardDeps, tool = entry.name): Promise<CallToolResult | InputRequiredResult> {
+export async function guardedCall(
+  server: Server, entry: ToolEntry, args: Readonly<Record<string, unknown>>, caller: Caller, ctx: ServerContext, deps: GuardDeps, tool = entry.name,
+): Promise<CallToolResult | InputRequiredResult> {
   const started = performance.now();
   const verdict = confirmation(server, entry, args, caller, ctx, deps);
   if (!verdict.go && !verdict.error) return verdict.answer; // a question to the human, not an outcome
@@ -76,7 +90,8 @@ export async function guardedCall(server: Server, entry: ToolEntry, args: Readon
     action: entry.route.action, arguments: withoutSecrets(args), outcome, status, confirmation: verdict.go && verdict.asked ? 'elicited' : 'not_needed',
     request_id: caller.requestId, ms: Math.round(performance.now() - started),
   });
-  await notify(ctx, deps.levels, caller, status >= 500 ? 'error' : status >= 400 ? 'warning' : 'info', { tool, route: entry.route.key, action: entry.route.action, outcome, status });
+  const level = status >= 500 ? 'error' : status >= 400 ? 'warning' : 'info';
+  await notify(ctx, deps.levels, caller, level, { tool, route: entry.route.key, action: entry.route.action, outcome, status });
   return result;
 }
 

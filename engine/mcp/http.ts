@@ -4,10 +4,13 @@
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { toWebRequest } from '@modelcontextprotocol/node';
-import { createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo, type ServerNotifier } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler, isLegacyRequest, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo, type ServerNotifier,
+} from '@modelcontextprotocol/server';
 import { serviceError } from '../service-errors.js';
 import type { KeyGrant, Logger } from '../types.js';
 import type { Caller } from './call.js';
+import { ringEventStore, serveLegacy } from './legacy.js';
 import type { ServerFor } from './server.js';
 
 /** Host names /mcp answers to: the loopback names, the listening host when it names one, and the configured. */
@@ -28,7 +31,10 @@ export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], keyN
   // request's identity, read by the same rule as every route's (the X-Session-ID header).
   const handler = createMcpHandler((context) => serverFor({ ...(context.authInfo?.extra as { caller: Caller }).caller, era: context.era }), {
     onerror: (error) => log.warn('mcp request failed', { error: error.name }),
+    // The 2025 protocol is served below (serveLegacy): streams with a priming event and `retry`.
+    legacy: 'reject',
   });
+  const events = ringEventStore();
   const middleware: Middleware = async (ctx) => {
     ctx.state.route = 'MCP /mcp';
     checkHost(ctx.get('host'), allowed);
@@ -38,10 +44,13 @@ export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], keyN
     const request = await toWebRequest(ctx.req, undefined, { signal: controller.signal });
     const key = ctx.state.key as KeyGrant | undefined;
     const caller: Caller = {
-      sessionId: ctx.get('x-session-id').trim() || undefined, requestId: ctx.state.requestId as string, baseUrl: `${ctx.protocol}://${ctx.host}`, key, keyName: keyName(ctx.state),
+      sessionId: ctx.get('x-session-id').trim() || undefined, requestId: ctx.state.requestId as string,
+      baseUrl: `${ctx.protocol}://${ctx.host}`, key, keyName: keyName(ctx.state),
     };
     const authInfo: AuthInfo = { token: '', clientId: 'socialgate', scopes: [], extra: { caller } };
-    const response = await handler.fetch(request, { authInfo });
+    const response = (await isLegacyRequest(request))
+      ? await serveLegacy(serverFor({ ...caller, era: 'legacy' }), request, authInfo, events)
+      : await handler.fetch(request, { authInfo });
     ctx.status = response.status;
     response.headers.forEach((value, name) => ctx.set(name, value));
     ctx.body = response.body ? Readable.fromWeb(response.body as import('node:stream/web').ReadableStream) : null;
