@@ -3,6 +3,7 @@
 // keeps the set cached for the session-record TTL (a key revoked elsewhere stops working within it)
 // and serves the cached set through a store outage. Wrong keys are counted per client address:
 // past ten a minute every try from that address waits for the minute's end, unchecked.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { LEGACY_KEY_NAME, legacyGrant } from './owner.js';
@@ -35,8 +36,13 @@ export interface NewKey {
   readonly pools?: readonly string[];
 }
 
+/** How long a request waits for a stale key set's refresh before it uses the last set. */
+const STALE_WAIT_MS = 50;
+
 export class KeyRing {
   private cached?: { keys: readonly StoredKey[]; byHash: Map<string, StoredKey>; at: number };
+  private reading?: Promise<readonly StoredKey[]>;
+  private failing = false;
 
   constructor(
     private readonly store: KeyStore,
@@ -88,16 +94,29 @@ export class KeyRing {
     return found;
   }
 
-  /** The set, from the cache while it is fresh; a store that fails keeps the last set in use. */
+  /**
+   * The set, from the cache while it is fresh. A stale cache is read again from the store, but a
+   * request waits for that read at most STALE_WAIT_MS, and not at all while the store is failing:
+   * the last set answers meanwhile, so no request waits out a store timeout for keys the instance
+   * already knows (a revoke elsewhere then takes effect once the store answers again).
+   */
   private async keys(fresh = false): Promise<readonly StoredKey[]> {
     const cached = this.cached;
     if (cached && !fresh && this.now() - cached.at < this.ttlMs) return cached.keys;
-    try {
-      return this.remember(await this.store.all());
-    } catch (error) {
-      if (cached && !fresh) return cached.keys;
-      throw error;
-    }
+    if (!cached || fresh) return this.refresh();
+    const reading = this.refresh().catch(() => cached.keys);
+    if (this.failing) return cached.keys;
+    // A healthy store answers in a few ms; a request waits no longer than STALE_WAIT_MS for it.
+    return Promise.race([reading, sleep(STALE_WAIT_MS).then(() => cached.keys)]);
+  }
+
+  /** One read of the store at a time; its answer replaces the cache, its failure marks the store failing. */
+  private refresh(): Promise<readonly StoredKey[]> {
+    this.reading ??= this.store.all().then(
+      (keys) => ((this.failing = false), this.remember(keys)),
+      (error: unknown) => ((this.failing = true), Promise.reject(error)),
+    ).finally(() => (this.reading = undefined));
+    return this.reading;
   }
 
   private remember(keys: readonly StoredKey[]): readonly StoredKey[] {

@@ -304,7 +304,7 @@ t.test('no caller-chosen server folder: folder is not a parameter of any downloa
 t.test('the OpenAPI document names and documents every multipart file field', async (t) => {
   const doc = app.openapi as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { $ref?: string } }> } }>>; components: { schemas: Record<string, { properties?: Record<string, { type?: string; format?: string; description?: string; items?: { format?: string } }> }> } };
   const routes = app.manifest.routes.filter((r) => r.params.some((p) => p.type === 'file'));
-  t.equal(routes.length, 16, 'photo, video, long video, album, clip, three with music, story, highlight cover, profile picture, five direct');
+  t.equal(routes.length, 17, 'photo, video, long video, album, clip, three with music, story, story with music (1.12), highlight cover, profile picture, five direct');
   for (const route of routes) {
     const body = doc.paths[route.path][route.method.toLowerCase()].requestBody;
     const ref = body?.content['multipart/form-data']?.schema.$ref ?? '';
