@@ -121,10 +121,19 @@ export class BullWorkQueue implements WorkQueue {
     timer.unref();
   }
 
+  /**
+   * Stops the workers (their handlers see the abort), then the queues. A connection that is still
+   * finding its way back after a store outage can keep BullMQ's close waiting for good, so each step
+   * has CLOSE_MS and then its connections are dropped: a shutdown never hangs.
+   */
   async close(): Promise<void> {
     this.abort.abort(new Error('work queue closing'));
-    await Promise.allSettled(this.workers.map((w) => w.close()));
-    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    // A worker resting after an error is paused, and BullMQ's close waits for a paused loop that
+    // nothing would resume any more (the rest's timer sees the abort): resumed first, it can end.
+    for (const worker of this.resting) worker.resume();
+    const queues = [...this.queues.values()];
+    await closeWithin(this.workers.map((w) => () => w.close(true)), this.workers.map((w) => () => w.disconnect()));
+    await closeWithin(queues.map((q) => () => q.close()), queues.map((q) => () => q.disconnect()));
   }
 
   private async run(job: Job, token: string | undefined, handler: WorkHandler<unknown>): Promise<void> {
@@ -197,4 +206,15 @@ const idOf = (jobId: string) => decodeURIComponent(jobId.slice(1));
 
 function stepOf(steps: readonly number[], attemptsMade: number): number {
   return steps[Math.min(Math.max(0, attemptsMade - 1), steps.length - 1)] ?? 1000;
+}
+
+const CLOSE_MS = 5000;
+
+/** Runs the closes; those not done within CLOSE_MS are cut off by their disconnects. */
+async function closeWithin(closes: readonly (() => Promise<unknown>)[], disconnects: readonly (() => Promise<unknown>)[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_MS)));
+  const done = Promise.allSettled(closes.map((close) => close()));
+  const outcome = await Promise.race([done, late]).finally(() => clearTimeout(timer));
+  if (outcome === 'late') await Promise.allSettled(disconnects.map((disconnect) => disconnect()));
 }
