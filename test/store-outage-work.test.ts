@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { onEachSharedStore, type SharedServer } from './support/shared-servers.js';
+import { onEachSharedStore, stopped, type Outage } from './support/shared-servers.js';
 import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
@@ -25,12 +25,6 @@ import t, { type Test } from 'tap';
 
 const TIMEOUT_MS = 300;
 const CLI = fileURLToPath(new URL('../bin/socialgate.js', import.meta.url));
-
-interface Outage {
-  readonly name: string;
-  down(): Promise<void> | void;
-  up(): Promise<void> | void;
-}
 
 type Watch = { watching: boolean; checks: number; last_check_at: string | null };
 
@@ -142,22 +136,6 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
 
 onEachSharedStore('background routes, store frozen and thawed', (t, server) =>
   outage(t, server.url, { name: 'frozen', down: () => freeze(server.pid), up: () => thaw(server.pid) }));
-
-/** Up again once, however often asked (the teardown asks again after the test has). */
-function stopped(server: SharedServer): Outage {
-  let down = false;
-  return {
-    name: 'stopped',
-    async down() {
-      await server.halt();
-      down = true;
-    },
-    async up() {
-      if (down) await server.resume();
-      down = false;
-    },
-  };
-}
 
 onEachSharedStore('background routes, store stopped and started', (t, server) => outage(t, server.url, stopped(server)));
 

@@ -6,7 +6,7 @@
 // too; /ready answers 503 within 2 s. After the thaw everything works again without a restart and
 // no session is lost.
 import t, { type Test } from 'tap';
-import { onEachSharedStore, type SharedServer } from './support/shared-servers.js';
+import { onEachSharedStore, stopped, type Outage } from './support/shared-servers.js';
 import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
 import { serve, type Client } from './helpers/http.js';
@@ -14,12 +14,6 @@ import { freeze, thaw } from './support/freeze.js';
 import { sleep } from './support/process.js';
 
 const TIMEOUT_MS = 300;
-
-/** How the store goes away and comes back. */
-interface Outage {
-  down(): Promise<void> | void;
-  up(): Promise<void> | void;
-}
 
 async function outage(t: Test, store: string, fault: Outage): Promise<void> {
   const key = 'ab'.repeat(32);
@@ -74,22 +68,7 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
   t.equal((await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).status, 200, 'logins work again');
 }
 
-onEachSharedStore('frozen and thawed', (t, server) => outage(t, server.url, { down: () => freeze(server.pid), up: () => thaw(server.pid) }));
-
-/** Up again once, however often asked (the teardown asks again after the test has). */
-function stopped(server: SharedServer): Outage {
-  let down = false;
-  return {
-    async down() {
-      await server.halt();
-      down = true;
-    },
-    async up() {
-      if (down) await server.resume();
-      down = false;
-    },
-  };
-}
+onEachSharedStore('frozen and thawed', (t, server) => outage(t, server.url, { name: 'frozen', down: () => freeze(server.pid), up: () => thaw(server.pid) }));
 
 onEachSharedStore('stopped and started', (t, server) => outage(t, server.url, stopped(server)));
 

@@ -28,3 +28,26 @@ export function onEachSharedStore(title: string, run: (t: Test, server: SharedSe
     await run(t, postgres);
   });
 }
+
+/** How a store goes away and comes back, named for the test's comments. */
+export interface Outage {
+  readonly name: string;
+  down(): Promise<void> | void;
+  up(): Promise<void> | void;
+}
+
+/** The server stopped and started again; up again once, however often asked (a teardown asks again after the test has). */
+export function stopped(server: SharedServer): Outage {
+  let down = false;
+  return {
+    name: 'stopped',
+    async down() {
+      await server.halt();
+      down = true;
+    },
+    async up() {
+      if (down) await server.resume();
+      down = false;
+    },
+  };
+}
