@@ -15,8 +15,7 @@ process.stdout.on('error', (error) => {
 });
 const { main } = await import(entry.href);
 const code = await main(process.argv.slice(2));
-// A failed command ends at once: a store client that could not connect would keep retrying and the
+// A failed command ends now: a store client that could not connect would keep retrying and the
 // process alive (stdout and stderr are synchronous on pipes and files, nothing written is lost).
-// A finished command ends now too: a store client that BullMQ leaves open after a store restart
-// would otherwise keep a stopped service's process alive.
-process.exit(code);
+if (code !== 0) process.exit(code);
+process.exitCode = code;
