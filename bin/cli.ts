@@ -88,8 +88,9 @@ async function serve(argv: string[]): Promise<number> {
   server.closeIdleConnections();
   await closed;
   await app.close();
-  // Everything is closed; a connection BullMQ can leave open after a Redis restart must not keep a
-  // stopped service alive (the timer does not hold the process when nothing else does).
+  // Everything is closed, every connection severed (adapters/work/bullmq-queue.ts severAll); a
+  // library's handle we do not know of must still not keep a stopped service alive (the timer does
+  // not hold the process when nothing else does).
   setTimeout(() => process.exit(0), 1000).unref();
   return 0;
 }

@@ -9,7 +9,7 @@ import { checkExtraKeys } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { projectRoot } from '../engine/manifest/load.js';
 import { SERVICE_VERSION } from '../engine/openapi.js';
-import type { Background, Config, KeyStore, Logger, SessionStore, UpstreamAdapter } from '../engine/types.js';
+import type { Background, Config, KeyStore, Logger, RouteGuard, SessionStore, UpstreamAdapter } from '../engine/types.js';
 import { openKeyStore } from '../adapters/store/keys.js';
 import { openStore, STORE_SETTING_KEYS, storeTimeoutMs } from '../adapters/store/index.js';
 import { LEASE_SETTING_KEYS, leaseSettings, openLease } from '../adapters/store/lease.js';
@@ -32,6 +32,8 @@ export interface ComposeOverrides {
   readonly store?: SessionStore;
   readonly log?: Logger;
   readonly keys?: KeyStore;
+  /** Route guards run outside the product's own (tests observe or refuse calls with them). */
+  readonly guards?: readonly RouteGuard[];
 }
 
 /**
@@ -71,7 +73,9 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   const lease = openLease(config, log);
   const keys = overrides.keys ?? (await openKeyStore(config.store, storeTimeoutMs(config.extra)));
   const keysAtBoot = (await keys.all().catch(() => [])).length > 0;
-  return createApp({ config, upstream, store, log, lease, keys, keysAtBoot, ...productParts(config), build: buildInfo(), deps: depsInfo() });
+  const parts = productParts(config);
+  const guards = [...(overrides.guards ?? []), ...parts.guards];
+  return createApp({ config, upstream, store, log, lease, keys, keysAtBoot, ...parts, guards, build: buildInfo(), deps: depsInfo() });
 }
 
 /** The product's plugins, extra resolvers, file helpers and background layer: what createApp and the loader need. */
@@ -79,7 +83,9 @@ export function productParts(config: Config) {
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
   const work = (log: Logger) => openWork(config, log);
-  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config) };
+  // The features' route guards, outermost first: none yet (the policy and exactly-once writes add theirs).
+  const guards: readonly RouteGuard[] = [];
+  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config), guards };
 }
 
 /** For tools that load the manifest without serving (openapi, routes, audit). */

@@ -22,7 +22,7 @@ import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import { compileTyper, type Typer } from './typing.js';
-import type { AppInfo, Background, Config, JsonText, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteSpec, Services, SessionLease, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer } from './types.js';
+import type { AppInfo, Background, Config, JsonText, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteGuard, RouteSpec, Services, SessionLease, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
@@ -63,6 +63,8 @@ export interface AppOptions {
   /** One call at a time per session across instances (shared Redis or PostgreSQL stores). */
   readonly lease?: SessionLease;
   /** Background modules (jobs, events): each defines its work kinds before the queue starts. */
+  /** The features' route guards (policy, idempotency), outermost first (engine/types/guards.ts). */
+  readonly guards?: readonly RouteGuard[];
   readonly background?: readonly Background[];
   /** Where named API keys are kept (beside the sessions); without it, in this process's memory. */
   readonly keys?: KeyStore;
@@ -191,7 +193,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
     const deps = {
       services, validator: validators.get(route)!, shape: shapes[route.result.shape], plugin: route.plugin ? options.plugins[route.plugin] : undefined,
       resolvers: options.resolvers ?? resolvers, resolverCache, limits, zip: options.zip, contentType: options.contentType,
-      typer: typerFor(route, manifest, services.upstream),
+      typer: typerFor(route, manifest, services.upstream), guards: options.guards,
     };
     const run = routeRunner(route, deps);
     const check = inputCheck(route, deps.validator, () => services.upstream.library.version);

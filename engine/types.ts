@@ -8,3 +8,4 @@ export * from './types/plugins.js';
 export * from './types/work.js';
 export * from './types/caller.js';
 export * from './types/audit.js';
+export * from './types/guards.js';

@@ -5,7 +5,7 @@
 // instance) answers 503 StoreUnavailable with Retry-After within the timeout; a login answers 503
 // too; /ready answers 503 within 2 s. After the thaw everything works again without a restart and
 // no session is lost.
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
 import { onEachSharedStore, stopped, type Outage } from './support/shared-servers.js';
 import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
@@ -72,7 +72,3 @@ onEachSharedStore('frozen and thawed', (t, server) => outage(t, server.url, { na
 
 onEachSharedStore('stopped and started', (t, server) => outage(t, server.url, stopped(server)));
 
-// Known defect (issue 22's closing note): after a Redis restart BullMQ leaves a connection of a closed
-// worker open, which keeps this process alive once every test has passed; `socialgate serve` exits
-// explicitly after closing. The file ends the same way, a moment after its last teardown.
-t.teardown(() => void setTimeout(() => process.exit(), 1000).unref());

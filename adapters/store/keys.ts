@@ -4,7 +4,7 @@
 // key itself is never kept: only its SHA-256, beside its name, scopes and limits (nothing secret).
 import Keyv from 'keyv';
 import type { KeyStore, StoredKey } from '../../engine/types.js';
-import { adapterFor } from './keyv.js';
+import { adapterFor, disconnectKeyv } from './keyv.js';
 import { withinStoreTime } from './bounded.js';
 
 const NAMESPACE = 'socialgate-keys';
@@ -32,6 +32,6 @@ export async function openKeyStore(url: string, timeoutMs = 500): Promise<KeySto
       queue = next.catch(() => undefined);
       return next;
     },
-    close: () => keyv.disconnect(),
+    close: () => disconnectKeyv(keyv),
   };
 }

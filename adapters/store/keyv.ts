@@ -85,6 +85,17 @@ export async function adapterFor(url: string, timeoutMs: number): Promise<KeyvSt
 }
 
 /**
+ * Closes a keyv and its connection. Redis is closed by force: its graceful close waits for the
+ * server, and when the server is gone the client goes on reconnecting for ever, holding the
+ * process open. Every write was awaited by its caller already, so nothing is dropped.
+ */
+export async function disconnectKeyv(keyv: Keyv<string>): Promise<void> {
+  const store = keyv.store as { disconnect?: (force?: boolean) => Promise<void> };
+  if (store?.constructor?.name === 'KeyvRedis' && store.disconnect) return store.disconnect(true);
+  await keyv.disconnect();
+}
+
+/**
  * WAL: a write appends to the log instead of rewriting pages under a lock, readers never wait for a
  * writer, and with synchronous=NORMAL a commit needs no fsync (a crash loses at most the last
  * commits of the log, never the database): writing a session's use costs about a cached read.
@@ -240,7 +251,7 @@ class KeyvSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     for (const timer of this.sweepers) clearTimeout(timer);
-    await this.keyv.disconnect().catch((error: Error) => this.log?.warn('closing the session store', { error: error.message }));
+    await disconnectKeyv(this.keyv).catch((error: Error) => this.log?.warn('closing the session store', { error: error.message }));
   }
 
   /**

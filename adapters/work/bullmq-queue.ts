@@ -132,8 +132,9 @@ export class BullWorkQueue implements WorkQueue {
     // nothing would resume any more (the rest's timer sees the abort): resumed first, it can end.
     for (const worker of this.resting) worker.resume();
     const queues = [...this.queues.values()];
-    await closeWithin(this.workers.map((w) => () => w.close(true)), this.workers.map((w) => () => w.disconnect()));
-    await closeWithin(queues.map((q) => () => q.close()), queues.map((q) => () => q.disconnect()));
+    await closeWithin(this.workers.map((w) => () => w.close(true)));
+    await closeWithin(queues.map((q) => () => q.close()));
+    await severAll([...this.workers, ...queues]);
   }
 
   private async run(job: Job, token: string | undefined, handler: WorkHandler<unknown>): Promise<void> {
@@ -209,12 +210,23 @@ function stepOf(steps: readonly number[], attemptsMade: number): number {
 }
 
 const CLOSE_MS = 5000;
+const SEVER_MS = 500;
 
-/** Runs the closes; those not done within CLOSE_MS are cut off by their disconnects. */
-async function closeWithin(closes: readonly (() => Promise<unknown>)[], disconnects: readonly (() => Promise<unknown>)[]): Promise<void> {
+/** Runs the closes, giving up on those not done within CLOSE_MS (severAll then cuts them off). */
+async function closeWithin(closes: readonly (() => Promise<unknown>)[]): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_MS)));
-  const done = Promise.allSettled(closes.map((close) => close()));
-  const outcome = await Promise.race([done, late]).finally(() => clearTimeout(timer));
-  if (outcome === 'late') await Promise.allSettled(disconnects.map((disconnect) => disconnect()));
+  await Promise.race([Promise.allSettled(closes.map((close) => close())), late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Disconnects every connection, closed or not. A close can return with its connection still
+ * reconnecting (BullMQ's quit fails on a connection that is down and the reconnection goes on, which
+ * holds the process open for good); a disconnect stops it. It waits for an end event that a
+ * connection already down never sends: the wait is bounded, the reconnection is stopped at once.
+ */
+async function severAll(holders: readonly { disconnect(): Promise<void> }[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((resolve) => (timer = setTimeout(resolve, SEVER_MS)));
+  await Promise.race([Promise.allSettled(holders.map((holder) => holder.disconnect())), late]).finally(() => clearTimeout(timer));
 }

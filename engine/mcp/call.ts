@@ -40,6 +40,7 @@ export interface CallDeps {
 
 export async function callTool(entry: ToolEntry, args: Readonly<Record<string, unknown>>, caller: Caller, deps: CallDeps): Promise<CallToolResult> {
   const state = new RequestState(caller.requestId);
+  state.origin = 'mcp';
   state.key = caller.key;
   try {
     const { run, admit, readValues } = deps.steps(entry.route);

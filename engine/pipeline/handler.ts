@@ -7,7 +7,7 @@ import { compareVersions, VERSION } from '../versions.js';
 import type { Typer } from '../typing.js';
 import type { RouteValidator } from '../validate.js';
 import { checkKey } from '../owner.js';
-import type { Caller, FileMaker, InputBag, KeyGrant, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
+import type { Caller, FileMaker, GuardStep, InputBag, KeyGrant, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteGuard, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader, type ValuesReader } from './params.js';
@@ -29,6 +29,8 @@ export interface RouteDeps {
   readonly contentType: (path: string) => string;
   /** Types the shaped body by the route's schema, for an upstream whose results need it (engine/typing.ts). */
   readonly typer?: Typer;
+  /** The features' steps around the upstream work (policy, idempotency), outermost first; bound per route below. */
+  readonly guards?: readonly RouteGuard[];
 }
 
 /**
@@ -45,8 +47,7 @@ export function routeRunner(route: RouteSpec, deps: RouteDeps): RouteRunner {
   const admit = admission(route, deps.validator, () => deps.services.upstream.library.version);
   const files = fileMaker(route, deps);
   const { sessions } = deps.services;
-  return async (state, problems, signal) => {
-    admit(state, problems);
+  const work: RouteRunner = async (state, _problems, signal) => {
     const session = state.session;
     const client = session ? sessions.client(session) : sessions.anonymous();
     if (resolve) {
@@ -56,6 +57,28 @@ export function routeRunner(route: RouteSpec, deps: RouteDeps): RouteRunner {
     if (needsWorkdir) state.bag._workdir = await state.workdir();
     const value = deps.plugin ? await deps.plugin.handle(pluginInput(route, state, client, deps, invoke, signal())) : await invoke(state.bag, client);
     return shaped(route, value, state, deps, files);
+  };
+  const guarded = guardedWork(route, deps, work);
+  return (state, problems, signal) => {
+    admit(state, problems);
+    return guarded(state, problems, signal);
+  };
+}
+
+/**
+ * The route's guards bound once, wrapped around its work outermost first; a route no guard binds
+ * to (every read, without a policy) runs its work directly, at no cost.
+ */
+function guardedWork(route: RouteSpec, deps: RouteDeps, work: RouteRunner): RouteRunner {
+  const steps = (deps.guards ?? []).map((guard) => guard.bind(route, deps.services)).filter((step): step is GuardStep => !!step);
+  if (steps.length === 0) return work;
+  return (state, problems, signal) => {
+    const call = {
+      route, origin: state.origin, requestId: state.requestId, bag: state.bag, files: state.files, session: state.session,
+      caller: state.caller, header: state.header, get signal() { return signal(); }, reply: state.reply,
+    };
+    const through = (index: number): Promise<unknown> => (index === steps.length ? work(state, problems, signal) : steps[index](call, () => through(index + 1)));
+    return through(0);
   };
 }
 
@@ -88,7 +111,11 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
       if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
       if (!session && route.session === 'required' && ctx.get('x-pool')) throw serviceError('PoolNotAllowed', 'X-Pool names a pool for reads of the platform (GET) only; this route acts for one account');
       state.session = session;
-      const value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx));
+      const value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx)).catch((error: unknown) => {
+        replyMeta(ctx, state); // a guard's headers go on its refusal too (RateLimit with a 429)
+        throw error;
+      });
+      replyMeta(ctx, state);
       const writing = respond(ctx, route, value, state);
       if (writing) await writing;
       failed = false;
@@ -97,6 +124,11 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
       state.settle();
     }
   };
+}
+
+/** What the route's guards added to the answer: headers, and a status respond() keeps. */
+function replyMeta(ctx: Parameters<Middleware>[0], state: RequestState): void {
+  for (const name in state.reply.headers) ctx.set(name, state.reply.headers[name]);
 }
 
 function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefined {

@@ -24,7 +24,7 @@ export function respond(ctx: ParameterizedContext, route: RouteSpec, body: unkno
   // Set before the body, so Koa does not sniff the string for a type of its own.
   ctx.set('Content-Type', JSON_TYPE);
   ctx.body = JSON.stringify(body);
-  const status = route.result.options.status;
+  const status = state.reply.status ?? route.result.options.status;
   if (typeof status === 'number') ctx.status = status;
 }
 

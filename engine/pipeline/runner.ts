@@ -24,6 +24,7 @@ export function backgroundRoutes(manifest: Manifest, steps: (route: RouteSpec) =
     },
     async run(route, bag: InputBag, session: SessionRecord, signal: AbortSignal) {
       const state = new RequestState('background');
+      state.origin = 'background';
       Object.assign(state.bag, bag);
       state.session = session;
       try {
