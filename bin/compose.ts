@@ -26,6 +26,7 @@ import { installJobs, JOB_SETTING_KEYS, jobSettings } from '../plugins/jobs/inde
 import { EVENTS_SETTING_KEYS, installEvents } from '../plugins/events/index.js';
 import { eventsSettingsFrom } from '../adapters/events/settings.js';
 import { streamCapFor } from '../plugins/upload/index.js';
+import { policyGuard, POLICY_SETTING_KEYS, policySettings } from '../plugins/policy/index.js';
 
 export interface ComposeOverrides {
   readonly upstream?: UpstreamAdapter;
@@ -34,6 +35,8 @@ export interface ComposeOverrides {
   readonly keys?: KeyStore;
   /** Route guards run outside the product's own (tests observe or refuse calls with them). */
   readonly guards?: readonly RouteGuard[];
+  /** The account-safety policy's clock (tests move it). */
+  readonly policyClock?: () => number;
 }
 
 /**
@@ -54,6 +57,7 @@ const EXTRA_KEYS = [
   ...JOB_SETTING_KEYS, // pacing of jobs
   ...WORK_SETTING_KEYS, // the background layer
   ...EVENTS_SETTING_KEYS, // events, watchers and webhooks
+  ...POLICY_SETTING_KEYS, // the account-safety policy's warm-up, interactive share and window reads
 ];
 
 /** Background modules, each defining its work kinds before the queue starts. */
@@ -63,6 +67,7 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   checkExtraKeys(config.extra, EXTRA_KEYS);
   jobSettings(config.extra); // a bad pacing value stops the start
   eventsSettingsFrom(config.extra);
+  policySettings(config.policy, config.extra);
   lockMsOf(config.extra);
   storeTimeoutMs(config.extra);
   leaseSettings(config.extra);
@@ -73,18 +78,18 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   const lease = openLease(config, log);
   const keys = overrides.keys ?? (await openKeyStore(config.store, storeTimeoutMs(config.extra)));
   const keysAtBoot = (await keys.all().catch(() => [])).length > 0;
-  const parts = productParts(config);
+  const parts = productParts(config, { policyClock: overrides.policyClock });
   const guards = [...(overrides.guards ?? []), ...parts.guards];
   return createApp({ config, upstream, store, log, lease, keys, keysAtBoot, ...parts, guards, build: buildInfo(), deps: depsInfo() });
 }
 
 /** The product's plugins, extra resolvers, file helpers and background layer: what createApp and the loader need. */
-export function productParts(config: Config) {
+export function productParts(config: Config, options: { readonly policyClock?: () => number } = {}) {
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
   const work = (log: Logger) => openWork(config, log);
-  // The features' route guards, outermost first: none yet (the policy and exactly-once writes add theirs).
-  const guards: readonly RouteGuard[] = [];
+  // The features' route guards, outermost first: exactly-once writes (when added) go before the policy.
+  const guards: readonly RouteGuard[] = [policyGuard({ now: options.policyClock })];
   return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config), guards };
 }
 

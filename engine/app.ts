@@ -150,6 +150,7 @@ export function createApp(options: AppOptions): App {
       await options.store.close();
       await options.lease?.close();
       await options.keys?.close();
+      for (const guard of options.guards ?? []) await guard.close?.();
     },
   };
 }

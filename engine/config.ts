@@ -46,6 +46,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: '--mcp-tools', env: 'SOCIALGATE_MCP_TOOLS', key: 'mcpTools', describe: 'Tools of the MCP endpoint /mcp: core (the curated set), all, dynamic (find, describe, call) or none (no /mcp)', parse: oneOf('SOCIALGATE_MCP_TOOLS', TOOL_SETS), fallback: () => 'core' },
   { flag: '--mcp-allowed-hosts', env: 'SOCIALGATE_MCP_ALLOWED_HOSTS', key: 'mcpAllowedHosts', describe: 'Host names /mcp answers to beyond localhost and --host, comma-separated (DNS-rebinding protection)', parse: (v) => v.split(',').map((h) => h.trim()).filter(Boolean), fallback: () => [] },
   { flag: '--mcp-confirm', env: 'SOCIALGATE_MCP_CONFIRM', key: 'mcpConfirm', describe: `MCP tool calls a human must confirm (elicitation), comma-separated: write classes (${CONFIRM_CLASSES.join(', ')}) or none`, parse: classList('SOCIALGATE_MCP_CONFIRM', CONFIRM_CLASSES), fallback: () => ['direct', 'follow', 'post', 'delete'] },
+  { flag: '--policy', env: 'SOCIALGATE_POLICY', key: 'policy', describe: 'Account-safety preset: budgets per action class per minute, hour and day (off, safe, standard, fast); a session may choose its own (PATCH /policy)', parse: oneOf('SOCIALGATE_POLICY', ['off', 'safe', 'standard', 'fast']), fallback: () => 'standard' },
   { flag: '--trust-proxy', env: 'SOCIALGATE_TRUST_PROXY', key: 'trustProxy', describe: 'Trust X-Forwarded-* headers from a reverse proxy (0 or 1)', parse: (v) => oneOf('SOCIALGATE_TRUST_PROXY', ['0', '1'])(v) === '1', fallback: () => false },
 ];
 
@@ -93,8 +94,9 @@ function extraSettings(env: NodeJS.ProcessEnv): Record<string, string> {
 
 /** A config for tests and embedding: defaults, in-memory store, quiet logs, with overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  // A still sandbox world unless a test asks for a live one: tests assert what the world holds.
-  return Object.freeze({ ...loadConfig([], {}), store: 'memory://', logLevel: 'silent' as const, ...overrides, extra: { SANDBOX_LIVE_SECONDS: '0', ...(overrides.extra ?? {}) } });
+  // A still sandbox world unless a test asks for a live one: tests assert what the world holds; no
+  // account-safety budgets unless a test asks for a preset (the policy's own tests do).
+  return Object.freeze({ ...loadConfig([], {}), store: 'memory://', logLevel: 'silent' as const, policy: 'off', ...overrides, extra: { SANDBOX_LIVE_SECONDS: '0', ...(overrides.extra ?? {}) } });
 }
 
 /** Refuses SOCIALGATE_* variables that no module reads: a misspelt setting must not pass silently. */

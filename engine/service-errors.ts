@@ -35,6 +35,9 @@ const consoleWork = (route: RouteSpec): boolean => route.area === 'console' && /
 /** A GET that reads the platform may go to a pool member (X-Pool); the service's own records (jobs, webhooks) never do. */
 export const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none' && route.upstreamMethods.length > 0;
 
+/** A route that reaches the platform for a session: the account-safety policy's budgets apply. */
+const budgeted = (route: RouteSpec): boolean => route.session !== 'none' && route.upstreamMethods.length > 0;
+
 export const SERVICE_ERRORS = {
   SessionRequired: { status: 401, on: withSession, when: 'The route acts for an account and no session ID was sent.', hint: 'Send the session ID from POST /auth/login in the X-Session-ID header.' },
   SessionNotFound: { status: 401, on: withSession, when: 'The session ID is unknown, revoked or logged out.', hint: 'Log in again with POST /auth/login and use the new session ID.' },
@@ -82,6 +85,8 @@ export const SERVICE_ERRORS = {
   UnknownTool: { status: 404, on: 'outside', when: '/mcp: tools/call names no tool of this endpoint.', hint: 'tools/list names the tools of this endpoint (with the dynamic set, find_routes finds them).' },
   ConfirmationRequired: { status: 403, on: 'outside', when: '/mcp: the tool\'s write class is one SOCIALGATE_MCP_CONFIRM names and the client cannot ask its human (no elicitation on this connection).', hint: 'Use a client that supports elicitation (protocol 2026-07-28), or have the operator leave this class out of SOCIALGATE_MCP_CONFIRM.' },
   ConfirmationDeclined: { status: 403, on: 'outside', when: '/mcp: the human declined (or cancelled) the confirmation the tool asked for; nothing was sent to the platform.' },
+  ActionBudgetExceeded: { status: 429, on: budgeted, when: "The session's budget for the route's action class is spent in a window (minute, hour or UTC day); nothing reached the platform. The body names `action_class`, `window`, `limit` and `reset_at`; Retry-After says when the window allows again.", hint: 'Wait for Retry-After, or see GET /policy (PATCH /policy changes the preset or the limits).' },
+  OutsideActivityWindow: { status: 429, on: budgeted, when: "The session's activity window (PATCH /policy, in its timezone) is closed: writes (and reads, when SOCIALGATE_POLICY_WINDOW_READS=refuse) wait until it opens; nothing reached the platform.", hint: 'Wait for Retry-After, or change the window with PATCH /policy.' },
   ResourceNotFound: { status: 404, on: 'outside', when: '/mcp: resources/read names no resource of this session.', hint: 'resources/list and resources/templates/list name what can be read.' },
 } as const satisfies Record<string, ServiceErrorRow>;
 

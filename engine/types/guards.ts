@@ -44,4 +44,6 @@ export interface RouteGuard {
   readonly name: string;
   /** Bound once per route at boot: undefined when the guard has nothing to do for it (most guards skip reads or writes). */
   bind(route: RouteSpec, services: Services): GuardStep | undefined;
+  /** Releases what the guard opened (its store connections) when the app closes. */
+  close?(): Promise<void>;
 }

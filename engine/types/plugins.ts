@@ -195,6 +195,8 @@ export interface Config {
   readonly throttleBackoffSeconds: number;
   /** Largest multipart file accepted at all, in MB (per-kind limits are the upload plugins'). */
   readonly uploadMaxMb: number;
+  /** The account-safety preset (off, safe, standard, fast). */
+  readonly policy: string;
   /** Trust X-Forwarded-* from a reverse proxy. */
   readonly trustProxy: boolean;
   /** Tools of the MCP endpoint: core | all | dynamic | none (no /mcp). */

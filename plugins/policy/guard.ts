@@ -1,0 +1,82 @@
+// The account-safety policy as a route guard (engine/types/guards.ts): every route that acts on the
+// platform for a session, whoever calls it (HTTP, MCP tools, jobs, pools, watchers' reads), spends
+// its action class's budget here, before any resolver or upstream call, and is refused with 429
+// when the budget or the activity window says no.
+import { HttpError } from '../../engine/http-error.js';
+import { serviceError } from '../../engine/service-errors.js';
+import type { GuardStep, RouteGuard, RouteSpec, Services } from '../../engine/types.js';
+import type { Standing } from './ledger.js';
+import { Policy } from './policy.js';
+
+const policies = new WeakMap<Services, Policy>();
+
+/** The policy of a running app (its /policy routes and background modules ask for it). */
+export function policyOf(services: Services): Policy | undefined {
+  return policies.get(services);
+}
+
+export interface PolicyGuardOptions {
+  /** The policy's clock (tests move it). */
+  readonly now?: () => number;
+}
+
+/** Routes that reach the platform for a session: the ones a budget applies to. */
+export const budgeted = (route: RouteSpec): boolean => route.session !== 'none' && route.upstreamMethods.length > 0;
+
+export function policyGuard(options: PolicyGuardOptions = {}): RouteGuard & { close(): Promise<void> } {
+  const made: Policy[] = [];
+  return {
+    name: 'policy',
+    bind(route, services) {
+      let policy = policies.get(services);
+      if (!policy) {
+        policy = new Policy(services.config, options.now ?? Date.now, services);
+        policies.set(services, policy);
+        made.push(policy);
+      }
+      return budgeted(route) ? stepFor(route, policy) : undefined;
+    },
+    async close() {
+      await Promise.all(made.map((policy) => policy.close()));
+    },
+  };
+}
+
+function stepFor(route: RouteSpec, policy: Policy): GuardStep {
+  const cls = route.action;
+  return async (call, next) => {
+    if (!call.session) return next();
+    let standing: Standing | undefined;
+    try {
+      standing = await policy.admit(call.session, cls, call.origin === 'background' ? 'background' : 'interactive');
+    } catch (error) {
+      const refusal = error instanceof HttpError ? error : unavailable(error);
+      if (refusal.excType === 'ActionBudgetExceeded') rateLimitHeaders(call.reply.headers, cls, refusalStanding(refusal, policy.now()), policy.now());
+      throw refusal;
+    }
+    if (standing) rateLimitHeaders(call.reply.headers, cls, standing, policy.now());
+    return next();
+  };
+}
+
+/** The counters' store failed: a fast, named 503 (a write is never sent unaccounted). */
+function unavailable(error: unknown): HttpError {
+  return serviceError('StoreUnavailable', `The policy's counters could not be reached (${error instanceof Error ? error.message : 'store error'})`);
+}
+
+function refusalStanding(error: HttpError, now: number): Standing {
+  const extra = error.extra ?? {};
+  return { window: extra.window as Standing['window'], limit: Number(extra.limit), remaining: 0, resetAt: Date.parse(String(extra.reset_at)) || now };
+}
+
+/**
+ * The IETF httpapi rate-limit header fields (draft-ietf-httpapi-ratelimit-headers-10): the policy
+ * as quota `q` per window `w` seconds, and the standing as remaining `r` and seconds to reset `t`,
+ * both for the class's tightest window, named "<class>-<window>".
+ */
+export function rateLimitHeaders(headers: Record<string, string>, cls: string, standing: Standing, now = Date.now()): void {
+  const name = `"${cls}-${standing.window}"`;
+  const seconds = { minute: 60, hour: 3600, day: 86400 }[standing.window];
+  headers['RateLimit-Policy'] = `${name};q=${standing.limit};w=${seconds}`;
+  headers.RateLimit = `${name};r=${standing.remaining};t=${Math.max(0, Math.ceil((standing.resetAt - now) / 1000))}`;
+}

@@ -1,0 +1,123 @@
+// The budgets' hot path. A call spends a slot this instance already holds (no store round trip);
+// when it holds none it reserves a few from the shared counters in one atomic add to every window
+// of the class, keeps what the limits allow and gives the rest back. So:
+//   - never over-admission: a slot exists only once the store's total, with it, was within every limit;
+//   - near a limit the batch is one slot, so two instances sharing 12 likes admit exactly 12;
+//   - the bounded error is under-admission: slots an instance reserved and did not spend before its
+//     minute ended count as used in the hour and day; at most an eighth of the headroom left when
+//     they were reserved, and never more than MAX_BATCH - 1 per class, instance and minute.
+// Windows are fixed (minute, hour, UTC day), so every instance names the same counters.
+import type { ActionClass } from '../../engine/types.js';
+import type { CounterKey, CounterStore } from './counters.js';
+import { WINDOW_MS, WINDOWS, type Limits, type PolicyWindow } from './presets.js';
+
+const MAX_BATCH = 16;
+/** Entries of sessions not seen for a while are dropped past this many (a bound on memory, not on correctness). */
+const MAX_ENTRIES = 100_000;
+
+export type Tier = 'interactive' | 'background';
+
+/** What a counted call carries back: the tightest window of its class as the rate-limit headers give it. */
+export interface Standing {
+  readonly window: PolicyWindow;
+  readonly limit: number;
+  readonly remaining: number;
+  readonly resetAt: number;
+}
+
+export type Verdict = { readonly admitted: true; readonly standing: Standing } | { readonly admitted: false; readonly standing: Standing };
+
+interface Entry {
+  readonly minute: number;
+  readonly sig: string;
+  slots: number;
+  totals?: Partial<Record<PolicyWindow, number>>;
+  exhausted?: Standing;
+}
+
+export const windowStart = (window: PolicyWindow, now: number): number => now - (now % WINDOW_MS[window]);
+export const windowReset = (window: PolicyWindow, now: number): number => windowStart(window, now) + WINDOW_MS[window];
+
+/** The counter of a session's class in the window holding `now`; kept a minute past its end. */
+export function counterKey(ref: string, cls: ActionClass, window: PolicyWindow, now: number): CounterKey {
+  const start = windowStart(window, now);
+  return { key: `${ref}:${cls}:${window}:${start}`, expiresAt: start + WINDOW_MS[window] + 60_000 };
+}
+
+export class Ledger {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly store: () => Promise<CounterStore>, private readonly now: () => number) {}
+
+  /** Spends one slot of the class's budget under `limits`, or says which window is spent and until when. */
+  async take(ref: string, cls: ActionClass, tier: Tier, limits: Limits): Promise<Verdict | undefined> {
+    const windows = WINDOWS.filter((window) => limits[window] !== undefined);
+    if (windows.length === 0) return undefined;
+    const now = this.now();
+    const entry = this.entryFor(`${ref}|${cls}|${tier}`, now, limits);
+    if (entry.exhausted && entry.exhausted.resetAt > now) return { admitted: false, standing: entry.exhausted };
+    entry.exhausted = undefined;
+    if (entry.slots > 0) {
+      entry.slots--;
+      return { admitted: true, standing: this.standing(entry, windows, limits, now) };
+    }
+    return this.reserve(entry, ref, cls, windows, limits, now);
+  }
+
+  /** Forgets what this instance holds for a session (its limits changed). */
+  forget(ref: string): void {
+    for (const key of this.entries.keys()) if (key.startsWith(ref + '|')) this.entries.delete(key);
+  }
+
+  private entryFor(id: string, now: number, limits: Limits): Entry {
+    const minute = Math.floor(now / WINDOW_MS.minute);
+    const sig = `${limits.minute}/${limits.hour}/${limits.day}`;
+    const held = this.entries.get(id);
+    if (held && held.minute === minute && held.sig === sig) return held;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    const entry: Entry = { minute, sig, slots: 0, exhausted: held?.sig === sig ? held.exhausted : undefined };
+    this.entries.set(id, entry);
+    return entry;
+  }
+
+  private async reserve(entry: Entry, ref: string, cls: ActionClass, windows: readonly PolicyWindow[], limits: Limits, now: number): Promise<Verdict> {
+    const want = this.batchOf(entry, windows, limits);
+    const keys = windows.map((window) => counterKey(ref, cls, window, now));
+    const store = await this.store();
+    let totals = await store.add(keys, want);
+    const granted = Math.min(...windows.map((window, i) => Math.max(0, Math.min(want, limits[window]! - (totals[i] - want)))));
+    if (granted < want) totals = await store.add(keys, granted - want);
+    entry.totals = Object.fromEntries(windows.map((window, i) => [window, totals[i]]));
+    if (granted === 0) {
+      entry.exhausted = this.spentWindow(entry, windows, limits, now);
+      return { admitted: false, standing: entry.exhausted };
+    }
+    entry.slots = granted - 1;
+    return { admitted: true, standing: this.standing(entry, windows, limits, now) };
+  }
+
+  /** One slot until the store's totals are known, then an eighth of the smallest headroom, up to MAX_BATCH. */
+  private batchOf(entry: Entry, windows: readonly PolicyWindow[], limits: Limits): number {
+    if (!entry.totals) return 1;
+    const headroom = Math.min(...windows.map((window) => limits[window]! - (entry.totals![window] ?? 0)));
+    return Math.max(1, Math.min(MAX_BATCH, Math.floor(headroom / 8)));
+  }
+
+  /** The window with the fewest calls left (the shortest on a tie), as this instance counts them. */
+  private standing(entry: Entry, windows: readonly PolicyWindow[], limits: Limits, now: number): Standing {
+    let best: Standing | undefined;
+    for (const window of windows) {
+      const used = (entry.totals?.[window] ?? 0) - entry.slots;
+      const remaining = Math.max(0, limits[window]! - used);
+      if (!best || remaining < best.remaining) best = { window, limit: limits[window]!, remaining, resetAt: windowReset(window, now) };
+    }
+    return best!;
+  }
+
+  /** The longest window that is full: the one whose reset lets the next call through. */
+  private spentWindow(entry: Entry, windows: readonly PolicyWindow[], limits: Limits, now: number): Standing {
+    const full = windows.filter((window) => (entry.totals?.[window] ?? 0) >= limits[window]!);
+    const window = full[full.length - 1] ?? windows[0];
+    return { window, limit: limits[window]!, remaining: 0, resetAt: windowReset(window, now) };
+  }
+}

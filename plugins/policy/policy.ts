@@ -1,0 +1,92 @@
+// One instance's account-safety policy: the settings, the shared counters (opened on first use),
+// the hot path's ledger and each session's own choices, cached for the session-record TTL.
+import { sessionRef } from '../../engine/session-record.js';
+import { serviceError } from '../../engine/service-errors.js';
+import type { ActionClass, Config, SessionRecord, Services } from '../../engine/types.js';
+import { openCounters, type CounterStore } from './counters.js';
+import { Ledger, type Standing, type Tier } from './ledger.js';
+import { policySettings, type Limits, type PolicySettings } from './presets.js';
+import { effectiveLimits, parseSessionPolicy, untilWindowOpens, warmupOf, type SessionPolicy } from './rules.js';
+
+export type RefusalReason = 'budget' | 'window';
+
+export class Policy {
+  readonly settings: PolicySettings;
+  readonly ledger: Ledger;
+  private opened?: Promise<CounterStore>;
+  private readonly own = new Map<string, { readonly value: SessionPolicy; readonly at: number }>();
+  private readonly ttlMs: number;
+  private readonly refused?: (labels: Readonly<Record<string, string>>) => void;
+
+  constructor(private readonly config: Config, readonly now: () => number, services?: Services, counters?: CounterStore) {
+    this.settings = policySettings(config.policy, config.extra);
+    this.ttlMs = config.sessionCacheTtlMs;
+    if (counters) this.opened = Promise.resolve(counters);
+    this.ledger = new Ledger(() => this.store(), now);
+    this.refused = services?.app.counter('socialgate_policy_refusals_total', 'Calls the account-safety policy refused before the platform, by action class and reason (budget, window)', ['class', 'reason']);
+  }
+
+  store(): Promise<CounterStore> {
+    this.opened ??= openCounters(this.config);
+    return this.opened;
+  }
+
+  /** A session's own choices (PATCH /policy); read from the store once per TTL. */
+  async sessionPolicy(ref: string): Promise<SessionPolicy> {
+    const held = this.own.get(ref);
+    if (held && this.now() - held.at < this.ttlMs) return held.value;
+    const value = parseSessionPolicy(await (await this.store()).settings(ref));
+    if (this.own.size > 100_000) this.own.clear();
+    this.own.set(ref, { value, at: this.now() });
+    return value;
+  }
+
+  async saveSessionPolicy(ref: string, value: SessionPolicy): Promise<void> {
+    await (await this.store()).saveSettings(ref, JSON.stringify(value));
+    this.own.set(ref, { value, at: this.now() });
+    this.ledger.forget(ref);
+  }
+
+  /** The limits a class has for a session now; background work leaves the interactive share (rounded down) alone. */
+  limitsFor(record: SessionRecord, cls: ActionClass, own: SessionPolicy, tier: Tier): Limits {
+    const limits = effectiveLimits(cls, own, this.settings, warmupOf(record, own, this.settings, this.now()));
+    if (tier === 'interactive') return limits;
+    const share = this.settings.interactiveShare;
+    return Object.fromEntries(Object.entries(limits).map(([window, limit]) => [window, limit - Math.floor(limit * share)]));
+  }
+
+  /** Refuses before any upstream call, or answers the standing the rate-limit headers show (undefined: no budget). */
+  async admit(record: SessionRecord, cls: ActionClass, tier: Tier): Promise<Standing | undefined> {
+    const ref = sessionRef(record.id);
+    const own = await this.sessionPolicy(ref);
+    this.checkWindow(record, cls, own);
+    const verdict = await this.ledger.take(ref, cls, tier, this.limitsFor(record, cls, own, tier));
+    if (!verdict || verdict.admitted) return verdict?.standing;
+    this.refused?.({ class: cls, reason: 'budget' });
+    throw budgetExceeded(cls, verdict.standing, this.now(), tier);
+  }
+
+  private checkWindow(record: SessionRecord, cls: ActionClass, own: SessionPolicy): void {
+    if (cls === 'read' && this.settings.windowReads === 'allow') return;
+    const wait = untilWindowOpens(record, own, this.now());
+    if (wait <= 0) return;
+    this.refused?.({ class: cls, reason: 'window' });
+    const opensAt = new Date(this.now() + wait).toISOString();
+    throw serviceError('OutsideActivityWindow', `The session's activity window (${own.window!.start}-${own.window!.end} in its timezone) is closed: ${cls} calls wait until it opens at ${opensAt}`, {
+      retryAfter: Math.max(1, Math.ceil(wait / 1000)), extra: { action_class: cls, window_start: own.window!.start, window_end: own.window!.end, opens_at: opensAt },
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.opened) await (await this.opened.catch(() => undefined))?.close();
+  }
+}
+
+function budgetExceeded(cls: ActionClass, standing: Standing, now: number, tier: Tier) {
+  const resetAt = new Date(standing.resetAt).toISOString();
+  const whose = tier === 'background' ? ' (background work leaves a share of it to interactive calls)' : '';
+  return serviceError('ActionBudgetExceeded', `The ${cls} budget of this session is spent for this ${standing.window}: ${standing.limit} calls${whose}; it resets at ${resetAt}`, {
+    retryAfter: Math.max(1, Math.ceil((standing.resetAt - now) / 1000)),
+    extra: { action_class: cls, window: standing.window, limit: standing.limit, reset_at: resetAt },
+  });
+}
