@@ -1,5 +1,5 @@
 import type { RecentFigures } from '../recent.js';
-import { ACTION_CLASSES, type RouteSpec, type WriteClass } from './route.js';
+import { ACTION_CLASSES, type ActionClass, type RouteSpec, type WriteClass } from './route.js';
 import type { ToolAudit } from './audit.js';
 import type { CallOptions, RealtimeHandlers, RealtimeSubscription, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
@@ -64,6 +64,8 @@ export interface Services {
   readonly work?: WorkLayer;
   /** Read routes may name a pool (X-Pool) instead of a session; set by the pools module at boot. */
   pools?: PoolChooser;
+  /** Which sessions have a class's budget spent, as this instance knows without asking a store; set by the account-safety policy at boot. */
+  budgets?: BudgetPeek;
   /** Requests and errors per session and route family, counted by this instance (the console's). */
   readonly usage: UsageCounter;
   /** The API keys (legacy and named) and the count of wrong ones per client address. */
@@ -100,6 +102,12 @@ export interface BackgroundRoutes {
 export interface PoolChooser {
   /** With a caller, a pool it is not entitled to answers 404 as an unknown one. */
   choose(pool: string, caller?: Caller): Promise<SessionRecord>;
+}
+
+/** A cheap local look at a session's budgets, for choosers that spread work over sessions (pools). */
+export interface BudgetPeek {
+  /** Epoch ms until which the session's budget for the class is known to be spent (background work's, or interactive calls'); undefined when it is not known to be. */
+  spentUntil(record: SessionRecord, cls: ActionClass, background: boolean): number | undefined;
 }
 
 export interface UsageCounter {

@@ -15,7 +15,7 @@ const installed = new WeakMap<Services, { jobs: Jobs; pools: Pools }>();
 /** The background module: defines the job work kind, offers pools to read routes, adds the gauges. */
 export function installJobs(services: Services): void {
   if (!services.work) return;
-  const pools = new Pools(services.work.store, services.sessions, services.config.sessionCacheTtlMs);
+  const pools = new Pools(services.work.store, services.sessions, services.config.sessionCacheTtlMs, Date.now, () => services.budgets);
   const jobs = new Jobs({ work: services.work, sessions: services.sessions, routes: services.routes, pools, log: services.log, settings: jobSettings(services.config.extra) });
   jobs.install();
   services.pools = pools;

@@ -6,7 +6,7 @@
 import type { HttpError } from '../../engine/http-error.js';
 import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import { checkAccount, entitledToPool, owns, ownerOf } from '../../engine/owner.js';
-import type { Caller, Owner, PoolChooser, SessionRecord, SessionService, WorkStore } from '../../engine/types.js';
+import type { BudgetPeek, Caller, Owner, PoolChooser, SessionRecord, SessionService, WorkStore } from '../../engine/types.js';
 
 const BUCKET = 'pools';
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
@@ -46,7 +46,10 @@ export class Pools implements PoolChooser {
   private readonly cache = new Map<string, Cached>();
   private readonly turn = new Map<string, number>();
 
-  constructor(private readonly store: WorkStore, private readonly sessions: SessionService, private readonly ttlMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly store: WorkStore, private readonly sessions: SessionService, private readonly ttlMs: number, private readonly now: () => number = Date.now,
+    private readonly budgets: () => BudgetPeek | undefined = () => undefined,
+  ) {}
 
   /**
    * Creates the pool or adds to it. With a caller: another owner's pool of that name is refused
@@ -105,11 +108,15 @@ export class Pools implements PoolChooser {
     const pool = await this.load(name);
     if (caller && !entitledToPool(caller, name, pool.owner)) throw notFound(name);
     const checked = await Promise.all(pool.members.map((m) => this.health(pool.name, m)));
+    // A member whose read budget is spent (the background share for jobs, which ask with no caller) sits this call out.
+    const spent = (c: (typeof checked)[number]) => this.budgets()?.spentUntil(c.record!, 'read', !caller);
     const healthy = checked.filter((c) => c.view.state === 'healthy');
-    if (healthy.length) {
-      const next = (this.turn.get(name) ?? 0) % healthy.length;
+    const ready = healthy.filter((c) => !spent(c));
+    if (healthy.length && !ready.length) throw this.allSpent(name, healthy.map((c) => spent(c)!));
+    if (ready.length) {
+      const next = (this.turn.get(name) ?? 0) % ready.length;
       this.turn.set(name, next + 1);
-      return healthy[next].record!;
+      return ready[next].record!;
     }
     throw this.noneHealthy(name, checked.map((c) => c.view));
   }
@@ -121,6 +128,11 @@ export class Pools implements PoolChooser {
       for (const state of ['healthy', 'cooling', 'quarantined'] as const) rows.push({ pool: pool.name, state, count: pool.members.filter((m) => m.state === state).length });
     }
     return rows;
+  }
+
+  private allSpent(name: string, until: readonly number[]): HttpError {
+    const seconds = Math.max(1, Math.ceil((Math.min(...until) - this.now()) / 1000));
+    return serviceError('PoolThrottled', `Every healthy member of pool "${name}" has spent its read budget; the first has budget again in ${seconds} s`, { retryAfter: seconds });
   }
 
   private noneHealthy(name: string, members: readonly MemberView[]): HttpError {

@@ -227,8 +227,12 @@ export class Jobs {
 
   /** After a failed page: a throttle, a challenge or a dead session pauses the job; anything else is an error. */
   private async troubleOf(job: JobRecord, record: SessionRecord, error: unknown): Promise<Pause | undefined> {
-    const { status } = this.deps.routes.statusOf(error);
+    const { status, excType, retryAfter } = this.deps.routes.statusOf(error);
     if (status !== 429 && status !== 401 && status !== 403) return undefined;
+    // The account-safety policy refused the page before the platform: wait for its window, like a throttle.
+    const policy = POLICY_PAUSES[excType];
+    // A pool job asks the pool again at once: it chooses a member with budget left, or says when one has.
+    if (policy && retryAfter !== undefined) return job.pool ? { reason: 'member_' + policy, until: this.now() } : { reason: policy, until: this.now() + retryAfter * 1000, detail: error instanceof Error ? error.message : undefined };
     const now = await this.deps.sessions.find(record.id);
     const health = stateOf(now, this.now());
     if (health.state !== 'healthy') return job.pool ? { reason: 'member_' + health.reason, until: this.now() } : { reason: health.reason!, until: health.until, detail: pauseDetail(health.reason!) };
@@ -270,6 +274,9 @@ export class Jobs {
     await this.events.emit(event).catch((error) => this.deps.log.warn('job event not emitted', { type, error: String(error) }));
   }
 }
+
+/** The policy's refusals a job waits out (reason shown in `paused`): a spent budget, a closed activity window. */
+const POLICY_PAUSES: Readonly<Record<string, string>> = { ActionBudgetExceeded: 'budget', OutsideActivityWindow: 'window' };
 
 interface Pause {
   readonly reason: string;

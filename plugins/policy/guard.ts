@@ -32,6 +32,7 @@ export function policyGuard(options: PolicyGuardOptions = {}): RouteGuard & { cl
       if (!policy) {
         policy = new Policy(services.config, options.now ?? Date.now, services);
         policies.set(services, policy);
+        services.budgets = policy; // pools choose members with budget left
         made.push(policy);
       }
       return budgeted(route) ? stepFor(route, policy) : undefined;

@@ -64,6 +64,12 @@ export class Ledger {
     return this.reserve(entry, ref, cls, windows, limits, now);
   }
 
+  /** Until when this instance knows the class's budget is spent for the session (no store call); undefined otherwise. */
+  spentUntil(ref: string, cls: ActionClass, tier: Tier): number | undefined {
+    const until = this.entries.get(`${ref}|${cls}|${tier}`)?.exhausted?.resetAt;
+    return until !== undefined && until > this.now() ? until : undefined;
+  }
+
   /** Forgets what this instance holds for a session (its limits changed). */
   forget(ref: string): void {
     for (const key of this.entries.keys()) if (key.startsWith(ref + '|')) this.entries.delete(key);

@@ -2,7 +2,7 @@
 // the hot path's ledger and each session's own choices, cached for the session-record TTL.
 import { sessionRef } from '../../engine/session-record.js';
 import { serviceError } from '../../engine/service-errors.js';
-import type { ActionClass, Config, SessionRecord, Services } from '../../engine/types.js';
+import type { ActionClass, BudgetPeek, Config, SessionRecord, Services } from '../../engine/types.js';
 import { openCounters, type CounterStore } from './counters.js';
 import { Ledger, type Standing, type Tier } from './ledger.js';
 import { policySettings, type Limits, type PolicySettings } from './presets.js';
@@ -10,7 +10,7 @@ import { effectiveLimits, parseSessionPolicy, untilWindowOpens, warmupOf, type S
 
 export type RefusalReason = 'budget' | 'window';
 
-export class Policy {
+export class Policy implements BudgetPeek {
   readonly settings: PolicySettings;
   readonly ledger: Ledger;
   private opened?: Promise<CounterStore>;
@@ -75,6 +75,10 @@ export class Policy {
     throw serviceError('OutsideActivityWindow', `The session's activity window (${own.window!.start}-${own.window!.end} in its timezone) is closed: ${cls} calls wait until it opens at ${opensAt}`, {
       retryAfter: Math.max(1, Math.ceil(wait / 1000)), extra: { action_class: cls, window_start: own.window!.start, window_end: own.window!.end, opens_at: opensAt },
     });
+  }
+
+  spentUntil(record: SessionRecord, cls: ActionClass, background: boolean): number | undefined {
+    return this.ledger.spentUntil(sessionRef(record.id), cls, background ? 'background' : 'interactive');
   }
 
   async close(): Promise<void> {
