@@ -18,8 +18,8 @@ commands:
   openapi        print the OpenAPI document
   routes         list the route table (method, path, operation id, upstream methods)
   audit          classify the upstream's public methods against the manifest (--json, --markdown, --methods FILE)
-  sessions list | sessions revoke PREFIX | sessions label PREFIX [TEXT]
-                 operate on the session store (a prefix as \`sessions list\` prints it)
+  sessions list | sessions revoke PREFIX | sessions label PREFIX [TEXT] | sessions policy PREFIX
+                 operate on the session store (a prefix as \`sessions list\` prints it); policy: budgets used, window, warm-up
   keys add NAME --scope read[,write,operator] [--accounts A,B] [--pools P,Q] | keys list | keys revoke NAME
                  named API keys, kept hashed in the session store
   jobs start ROUTE key=value... | jobs watch ID | jobs export ID --format csv

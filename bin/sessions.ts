@@ -1,15 +1,15 @@
-// `socialgate sessions list|revoke|label`: operate on the session store the environment names, with its
+// `socialgate sessions list|revoke|label|policy`: operate on the session store the environment names, with its
 // key (SOCIALGATE_SESSION_KEY, SOCIALGATE_SESSION_KEY_FILE or the data folder's key file; never
 // created here). Lists never show secrets: an id prefix (the shortest that names one session, and
 // that `revoke` and `label` take back as printed), the account, the operator's label, the state as
 // it is now, proxy host and last use.
 import { loadConfig } from '../engine/config.js';
 import { effectiveState, LABEL_MAX, proxyHost, uniquePrefixes } from '../engine/session-record.js';
-import type { SessionRecord, SessionStore } from '../engine/types.js';
+import type { Config, SessionRecord, SessionStore } from '../engine/types.js';
 import { openStore } from '../adapters/store/index.js';
 
 type Out = (text: string) => void;
-const USAGE = 'usage: socialgate sessions list | sessions revoke PREFIX | sessions label PREFIX [TEXT] [--store URL]\n';
+const USAGE = 'usage: socialgate sessions list | sessions revoke PREFIX | sessions label PREFIX [TEXT] | sessions policy PREFIX [--store URL]\n';
 
 export async function runSessions(argv: string[], out: Out, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [action, ...rest] = argv;
@@ -19,6 +19,7 @@ export async function runSessions(argv: string[], out: Out, env: NodeJS.ProcessE
   try {
     if (action === 'list') return await list(store, out);
     if (action === 'revoke' && positional[0]) return await revoke(positional[0], store, out);
+    if (action === 'policy' && positional[0]) return await policy(positional[0], store, config, out);
     if (action === 'label' && positional[0]) return await label(positional[0], positional.slice(1).join(' '), store, out);
     out(USAGE);
     return 2;
@@ -104,5 +105,14 @@ async function label(id: string, text: string, store: SessionStore, out: Out): P
   const { label: _old, ...rest } = record;
   await store.set(trimmed ? { ...rest, label: trimmed } : rest);
   out(trimmed ? `labelled ${id} "${trimmed}"\n` : `label of ${id} cleared\n`);
+  return 0;
+}
+
+/** The session's budgets, window and warm-up, from the counters every instance shares. */
+async function policy(id: string, store: SessionStore, config: Config, out: Out): Promise<number> {
+  const record = await named(id, store, out);
+  if (typeof record === 'number') return record;
+  const { printPolicy } = await import('../plugins/policy/cli.js');
+  await printPolicy(record, config, out);
   return 0;
 }
