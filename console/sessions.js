@@ -18,7 +18,15 @@ function State({ session }) {
   const until = session.throttled_until;
   const frozen = session.frozen_classes || [];
   return html`<span class=${'state state-' + session.state}>${STATE_LABEL[session.state] || session.state}</span>${until ? html`<br /><small>until ${when(until)}</small>` : ''}
-    ${frozen.length > 0 && html`<br /><span class="state state-frozen">Frozen: ${frozen.join(', ')}</span>`}`;
+    ${frozen.length > 0 && html`<br /><span class="state state-frozen">Frozen: ${frozen.join(', ')}</span>`}
+    <${Budgets} budgets=${session.budgets} />`;
+}
+
+/** The account-safety policy: classes used today against the day's limit (the rest are untouched), and the window. */
+function Budgets({ budgets }) {
+  if (!budgets) return '';
+  const used = Object.entries(budgets.today).filter(([, text]) => !text.startsWith('0/'));
+  return html`<br /><small class="budgets">Today: ${used.length ? used.map(([cls, text]) => `${cls} ${text}`).join(' · ') : 'no budgeted calls'}${budgets.window ? ` · window ${budgets.window}` : ''}</small>`;
 }
 
 function Label({ session, say }) {

@@ -31,6 +31,24 @@ export interface ConsoleSession {
   readonly pools: readonly string[];
   /** The session's watcher (events), or null when it is not watched. */
   readonly watch: ConsoleWatch | null;
+  /** The account-safety policy's budgets used today and the activity window (budgetsFrom); null without a policy. */
+  readonly budgets: ConsoleBudgets | null;
+}
+
+export interface ConsoleBudgets {
+  /** "HH:MM-HH:MM" in the session's timezone, or null when it has none. */
+  readonly window: string | null;
+  /** Per action class with a limit today: "used/limit" in the current UTC day. */
+  readonly today: Readonly<Record<string, string>>;
+}
+
+/** What the account-safety policy tells the console of many sessions at once (one batched read of its counters). */
+export type BudgetSummaries = (records: readonly SessionRecord[]) => Promise<ReadonlyMap<string, ConsoleBudgets>>;
+const budgetsBy = new WeakMap<Services, BudgetSummaries>();
+
+/** The policy module registers how the console reads budgets; without one, sessions show none. */
+export function budgetsFrom(services: Services, summaries: BudgetSummaries): void {
+  budgetsBy.set(services, summaries);
 }
 
 export interface ConsoleWatch {
@@ -68,7 +86,10 @@ function watchOf(state: WatchState | undefined): ConsoleWatch | null {
 /** The session's ref (engine/sessions.ts): the console, events and webhooks name a session alike. */
 export const refOf = sessionRef;
 
-export function viewOf(record: SessionRecord, services: Services, now = Date.now(), pools: ReadonlyMap<string, readonly string[]> = new Map(), watches: ReadonlyMap<string, WatchState> = new Map()): ConsoleSession {
+export function viewOf(
+  record: SessionRecord, services: Services, now = Date.now(), pools: ReadonlyMap<string, readonly string[]> = new Map(), watches: ReadonlyMap<string, WatchState> = new Map(),
+  budgets: ReadonlyMap<string, ConsoleBudgets> = new Map(),
+): ConsoleSession {
   const throttled = record.throttledUntil !== undefined && record.throttledUntil > now;
   return {
     ref: refOf(record.id),
@@ -84,6 +105,7 @@ export function viewOf(record: SessionRecord, services: Services, now = Date.now
     usage: services.usage.of(record.id),
     pools: pools.get(record.account.pk) ?? [],
     watch: watchOf(watches.get(refOf(record.id))),
+    budgets: budgets.get(record.id) ?? null,
   };
 }
 
@@ -99,8 +121,9 @@ export async function listSessions(services: Services): Promise<{ sessions: Cons
   }
   records.sort((a, b) => b.lastUsedAt - a.lastUsedAt);
   const now = Date.now();
-  const [pools, watches] = await Promise.all([poolsByAccount(services), watchesByRef(services)]);
-  return { sessions: records.map((record) => viewOf(record, services, now, pools, watches)), truncated };
+  const budgets = budgetsBy.get(services)?.(records).catch(() => new Map<string, ConsoleBudgets>()) ?? new Map<string, ConsoleBudgets>();
+  const [pools, watches, used] = await Promise.all([poolsByAccount(services), watchesByRef(services), budgets]);
+  return { sessions: records.map((record) => viewOf(record, services, now, pools, watches, used)), truncated };
 }
 
 /** The record a ref names, read through the session service (so its cache sees what follows). */

@@ -7,6 +7,8 @@ import { serviceError } from '../../engine/service-errors.js';
 import type { GuardStep, RouteGuard, RouteSpec, Services } from '../../engine/types.js';
 import type { Standing } from './ledger.js';
 import { Policy } from './policy.js';
+import { budgetSummaries } from './summary.js';
+import { budgetsFrom } from '../console/sessions.js';
 
 const policies = new WeakMap<Services, Policy>();
 
@@ -33,6 +35,8 @@ export function policyGuard(options: PolicyGuardOptions = {}): RouteGuard & { cl
         policy = new Policy(services.config, options.now ?? Date.now, services);
         policies.set(services, policy);
         services.budgets = policy; // pools choose members with budget left
+        const shown = policy;
+        budgetsFrom(services, (records) => budgetSummaries(shown, records));
         made.push(policy);
       }
       return budgeted(route) ? stepFor(route, policy) : undefined;
