@@ -21,8 +21,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const BASELINE = process.env.BENCH_BASELINE;
-const KINDS = BASELINE ? (['socialgate', 'node', 'koa', 'baseline'] as const) : (['socialgate', 'node', 'koa'] as const);
-type Kind = 'socialgate' | 'node' | 'koa' | 'baseline';
+// `policy`: socialgate with the account-safety policy counting each request (bench/servers.ts).
+const KINDS = BASELINE ? (['socialgate', 'policy', 'node', 'koa', 'baseline'] as const) : (['socialgate', 'policy', 'node', 'koa'] as const);
+type Kind = 'socialgate' | 'policy' | 'node' | 'koa' | 'baseline';
 
 type Server = Started & { proc: ChildProcess };
 type Round = { rps: number; cpuUs: number; errors: number };
@@ -72,7 +73,7 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
   const loadBefore = loadavg()[0];
   const socialgate = await child('socialgate');
   const target: Target = { path: socialgate.path, session: socialgate.session, body: socialgate.body };
-  const servers: Partial<Record<Kind, Server>> = { socialgate, node: await child('node', target), koa: await child('koa', target) };
+  const servers: Partial<Record<Kind, Server>> = { socialgate, policy: await child('policy'), node: await child('node', target), koa: await child('koa', target) };
   if (BASELINE) servers.baseline = await child('baseline');
   const rounds: Partial<Record<Kind, Round[]>> = Object.fromEntries(KINDS.map((kind) => [kind, []]));
   try {
@@ -111,7 +112,17 @@ export function formatHotPath(figures: HotPathFigures): string {
     const byThroughput = `throughput median ${median(ratios).toFixed(2)} (${spread(ratios, 2)})`;
     lines.push(`  socialgate / ${kind}: ${byThroughput}; by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})${TARGETS[kind] ?? ''}`);
   }
+  lines.push(...policyRatios(figures));
   return lines.join('\n');
+}
+
+/** With the policy counting: its ratios to bare Koa, to compare with socialgate's own (issue 25: at most 0.02 apart). */
+function policyRatios(figures: HotPathFigures): string[] {
+  const [policy, koa] = [figures.rounds.policy, figures.rounds.koa];
+  if (!policy || !koa) return [];
+  const byThroughput = policy.map((r, i) => r.rps / koa[i].rps);
+  const byCpu = policy.map((r, i) => koa[i].cpuUs / r.cpuUs);
+  return [`  policy / koa: throughput median ${median(byThroughput).toFixed(2)} (${spread(byThroughput, 2)}); by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})`];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(formatHotPath(await benchHotPath()) + '\n');

@@ -14,7 +14,7 @@ import { testConfig } from '../engine/config.js';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { composeApp } from '../bin/compose.js';
 
-export type BenchKind = 'socialgate' | 'koa' | 'node';
+export type BenchKind = 'socialgate' | 'policy' | 'koa' | 'node';
 
 /** What every kind serves: the path, the session header it wants, and the body socialgate answers. */
 export interface Target {
@@ -27,17 +27,23 @@ export interface Started extends Target {
   readonly port: number;
 }
 
-/** Boots socialgate, logs `demo` in and asks for its own record once: the target all three serve. */
-async function socialgate(): Promise<{ callback: RequestListener; target: Target }> {
-  const app = await composeApp(testConfig({ logLevel: 'silent' }), { upstream: createSandbox() });
+/**
+ * Boots socialgate, logs `demo` in and asks for its own record once: the target all three serve.
+ * `policy`: the same with the account-safety policy counting every read (limits no bench reaches).
+ */
+async function socialgate(counted = false): Promise<{ callback: RequestListener; target: Target }> {
+  const app = await composeApp(testConfig({ logLevel: 'silent', policy: counted ? 'standard' : 'off' }), { upstream: createSandbox() });
   const callback = app.callback();
   const ask = await listening(callback);
   const login = await fetch(ask('/auth/login'), { method: 'POST', body: new URLSearchParams({ username: 'demo', password: 'demo-password' }) });
   const session = (await login.json()) as string;
+  const unreachable = JSON.stringify({ read: { minute: 1e9, hour: 1e9, day: 1e9 } });
+  if (counted) await fetch(ask('/policy'), { method: 'PATCH', headers: { 'X-Session-ID': session }, body: new URLSearchParams({ limits: unreachable }) });
   const me = await fetch(ask('/account'), { headers: { 'X-Session-ID': session } });
   const path = `/user?user_id=${((await me.json()) as { pk: string }).pk}`;
   const reply = await fetch(ask(path), { headers: { 'X-Session-ID': session } });
   if (reply.status !== 200) throw new Error(`socialgate answered ${reply.status} to ${path}`);
+  if (counted && !reply.headers.get('ratelimit')) throw new Error('the policy did not count the bench request');
   const target = { path, session, body: await reply.text() };
   ask.close();
   return { callback, target };
@@ -82,7 +88,7 @@ function node(target: Target): RequestListener {
  * so each serves the same header and bytes without the product loaded beside them.
  */
 export async function startBench(kind: BenchKind, given?: Target): Promise<Started> {
-  const product = kind === 'socialgate' ? await socialgate() : undefined;
+  const product = kind === 'socialgate' || kind === 'policy' ? await socialgate(kind === 'policy') : undefined;
   const target = product?.target ?? given;
   if (!target) throw new Error(`${kind} needs the target socialgate serves`);
   const callback = product?.callback ?? { koa, node }[kind as 'koa' | 'node'](target);

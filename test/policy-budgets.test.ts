@@ -98,3 +98,8 @@ t.test('with the preset off, a session is not counted until it chooses a preset'
   const counted = await other.request('POST', '/media/like', { form: { media_id: '3955340313237098052_5000000001' }, headers: session });
   t.match(counted.headers.get('ratelimit-policy'), /^"like-minute";q=\d+;w=60$/);
 });
+
+t.test('the console lists each session\'s budgets used today', async (t) => {
+  const list = (await http.request('GET', '/console/sessions')).body as { sessions: { budgets: unknown }[] };
+  t.match(list.sessions[0].budgets, { window: null, today: { like: '1/1000', read: '1/1000' } });
+});

@@ -4,7 +4,7 @@
 // when the budget or the activity window says no.
 import { HttpError } from '../../engine/http-error.js';
 import { serviceError } from '../../engine/service-errors.js';
-import type { GuardStep, RouteGuard, RouteSpec, Services } from '../../engine/types.js';
+import type { GuardedCall, GuardNext, GuardStep, RouteGuard, RouteSpec, Services } from '../../engine/types.js';
 import type { Standing } from './ledger.js';
 import { Policy } from './policy.js';
 import { budgetSummaries } from './summary.js';
@@ -49,18 +49,26 @@ export function policyGuard(options: PolicyGuardOptions = {}): RouteGuard & { cl
 
 function stepFor(route: RouteSpec, policy: Policy): GuardStep {
   const cls = route.action;
-  return async (call, next) => {
-    if (!call.session) return next();
-    let standing: Standing | undefined;
-    try {
-      standing = await policy.admit(call.session, cls, call.origin === 'background' ? 'background' : 'interactive');
-    } catch (error) {
-      const refusal = error instanceof HttpError ? error : unavailable(error);
-      if (refusal.excType === 'ActionBudgetExceeded') rateLimitHeaders(call.reply.headers, cls, refusalStanding(refusal, policy.now()), policy.now());
-      throw refusal;
-    }
+  const refused = (call: GuardedCall, error: unknown): never => {
+    const refusal = error instanceof HttpError ? error : unavailable(error);
+    if (refusal.excType === 'ActionBudgetExceeded') rateLimitHeaders(call.reply.headers, cls, refusalStanding(refusal, policy.now()), policy.now());
+    throw refusal;
+  };
+  const admitted = (call: GuardedCall, next: GuardNext, standing: Standing | undefined) => {
     if (standing) rateLimitHeaders(call.reply.headers, cls, standing, policy.now());
     return next();
+  };
+  // No await on the hot path: a held slot admits synchronously.
+  return (call, next) => {
+    if (!call.session) return next();
+    let standing: ReturnType<Policy['admit']>;
+    try {
+      standing = policy.admit(call.session, cls, call.origin === 'background' ? 'background' : 'interactive');
+    } catch (error) {
+      return Promise.resolve().then(() => refused(call, error));
+    }
+    if (standing instanceof Promise) return standing.then((settled) => admitted(call, next, settled), (failure: unknown) => refused(call, failure));
+    return admitted(call, next, standing);
   };
 }
 

@@ -49,8 +49,11 @@ export class Ledger {
 
   constructor(private readonly store: () => Promise<CounterStore>, private readonly now: () => number) {}
 
-  /** Spends one slot of the class's budget under `limits`, or says which window is spent and until when. */
-  async take(ref: string, cls: ActionClass, tier: Tier, limits: Limits): Promise<Verdict | undefined> {
+  /**
+   * Spends one slot of the class's budget under `limits`, or says which window is spent and until
+   * when. Synchronous while this instance holds a slot (no promise on the hot path).
+   */
+  take(ref: string, cls: ActionClass, tier: Tier, limits: Limits): Verdict | undefined | Promise<Verdict> {
     const windows = WINDOWS.filter((window) => limits[window] !== undefined);
     if (windows.length === 0) return undefined;
     const now = this.now();

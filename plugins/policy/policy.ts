@@ -4,17 +4,26 @@ import { sessionRef } from '../../engine/session-record.js';
 import { serviceError } from '../../engine/service-errors.js';
 import type { ActionClass, BudgetPeek, Config, SessionRecord, Services } from '../../engine/types.js';
 import { openCounters, type CounterStore } from './counters.js';
-import { Ledger, type Standing, type Tier } from './ledger.js';
+import { Ledger, type Standing, type Tier, type Verdict } from './ledger.js';
 import { policySettings, type Limits, type PolicySettings } from './presets.js';
 import { effectiveLimits, parseSessionPolicy, untilWindowOpens, warmupOf, type SessionPolicy } from './rules.js';
 
 export type RefusalReason = 'budget' | 'window';
+
+/** A session's ref (a SHA-256) once per cached record, not once per call. */
+const refs = new WeakMap<SessionRecord, string>();
+function refOf(record: SessionRecord): string {
+  let ref = refs.get(record);
+  if (ref === undefined) refs.set(record, (ref = sessionRef(record.id)));
+  return ref;
+}
 
 export class Policy implements BudgetPeek {
   readonly settings: PolicySettings;
   readonly ledger: Ledger;
   private opened?: Promise<CounterStore>;
   private readonly own = new Map<string, { readonly value: SessionPolicy; readonly at: number }>();
+  private readonly limits = new Map<string, { readonly own: SessionPolicy; readonly limits: Limits; readonly until: number }>();
   private readonly ttlMs: number;
   private readonly refused?: (labels: Readonly<Record<string, string>>) => void;
 
@@ -33,12 +42,17 @@ export class Policy implements BudgetPeek {
 
   /** A session's own choices (PATCH /policy); read from the store once per TTL. */
   async sessionPolicy(ref: string): Promise<SessionPolicy> {
-    const held = this.own.get(ref);
-    if (held && this.now() - held.at < this.ttlMs) return held.value;
+    const held = this.cachedPolicy(ref);
+    if (held) return held;
     const value = parseSessionPolicy(await (await this.store()).settings(ref));
     if (this.own.size > 100_000) this.own.clear();
     this.own.set(ref, { value, at: this.now() });
     return value;
+  }
+
+  private cachedPolicy(ref: string): SessionPolicy | undefined {
+    const held = this.own.get(ref);
+    return held && this.now() - held.at < this.ttlMs ? held.value : undefined;
   }
 
   async saveSessionPolicy(ref: string, value: SessionPolicy): Promise<void> {
@@ -55,12 +69,34 @@ export class Policy implements BudgetPeek {
     return Object.fromEntries(Object.entries(limits).map(([window, limit]) => [window, limit - Math.floor(limit * share)]));
   }
 
-  /** Refuses before any upstream call, or answers the standing the rate-limit headers show (undefined: no budget). */
-  async admit(record: SessionRecord, cls: ActionClass, tier: Tier): Promise<Standing | undefined> {
-    const ref = sessionRef(record.id);
-    const own = await this.sessionPolicy(ref);
+  /** limitsFor, kept a minute per session, class and tier (the warm-up moves by the day) until the session's choices change. */
+  private cachedLimits(record: SessionRecord, ref: string, cls: ActionClass, own: SessionPolicy, tier: Tier): Limits {
+    const key = `${ref}|${cls}|${tier}`;
+    const held = this.limits.get(key);
+    if (held && held.own === own && held.until > this.now()) return held.limits;
+    const limits = this.limitsFor(record, cls, own, tier);
+    if (this.limits.size > 100_000) this.limits.clear();
+    this.limits.set(key, { own, limits, until: this.now() + 60_000 });
+    return limits;
+  }
+
+  /**
+   * Refuses before any upstream call, or answers the standing the rate-limit headers show (undefined:
+   * no budget). Synchronous while the session's choices are cached and a reserved slot is held.
+   */
+  admit(record: SessionRecord, cls: ActionClass, tier: Tier): Standing | undefined | Promise<Standing | undefined> {
+    const ref = refOf(record);
+    const own = this.cachedPolicy(ref);
+    return own ? this.admitWith(record, ref, own, cls, tier) : this.sessionPolicy(ref).then((read) => this.admitWith(record, ref, read, cls, tier));
+  }
+
+  private admitWith(record: SessionRecord, ref: string, own: SessionPolicy, cls: ActionClass, tier: Tier): Standing | undefined | Promise<Standing | undefined> {
     this.checkWindow(record, cls, own);
-    const verdict = await this.ledger.take(ref, cls, tier, this.limitsFor(record, cls, own, tier));
+    const verdict = this.ledger.take(ref, cls, tier, this.cachedLimits(record, ref, cls, own, tier));
+    return verdict instanceof Promise ? verdict.then((settled) => this.settle(settled, cls, tier)) : this.settle(verdict, cls, tier);
+  }
+
+  private settle(verdict: Verdict | undefined, cls: ActionClass, tier: Tier): Standing | undefined {
     if (!verdict || verdict.admitted) return verdict?.standing;
     this.refused?.({ class: cls, reason: 'budget' });
     throw budgetExceeded(cls, verdict.standing, this.now(), tier);
@@ -78,7 +114,7 @@ export class Policy implements BudgetPeek {
   }
 
   spentUntil(record: SessionRecord, cls: ActionClass, background: boolean): number | undefined {
-    return this.ledger.spentUntil(sessionRef(record.id), cls, background ? 'background' : 'interactive');
+    return this.ledger.spentUntil(refOf(record), cls, background ? 'background' : 'interactive');
   }
 
   async close(): Promise<void> {
