@@ -1,4 +1,4 @@
-// The operator console: one page, a view per hash (#sessions, #login, #jobs, #webhooks, #health), fed by one
+// The operator console: one page, a view per hash (#sessions, #login, #jobs, #webhooks, #health, #keys, #audit), fed by one
 // server-sent event stream (/console/events). preact and htm, no build step of their own.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -9,6 +9,8 @@ import { LoginView } from './login.js';
 import { HealthView } from './health.js';
 import { JobsView } from './jobs.js';
 import { WebhooksView } from './webhooks.js';
+import { KeysView } from './keys.js';
+import { AuditView } from './audit.js';
 
 const VIEWS = [
   { id: 'sessions', title: 'Sessions', view: SessionsView },
@@ -16,6 +18,8 @@ const VIEWS = [
   { id: 'jobs', title: 'Jobs', view: JobsView },
   { id: 'webhooks', title: 'Webhooks', view: WebhooksView },
   { id: 'health', title: 'Health', view: HealthView },
+  { id: 'keys', title: 'API keys', view: KeysView },
+  { id: 'audit', title: 'Agent audit', view: AuditView },
 ];
 
 function currentView() {
@@ -58,7 +62,7 @@ function KeyForm({ onOpen }) {
     <h1>socialgate console</h1>
     <form class="card narrow" onSubmit=${submit}>
       <h2>API key</h2>
-      <p>This service asks for its API key. It is checked once and kept as a cookie this page cannot read.</p>
+      <p>This service asks for an API key: its <code>SOCIALGATE_API_KEY</code>, or a named key with the operator scope. It is checked once and kept as a cookie this page cannot read.</p>
       <label for="api-key">API key</label>
       <input id="api-key" name="key" type="password" autocomplete="current-password" required />
       ${problem && html`<p class="problem" role="alert">${problem}</p>`}

@@ -22,7 +22,7 @@ import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import { compileTyper, type Typer } from './typing.js';
-import type { AppInfo, Background, Config, JsonText, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteGuard, RouteSpec, Services, SessionLease, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer } from './types.js';
+import type { AppInfo, Background, Config, JsonText, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteGuard, RouteSpec, Services, SessionLease, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer, WorkStore } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
@@ -32,10 +32,16 @@ import { KeyRing, memoryKeyStore, WrongKeys } from './keys.js';
 import { RecentMetrics } from './recent.js';
 import { SessionUsage } from './usage.js';
 import { stackWithoutMessage } from './log.js';
-import { AuditRing } from './mcp/audit.js';
+import { AuditRing, SharedAudit } from './mcp/audit.js';
 
 /** MCP tool calls an instance keeps for GET /console/audit (each is also in the log). */
 const AUDIT_SIZE = 1000;
+
+/** The MCP audit: shared through the work store when there is one, else this instance's ring. */
+const auditOf = (store: WorkStore | undefined, log: Logger) => {
+  const ring = new AuditRing(AUDIT_SIZE, log);
+  return store ? new SharedAudit(store, ring, AUDIT_SIZE, log) : ring;
+};
 
 export { stackWithoutMessage };
 
@@ -125,7 +131,7 @@ export function createApp(options: AppOptions): App {
   const routes = backgroundRoutes(manifest, (route) => steps.get(route)!);
   const services: Services = {
     upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, routes, work, usage: new SessionUsage(), keys,
-    audit: options.audit ?? new AuditRing(AUDIT_SIZE, options.log),
+    audit: options.audit ?? auditOf(work?.store, options.log),
   };
   const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers }, steps);
   if (work) startBackground(work, services, options.background ?? []);
@@ -144,6 +150,7 @@ export function createApp(options: AppOptions): App {
     callback: () => koa.callback(),
     close: async () => {
       recent.close();
+      await router.close();
       await work?.close();
       await sessions.close();
       await options.upstream.close();
@@ -179,6 +186,8 @@ export interface RouteTable {
   dispatch(): Koa.Middleware;
   /** Every registered (method, path), for the drift tests. */
   entries(): { method: string; path: string }[];
+  /** Ends what the table's endpoints keep open (MCP's 2025 sessions and their subscriptions). */
+  close(): Promise<void>;
 }
 
 function buildRouter(manifest: Manifest, services: Services, options: AppOptions, steps: Map<RouteSpec, RouteSteps>): RouteTable {
@@ -207,8 +216,9 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
   for (const [path, serve] of docsAssets()) chains.set(path, serve);
   for (const [path, serve] of consoleAssets()) chains.set(path, serve);
   const mcp = mcpFor(manifest, (route) => steps.get(route)!, services);
-  if (mcp) chains.set(MCP_PATH, mcp);
+  if (mcp) chains.set(MCP_PATH, mcp.middleware);
   return {
+    close: async () => mcp?.close(),
     routers,
     dispatch: () => (ctx, next) => (chains.get(ctx.path) ?? next)(ctx, next),
     entries: () => [...routers.values()].flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })))),

@@ -4,7 +4,7 @@
 // ctx.state.key to the route's steps, which check its scope and limits (engine/owner.ts). Wrong
 // keys are counted per client address (WrongKeys): past the limit every try waits, unchecked.
 import type Koa from 'koa';
-import { CONSOLE_ASSET_PREFIX, CONSOLE_COOKIE, CONSOLE_HEADER, validToken } from './console.js';
+import { CONSOLE_ASSET_PREFIX, CONSOLE_COOKIE, CONSOLE_HEADER, tokenKeyName, validToken } from './console.js';
 import type { KeyRing, WrongKeys } from './keys.js';
 import { legacyGrant } from './owner.js';
 import { serviceError } from './service-errors.js';
@@ -33,7 +33,8 @@ export function authenticate(deps: AuthDeps, routed: Koa.Middleware): Koa.Middle
 async function grantOf(ctx: Koa.Context, deps: AuthDeps): Promise<KeyGrant> {
   const given = ctx.get('x-api-key') || ctx.get('authorization').replace(/^Bearer\s+/i, '');
   if (!given) {
-    if (deps.legacyKey && fromConsole(ctx, deps.legacyKey)) return legacyGrant();
+    const grant = await fromConsole(ctx, deps);
+    if (grant) return grant;
     throw serviceError('ApiKeyRequired', 'API key required');
   }
   deps.wrong.check(ctx.ip);
@@ -44,12 +45,16 @@ async function grantOf(ctx: Koa.Context, deps: AuthDeps): Promise<KeyGrant> {
 }
 
 /**
- * The console page's own requests carry the key's cookie (set by POST /console/key). A request that
+ * The console page's own requests carry the key's cookie (set by POST /console/key): of the legacy
+ * key, or of a named key with the operator scope (still held, still an operator's). A request that
  * changes something must also carry the console's header, which another site's form or link
  * cannot add: the cookie alone authorises reads only (the page's event stream cannot send headers).
  */
-function fromConsole(ctx: Koa.Context, key: string): boolean {
+async function fromConsole(ctx: Koa.Context, deps: AuthDeps): Promise<KeyGrant | undefined> {
   const cookie = ctx.cookies.get(CONSOLE_COOKIE);
-  if (!cookie || !validToken(key, cookie)) return false;
-  return ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.get(CONSOLE_HEADER) === '1';
+  if (!cookie || !(ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.get(CONSOLE_HEADER) === '1')) return undefined;
+  const name = tokenKeyName(cookie);
+  if (name === undefined) return deps.legacyKey && validToken(deps.legacyKey, cookie) ? legacyGrant() : undefined;
+  const named = await deps.ring.named(name);
+  return named && named.grant.scopes.includes('operator') && validToken(named.hash, cookie, Date.now(), name) ? named.grant : undefined;
 }

@@ -53,16 +53,25 @@ function filesUnder(dir: string): string[] {
 /**
  * What the cookie holds: its end (epoch seconds) and an HMAC of it under the key, never the key,
  * so a leaked cookie jar does not hand over the key itself and stops working at its end (it
- * still opens this service's API until then: treat it like a session).
+ * still opens this service's API until then: treat it like a session). A named key's token is
+ * made under the key's stored hash (which never leaves the service) and carries the key's name
+ * after a `~`, so revoking the key ends its cookies too.
  */
-export function consoleToken(apiKey: string, expiresAt: number): string {
-  return `${expiresAt}.${createHmac('sha256', apiKey).update(`socialgate console v1 ${expiresAt}`).digest('base64url')}`;
+export function consoleToken(secret: string, expiresAt: number, name?: string): string {
+  const mac = createHmac('sha256', secret).update(`socialgate console v1 ${expiresAt}${name === undefined ? '' : ` ${name}`}`).digest('base64url');
+  return `${expiresAt}.${mac}${name === undefined ? '' : `~${name}`}`;
 }
 
-/** Whether a cookie is a token of this key that has not ended yet. */
-export function validToken(apiKey: string, cookie: string, now = Date.now()): boolean {
+/** The named key a console token is of, or undefined for the legacy key's. */
+export function tokenKeyName(cookie: string): string | undefined {
+  const at = cookie.indexOf('~');
+  return at < 0 ? undefined : cookie.slice(at + 1);
+}
+
+/** Whether a cookie is a token of this key (the legacy key, or a named key's hash and name) that has not ended yet. */
+export function validToken(secret: string, cookie: string, now = Date.now(), name?: string): boolean {
   const expiresAt = Number(cookie.slice(0, cookie.indexOf('.')));
-  return Number.isSafeInteger(expiresAt) && expiresAt * 1000 > now && sameSecret(cookie, consoleToken(apiKey, expiresAt));
+  return Number.isSafeInteger(expiresAt) && expiresAt * 1000 > now && sameSecret(cookie, consoleToken(secret, expiresAt, name));
 }
 
 export function sameSecret(a: string, b: string): boolean {

@@ -65,6 +65,12 @@ export class KeyRing {
     return found && grantOf(found);
   }
 
+  /** A named key's grant and stored hash (the console's cookie is made under it), from the cached set. */
+  async named(name: string): Promise<{ grant: KeyGrant; hash: string } | undefined> {
+    const found = (await this.keys()).find((key) => key.name === name);
+    return found && { grant: grantOf(found), hash: found.hash };
+  }
+
   async list(): Promise<Record<string, unknown>[]> {
     return (await this.keys(true)).map(keyView);
   }

@@ -2,7 +2,7 @@
 // second emit of one event adds nothing) and handed to a fan-out work item that queues one webhook
 // delivery per matching endpoint. SSE streams of this instance are woken on each new event; streams
 // of other instances find it on their next look at the log (EVENTS_POLL_MS).
-import type { Events, ListEntry, Logger, WorkEvent, WorkLayer } from '../../engine/types.js';
+import type { EventLog, ListEntry, Logger, WorkEvent, WorkLayer } from '../../engine/types.js';
 import { logOf } from './ids.js';
 
 export const FANOUT = 'events.fanout';
@@ -17,7 +17,7 @@ export interface OutboxOptions {
   readonly counted?: (type: string) => void;
 }
 
-export class Outbox implements Events {
+export class Outbox implements EventLog {
   private readonly waiters = new Set<() => void>();
   private readonly now: () => number;
   private appends = 0;

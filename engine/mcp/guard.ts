@@ -18,6 +18,8 @@ export interface GuardDeps extends CallDeps {
   readonly confirm: ReadonlySet<ConfirmClass>;
   readonly audit: ToolAudit;
   readonly levels: LogLevels;
+  /** Told of each write a session's tool made (its budgets and scheduled writes changed). */
+  readonly wrote?: (ref: string) => void;
 }
 
 /** The key an elicited confirmation travels under in a retried call's input responses. */
@@ -36,8 +38,9 @@ type Verdict =
 
 /**
  * The human's answer, when the write needs one. On protocol 2026-07-28 the question rides the
- * call's own answer (input required) and the answer comes back with the retried call; a 2025-era
- * connection here is stateless, with no channel for a server-to-client request, so it is refused.
+ * call's own answer (input required) and the answer comes back with the retried call; on a 2025
+ * session the SDK's shim asks it as a server-to-client elicitation and calls again with the answer.
+ * A client that declared no elicitation (or a 2025 request outside a session) is refused.
  */
 function confirmation(server: Server, entry: ToolEntry, args: Readonly<Record<string, unknown>>, caller: Caller, ctx: ServerContext, deps: GuardDeps): Verdict {
   if (!needsConfirmation(entry.route, deps.confirm)) return { go: true, asked: false };
@@ -48,7 +51,7 @@ function confirmation(server: Server, entry: ToolEntry, args: Readonly<Record<st
     const error = serviceError('ConfirmationDeclined', `The confirmation of ${entry.name} (${entry.route.action}) was ${how}; nothing was sent`);
     return { go: false, answer: toolError(error, deps.errors, caller.requestId), error };
   }
-  if (caller.era === 'modern' && server.getClientCapabilities()?.elicitation) {
+  if (server.getClientCapabilities()?.elicitation) {
     const ask = inputRequired.elicit({ message: question(entry, args), requestedSchema: CONFIRM_SCHEMA });
     return { go: false, answer: inputRequired({ inputRequests: { [CONFIRM_KEY]: ask } }) };
   }
@@ -58,7 +61,7 @@ function confirmation(server: Server, entry: ToolEntry, args: Readonly<Record<st
   ];
   const detail = `${entry.name} is a ${entry.route.action} write that ${CONFIRM_SETTING} asks a human to confirm, and this client cannot be asked (no elicitation)`;
   const error = serviceError('ConfirmationRequired', detail, {
-    hint: `Use an MCP client with elicitation on protocol 2026-07-28, or leave ${named.map((one) => `"${one}"`).join(' and ')} out of ${CONFIRM_SETTING}.`,
+    hint: `Use an MCP client that declares elicitation (a 2025 client keeping its session, or protocol 2026-07-28), or leave ${named.map((one) => `"${one}"`).join(' and ')} out of ${CONFIRM_SETTING}.`,
   });
   return { go: false, answer: toolError(error, deps.errors, caller.requestId), error };
 }
@@ -90,6 +93,7 @@ export async function guardedCall(
     action: entry.route.action, arguments: withoutSecrets(args), outcome, status, confirmation: verdict.go && verdict.asked ? 'elicited' : 'not_needed',
     request_id: caller.requestId, ms: Math.round(performance.now() - started),
   });
+  if (entry.route.action !== 'read' && status < 400 && caller.sessionId) deps.wrote?.(sessionRef(caller.sessionId));
   const level = status >= 500 ? 'error' : status >= 400 ? 'warning' : 'info';
   await notify(ctx, deps.levels, caller, level, { tool, route: entry.route.key, action: entry.route.action, outcome, status });
   return result;

@@ -8,10 +8,13 @@ import {
   createMcpHandler, isLegacyRequest, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo, type ServerNotifier,
 } from '@modelcontextprotocol/server';
 import { serviceError } from '../service-errors.js';
+import { sessionRef } from '../session-record.js';
 import type { KeyGrant, Logger } from '../types.js';
 import type { Caller } from './call.js';
-import { ringEventStore, serveLegacy } from './legacy.js';
+import { LegacySessions, ringEventStore } from './legacy.js';
+import { eventsRefOf } from './resources.js';
 import type { ServerFor } from './server.js';
+import type { ResourceUpdates } from './updates.js';
 
 /** Host names /mcp answers to: the loopback names, the listening host when it names one, and the configured. */
 export function allowedHosts(host: string, configured: readonly string[]): string[] {
@@ -23,9 +26,13 @@ export interface Endpoint {
   readonly middleware: Middleware;
   /** Publishes resource updates to the open subscription streams (protocol 2026-07-28). */
   readonly notify: ServerNotifier;
+  /** The 2025 sessions of this instance. */
+  readonly sessions: LegacySessions;
 }
 
-export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], keyName: (state: Record<string, unknown>) => string, log: Logger): Endpoint {
+export function mcpEndpoint(
+  serverFor: ServerFor, hosts: readonly string[], keyName: (state: Record<string, unknown>) => string, log: Logger, updates: ResourceUpdates,
+): Endpoint {
   const allowed = [...hosts];
   // The caller rides the SDK's pass-through `authInfo` to the factory: the session is the
   // request's identity, read by the same rule as every route's (the X-Session-ID header).
@@ -34,7 +41,7 @@ export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], keyN
     // The 2025 protocol is served below (serveLegacy): streams with a priming event and `retry`.
     legacy: 'reject',
   });
-  const events = ringEventStore();
+  const sessions = new LegacySessions(ringEventStore());
   const middleware: Middleware = async (ctx) => {
     ctx.state.route = 'MCP /mcp';
     checkHost(ctx.get('host'), allowed);
@@ -48,14 +55,32 @@ export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], keyN
       baseUrl: `${ctx.protocol}://${ctx.host}`, key, keyName: keyName(ctx.state),
     };
     const authInfo: AuthInfo = { token: '', clientId: 'socialgate', scopes: [], extra: { caller } };
-    const response = (await isLegacyRequest(request))
-      ? await serveLegacy(serverFor({ ...caller, era: 'legacy' }), request, authInfo, events)
-      : await handler.fetch(request, { authInfo });
+    const legacy = await isLegacyRequest(request);
+    if (!legacy && caller.sessionId) await holdListenedEvents(request, sessionRef(caller.sessionId), updates);
+    const response = legacy ? await sessions.serve(() => serverFor({ ...caller, era: 'legacy' }), request, authInfo) : await handler.fetch(request, { authInfo });
+    ctx.body = response.body ? Readable.fromWeb(response.body as import('node:stream/web').ReadableStream) : null;
+    // After the body: Koa turns an empty body's status into 204, and a 2025 client opens its
+    // session's stream only on the 202 that accepts its `initialized`.
     ctx.status = response.status;
     response.headers.forEach((value, name) => ctx.set(name, value));
-    ctx.body = response.body ? Readable.fromWeb(response.body as import('node:stream/web').ReadableStream) : null;
+    // A stream that may stay quiet (a 2025 session's own stream) is answered now, not at its first event.
+    if (request.method === 'GET' && response.ok && ctx.response.type === 'text/event-stream') ctx.flushHeaders();
   };
-  return { middleware, notify: handler.notify };
+  return { middleware, notify: handler.notify, sessions };
+}
+
+/**
+ * A 2026-07-28 listen stream that subscribes to its own session's events holds that session's log in the
+ * one events loop while the stream is open (the SDK's router tells no one which URIs a stream names).
+ */
+async function holdListenedEvents(request: Request, own: string, updates: ResourceUpdates): Promise<void> {
+  if (request.method !== 'POST' || !updates.hearsEvents) return;
+  const body = (await request.clone().json().catch(() => undefined)) as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } } | undefined;
+  if (body?.method !== 'subscriptions/listen') return;
+  const uris = body.params?.notifications?.resourceSubscriptions;
+  const listened = Array.isArray(uris) && uris.some((uri) => eventsRefOf(String(uri)) === own);
+  const releases = listened ? [updates.hold(own)] : [];
+  if (releases.length) request.signal.addEventListener('abort', () => releases.forEach((release) => release()), { once: true });
 }
 
 function checkHost(host: string, allowed: string[]): void {

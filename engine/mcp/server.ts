@@ -10,15 +10,15 @@ import { toolError, type Caller } from './call.js';
 import { complete } from './complete.js';
 import { guardedCall, notify, type GuardDeps } from './guard.js';
 import { getPrompt, listPrompts } from './prompts.js';
-import { listResources, notFound, readResource, resourceTemplates, subscribable } from './resources.js';
+import { eventsRefOf, listResources, notFound, readResource, resourceTemplates, subscribable, type ResourceDeps } from './resources.js';
 import { listingFor, searchIndex, type Listing } from './sets.js';
 import type { ToolEntry } from './tools.js';
+import type { ResourceUpdates } from './updates.js';
 
 export type ServerFor = (caller: Caller) => Server;
 
-export interface ServerDeps extends GuardDeps {
-  /** Every route tool by route key, listed or not: resources and completions read through them. */
-  readonly byRoute: ReadonlyMap<string, ToolEntry>;
+export interface ServerDeps extends GuardDeps, ResourceDeps {
+  readonly updates: ResourceUpdates;
 }
 
 const CAPABILITIES = { tools: {}, resources: { subscribe: true }, prompts: {}, logging: {}, completions: {} };
@@ -28,24 +28,32 @@ export function mcpServers(set: ToolSet, entries: readonly ToolEntry[], deps: Se
   const search = searchIndex(entries);
   return (caller) => {
     const server = new Server({ name: 'socialgate', version: SERVICE_VERSION }, { capabilities: CAPABILITIES });
-    const one = (ctx: ServerContext): Caller => ({ ...caller, signal: ctx.mcpReq.signal, logLevel: envelopeLevel(ctx) ?? caller.logLevel });
+    const one = (ctx: ServerContext): Caller => {
+      // A 2025 session's server outlives its first request: each request brings its own caller (request id, key, session).
+      const current = (ctx.http?.authInfo?.extra as { caller?: Caller } | undefined)?.caller ?? caller;
+      return { ...current, era: caller.era, signal: ctx.mcpReq.signal, logLevel: envelopeLevel(ctx) ?? current.logLevel };
+    };
+    const subscriptions = new Subscriptions(server, deps.updates);
     server.setRequestHandler('tools/list', () => ({ tools: [...listing.tools] }));
     server.setRequestHandler('tools/call', (request, ctx) => callNamed(server, listing, search, request.params, one(ctx), ctx, deps));
-    server.setRequestHandler('resources/list', () => ({ resources: listResources(caller) }));
-    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: resourceTemplates() }));
+    server.setRequestHandler('resources/list', (_request, ctx) => ({ resources: listResources(one(ctx), deps.catalog) }));
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: resourceTemplates(deps.catalog) }));
     server.setRequestHandler('resources/read', (request, ctx) => readResource(request.params.uri, one(ctx), deps));
-    const subscribe = (request: { params: { uri: string } }) => {
-      if (!subscribable(request.params.uri, caller)) throw notFound(request.params.uri, deps, caller);
+    const subscription = (add: boolean) => (request: { params: { uri: string } }, ctx: ServerContext) => {
+      const { uri } = request.params;
+      if (!subscribable(uri, one(ctx), deps.catalog)) throw notFound(uri, deps, one(ctx));
+      if (add) subscriptions.add(uri);
+      else subscriptions.remove(uri);
       return {};
     };
-    server.setRequestHandler('resources/subscribe', subscribe);
-    server.setRequestHandler('resources/unsubscribe', subscribe);
+    server.setRequestHandler('resources/subscribe', subscription(true));
+    server.setRequestHandler('resources/unsubscribe', subscription(false));
     server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
     server.setRequestHandler('prompts/get', (request) => getPrompt(request.params.name, request.params.arguments ?? {}));
     server.setRequestHandler('completion/complete', (request, ctx) => complete(request.params, one(ctx), deps));
     server.setRequestHandler('logging/setLevel', async (request, ctx) => {
-      deps.levels.set(caller, request.params.level);
-      await notify(ctx, deps.levels, caller, 'info', { level: request.params.level, detail: 'log level set' });
+      deps.levels.set(one(ctx), request.params.level);
+      await notify(ctx, deps.levels, one(ctx), 'info', { level: request.params.level, detail: 'log level set' });
       return {};
     });
     return server;
@@ -84,6 +92,46 @@ function envelopeLevel(ctx: ServerContext): LoggingLevel | undefined {
 function found(content: object): CallToolResult {
   const structured = Array.isArray(content) ? { routes: content } : (content as Record<string, unknown>);
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+/**
+ * A 2025 connection's subscriptions: updates of the URIs it subscribed to are sent by its own server
+ * (on its session's stream), and a subscription to a session's events holds that session's log in
+ * the one events loop. All are released when the server closes (the session ends, or a stateless
+ * request's answer ends: it had no stream to hear them on).
+ */
+class Subscriptions {
+  private readonly held = new Map<string, () => void>();
+  private unreach?: () => void;
+
+  constructor(private readonly server: Server, private readonly updates: ResourceUpdates) {
+    const closed = server.onclose;
+    server.onclose = () => {
+      closed?.();
+      this.clear();
+    };
+  }
+
+  add(uri: string): void {
+    if (this.held.has(uri)) return;
+    const ref = eventsRefOf(uri);
+    this.held.set(uri, ref ? this.updates.hold(ref) : () => undefined);
+    this.unreach ??= this.updates.reach((updated) => {
+      if (this.held.has(updated)) void this.server.sendResourceUpdated({ uri: updated }).catch(() => undefined);
+    });
+  }
+
+  remove(uri: string): void {
+    this.held.get(uri)?.();
+    this.held.delete(uri);
+  }
+
+  private clear(): void {
+    for (const release of this.held.values()) release();
+    this.held.clear();
+    this.unreach?.();
+    this.unreach = undefined;
+  }
 }
 
 const unknownTool = (name: string): HttpError =>

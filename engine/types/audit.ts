@@ -1,5 +1,6 @@
 // The audit of MCP tool calls, as a port: the MCP endpoint writes an entry per call, operators
-// read them back (GET /console/audit). The default is a ring in memory (engine/mcp/audit.ts).
+// read them back (GET /console/audit, the console's Audit view). The default is a ring in memory;
+// with a background layer the entries are kept in its shared work store (engine/mcp/audit.ts).
 import type { ActionClass } from './route.js';
 
 /** One tool call as the audit keeps it. Never a secret: arguments pass through `withoutSecrets`. */
@@ -32,5 +33,5 @@ export interface AuditQuery {
 export interface ToolAudit {
   write(entry: AuditEntry): void;
   /** Newest first. */
-  recent(query?: AuditQuery): AuditEntry[];
+  recent(query?: AuditQuery): Promise<AuditEntry[]>;
 }

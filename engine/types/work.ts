@@ -133,6 +133,22 @@ export interface Events {
   emit(event: WorkEvent): Promise<void>;
 }
 
+/** The outbox's reading side, for consumers the engine knows only by this port (MCP resources and subscriptions). */
+export interface EventLog extends Events {
+  /** A session's events (by ref) after a log position, within retention, oldest first. */
+  read(ref: string | undefined, after: number, limit?: number): Promise<readonly ListEntry<WorkEvent>[]>;
+  /** The newest position of a session's log (0 for none). */
+  last(ref: string | undefined): Promise<number>;
+  /** Resolves on the next new event this instance keeps, or after `ms`, or when `signal` aborts. */
+  next(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/** The events of a layer as a log, when its events module keeps one (the outbox); the default emitter keeps none. */
+export const eventLogOf = (work: WorkLayer | undefined): EventLog | undefined => {
+  const events = work?.events as Partial<EventLog> | undefined;
+  return events && typeof events.read === 'function' && typeof events.last === 'function' && typeof events.next === 'function' ? (events as EventLog) : undefined;
+};
+
 /** The background layer handed to plugins and background modules through Services. */
 export interface WorkLayer {
   readonly queue: WorkQueue;

@@ -7,6 +7,7 @@ import { consoleEvents } from './events.js';
 import { healthOf } from './health.js';
 import { addToPool, allJobs, removeFromPool, startJob } from './jobs.js';
 import { closeConsole, consolePage, openConsole } from './page.js';
+import { upgradeAppProfile } from './upgrade.js';
 import { listSessions, recordOf, viewOf, watchesByRef } from './sessions.js';
 import { eventsOf } from '../events/index.js';
 import { serviceError } from '../../engine/service-errors.js';
@@ -18,8 +19,8 @@ export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'system.console_key': plugin(openConsole),
   'system.console_logout': plugin(closeConsole),
   'console.sessions': plugin(({ services }) => listSessions(services)),
-  'console.audit': plugin(({ input, services }) => ({
-    entries: services.audit.recent({ limit: input.limit as number, session: input.ref as string | undefined, tool: input.tool as string | undefined }),
+  'console.audit': plugin(async ({ input, services }) => ({
+    entries: await services.audit.recent({ limit: input.limit as number, session: input.ref as string | undefined, tool: input.tool as string | undefined }),
   })),
   'console.revoke': plugin(async ({ input, services }) => {
     const record = await recordOf(String(input.ref), services);
@@ -30,6 +31,7 @@ export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     const record = await recordOf(String(input.ref), services);
     return viewOf(await reloginSession(record, services.sessions.client(record), services), services);
   }, ['relogin', 'get_settings']),
+  'console.upgrade_profile': plugin(async ({ input, services }) => viewOf(await upgradeAppProfile(await recordOf(String(input.ref), services), services), services), ['get_settings']),
   'console.label': plugin(async ({ input, services }) => {
     const record = await recordOf(String(input.ref), services);
     const label = String(input.label ?? '').trim();

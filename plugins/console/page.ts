@@ -4,6 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONSOLE_COOKIE, consoleDir, consoleToken, sameSecret } from '../../engine/console.js';
+import { hashKey } from '../../engine/keys.js';
+import { LEGACY_KEY_NAME } from '../../engine/owner.js';
 import { serviceError } from '../../engine/service-errors.js';
 import type { PluginInput, ReplyResult } from '../../engine/types.js';
 
@@ -23,21 +25,33 @@ export async function consolePage(): Promise<string> {
 }
 
 /**
- * Guessing the key through the form counts against the client address as a wrong X-API-Key does
- * (engine/keys.ts WrongKeys): past the limit every try waits for the minute's end, unchecked.
+ * The legacy key (SOCIALGATE_API_KEY), or a named key with the operator scope: the console is the
+ * operators'. Guessing the key through the form counts against the client address as a wrong
+ * X-API-Key does (engine/keys.ts WrongKeys): past the limit every try waits for the minute's end, unchecked.
  */
-export function openConsole({ input, services, address }: PluginInput): ReplyResult | { required: false } {
-  const key = services.config.apiKey;
-  if (!key) return { required: false };
-  services.keys.wrong.check(address ?? '');
-  if (!sameSecret(String(input.key), key)) {
-    services.keys.wrong.wrong(address ?? '');
+export async function openConsole({ input, services, address }: PluginInput): Promise<ReplyResult | { required: false }> {
+  const { ring, wrong } = services.keys;
+  if (!(await ring.required())) return { required: false };
+  wrong.check(address ?? '');
+  const given = String(input.key);
+  const legacy = services.config.apiKey;
+  const expiresAt = Math.floor(Date.now() / 1000) + COOKIE_SECONDS;
+  if (legacy && sameSecret(given, legacy)) return opened(consoleToken(legacy, expiresAt), LEGACY_KEY_NAME);
+  const grant = await ring.verify(given);
+  if (!grant) {
+    wrong.wrong(address ?? '');
     throw serviceError('ApiKeyWrong', 'Wrong API key');
   }
-  const expiresAt = Math.floor(Date.now() / 1000) + COOKIE_SECONDS;
-  return { kind: 'reply', body: { required: true }, cookies: [{ name: CONSOLE_COOKIE, value: consoleToken(key, expiresAt), maxAgeSeconds: COOKIE_SECONDS }] };
+  if (!grant.scopes.includes('operator')) {
+    throw serviceError('ApiKeyScopeMissing', `The console needs the "operator" scope; key "${grant.name}" has ${grant.scopes.map((s) => `"${s}"`).join(', ')}`);
+  }
+  return opened(consoleToken(hashKey(given), expiresAt, grant.name), grant.name);
 }
 
-export function closeConsole({ services }: PluginInput): ReplyResult {
-  return { kind: 'reply', body: { required: !!services.config.apiKey }, cookies: [{ name: CONSOLE_COOKIE, value: '', maxAgeSeconds: 0 }] };
+function opened(token: string, name: string): ReplyResult {
+  return { kind: 'reply', body: { required: true, key: name }, cookies: [{ name: CONSOLE_COOKIE, value: token, maxAgeSeconds: COOKIE_SECONDS }] };
+}
+
+export async function closeConsole({ services }: PluginInput): Promise<ReplyResult> {
+  return { kind: 'reply', body: { required: await services.keys.ring.required() }, cookies: [{ name: CONSOLE_COOKIE, value: '', maxAgeSeconds: 0 }] };
 }

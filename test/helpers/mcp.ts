@@ -3,6 +3,7 @@
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/client';
 import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Sdk1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ClientCapabilities as Sdk1Capabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { R } from './session-http.js';
 
 export async function mcpOverHttp(baseUrl: string, headers: Record<string, string> = {}): Promise<Client> {
@@ -39,8 +40,8 @@ export async function modernOverHttp(baseUrl: string, headers: Record<string, st
  * The client generation most agents ship today: the TypeScript SDK 1.x. It validates structured
  * content against the tool's output schema whenever it is present, errors included.
  */
-export async function sdk1OverHttp(baseUrl: string, headers: Record<string, string> = {}): Promise<Sdk1Client> {
-  const client = new Sdk1Client({ name: 'socialgate-tests-sdk1', version: '1.0.0' });
+export async function sdk1OverHttp(baseUrl: string, headers: Record<string, string> = {}, capabilities: Sdk1Capabilities = {}): Promise<Sdk1Client> {
+  const client = new Sdk1Client({ name: 'socialgate-tests-sdk1', version: '1.0.0' }, { capabilities });
   await client.connect(new Sdk1Transport(new URL('/mcp', baseUrl), { requestInit: { headers } }));
   return client;
 }
