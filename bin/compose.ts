@@ -26,6 +26,7 @@ import { installJobs, JOB_SETTING_KEYS, jobSettings } from '../plugins/jobs/inde
 import { EVENTS_SETTING_KEYS, installEvents } from '../plugins/events/index.js';
 import { eventsSettingsFrom } from '../adapters/events/settings.js';
 import { streamCapFor } from '../plugins/upload/index.js';
+import { idempotencyGuards, WRITES_SETTING_KEYS } from '../plugins/writes/index.js';
 
 export interface ComposeOverrides {
   readonly upstream?: UpstreamAdapter;
@@ -41,7 +42,7 @@ export interface ComposeOverrides {
  * Checked at start so that a misspelt setting is an error, not a silent default.
  */
 const EXTRA_KEYS = [
-  'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_THROTTLE_SECONDS', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
+  'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_THROTTLE_SECONDS', 'SANDBOX_ERROR_RATE', 'SANDBOX_LOST_ANSWER_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
   'SANDBOX_LIVE_SECONDS', // the live sandbox world's clock
   'SANDBOX_VERSION', // the aiograpi version the sandbox plays
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
@@ -54,6 +55,7 @@ const EXTRA_KEYS = [
   ...JOB_SETTING_KEYS, // pacing of jobs
   ...WORK_SETTING_KEYS, // the background layer
   ...EVENTS_SETTING_KEYS, // events, watchers and webhooks
+  ...WRITES_SETTING_KEYS, // idempotency keys
 ];
 
 /** Background modules, each defining its work kinds before the queue starts. */
@@ -83,8 +85,8 @@ export function productParts(config: Config) {
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
   const work = (log: Logger) => openWork(config, log);
-  // The features' route guards, outermost first: none yet (the policy and exactly-once writes add theirs).
-  const guards: readonly RouteGuard[] = [];
+  // The features' route guards, outermost first: exactly-once writes outside the policy (a replay spends no budget).
+  const guards: readonly RouteGuard[] = [...idempotencyGuards(config.extra)];
   return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config), guards };
 }
 

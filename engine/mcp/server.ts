@@ -28,7 +28,7 @@ export function mcpServers(set: ToolSet, entries: readonly ToolEntry[], deps: Se
   const search = searchIndex(entries);
   return (caller) => {
     const server = new Server({ name: 'socialgate', version: SERVICE_VERSION }, { capabilities: CAPABILITIES });
-    const one = (ctx: ServerContext): Caller => ({ ...caller, signal: ctx.mcpReq.signal, logLevel: envelopeLevel(ctx) ?? caller.logLevel });
+    const one = (ctx: ServerContext): Caller => ({ ...caller, signal: ctx.mcpReq.signal, logLevel: envelopeLevel(ctx) ?? caller.logLevel, meta: ctx.mcpReq._meta });
     server.setRequestHandler('tools/list', () => ({ tools: [...listing.tools] }));
     server.setRequestHandler('tools/call', (request, ctx) => callNamed(server, listing, search, request.params, one(ctx), ctx, deps));
     server.setRequestHandler('resources/list', () => ({ resources: listResources(caller) }));
