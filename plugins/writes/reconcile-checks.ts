@@ -32,11 +32,17 @@ const list = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[
 const itemsOf = (value: unknown): Json[] => (Array.isArray(value) && Array.isArray(value[0]) ? list(value[0]) : list(value));
 const recent = (at: unknown, since: number): boolean => Date.parse(text(at)) >= since - SKEW_MS || Number(at) * 1000 >= since - SKEW_MS;
 
+/** What a state read finds: whether the write's state holds, and what the route answers then (`true` unless said). */
+type Found = { readonly holds: boolean; readonly answer?: unknown };
+
 /** A state the write sets (on) or clears (off), read from one record. */
-function state(what: string, read: (input: ReadBack) => Promise<boolean>, on: boolean): Check {
+function state(what: string, read: (input: ReadBack) => Promise<Found>, on: boolean): Check {
   return {
     what: (bag) => `${what} (${describe(bag)})`,
-    run: async (input) => ((await read(input)) === on ? done(true) : absent),
+    async run(input) {
+      const found = await read(input);
+      return found.holds === on ? done(on ? found.answer ?? true : true) : absent;
+    },
   };
 }
 
@@ -50,12 +56,13 @@ async function userId(input: ReadBack): Promise<string> {
 }
 
 const friendship = async (input: ReadBack): Promise<Json> => (await input.call('user_friendship_v1', { user_id: await userId(input) })) as Json;
-const liked = async (input: ReadBack): Promise<boolean> => ((await input.call('media_info', { media_pk: input.bag.media_id })) as Json).has_liked === true;
-const follows = async (input: ReadBack): Promise<boolean> => {
+const liked = async (input: ReadBack): Promise<Found> => ({ holds: ((await input.call('media_info', { media_pk: input.bag.media_id })) as Json).has_liked === true });
+/** A follow of a private account is a request: done, and answered false as the follow itself answers it. */
+const follows = async (input: ReadBack): Promise<Found> => {
   const relation = await friendship(input);
-  return relation.following === true || relation.outgoing_request === true;
+  return { holds: relation.following === true || relation.outgoing_request === true, answer: relation.following === true };
 };
-const blocks = async (input: ReadBack): Promise<boolean> => (await friendship(input)).blocking === true;
+const blocks = async (input: ReadBack): Promise<Found> => ({ holds: (await friendship(input)).blocking === true });
 
 /** The account's newest comment on the media with the text, made since the write began. */
 const comment: Check = {
