@@ -5,35 +5,22 @@
 // key in their _meta; the OpenAPI document lists the header on exactly those operations.
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import { productParts } from '../bin/compose.js';
-import { createApp } from '../engine/app.js';
-import { testConfig } from '../engine/config.js';
-import { createLogger } from '../engine/log.js';
 import { keyedWrite } from '../engine/service-errors.js';
 import type { RouteSpec } from '../engine/types.js';
-import { createStore } from '../adapters/store/keyv.js';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { SANDBOX_VERSIONS } from '../adapters/upstream/sandbox/registry.js';
 import { reconcileDeclared } from '../plugins/writes/reconcile.js';
-import { serve } from './helpers/http.js';
 import { exampleFetch, orderForRun } from './helpers/examples.js';
 import { answerOf, errorOf, mcpOverHttp } from './helpers/mcp.js';
-import { countedUpstream } from './helpers/counted-upstream.js';
+import { countedProduct } from './helpers/counted-upstream.js';
 
-const config = testConfig();
 // The newest aiograpi the sandbox plays, so routes a newer library added run their examples too.
-const sandbox = createSandbox({ seed: config.seed, version: SANDBOX_VERSIONS[SANDBOX_VERSIONS.length - 1] });
-const counted = countedUpstream(sandbox);
+const sandbox = createSandbox({ seed: 1, version: SANDBOX_VERSIONS[SANDBOX_VERSIONS.length - 1] });
+const { app, http, counted, session: demo } = await countedProduct(t, sandbox);
+let session = demo;
 function sandboxMedia(): string[] {
   return [...sandbox.world.media.values()].filter((m) => m.owner !== '5000000001' && m.kind === 'photo').slice(0, 2).map((m) => `${m.pk}_${m.owner}`);
 }
-const app = createApp({ config, upstream: counted.upstream, store: await createStore('memory://'), log: createLogger('silent'), ...productParts(config) });
-const http = await serve(app);
-t.teardown(async () => {
-  await http.close();
-  await app.close();
-});
-let session = (await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
 // Media the table's DELETE /media leaves alone: other accounts' posts.
 const [media, otherMedia] = sandboxMedia();
 

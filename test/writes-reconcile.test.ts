@@ -5,28 +5,14 @@
 // answers 502 WriteOutcomeUnknown naming what to check, and its keyed repeat never sends it again.
 import t, { type Test } from 'tap';
 import { randomUUID } from 'node:crypto';
-import { productParts } from '../bin/compose.js';
-import { createApp } from '../engine/app.js';
-import { testConfig } from '../engine/config.js';
-import { createLogger } from '../engine/log.js';
 import { keyedWrite } from '../engine/service-errors.js';
-import { createStore } from '../adapters/store/keyv.js';
 import { createSandbox, sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
 import { writesTo } from '../adapters/upstream/sandbox/lost-answers.js';
-import { serve } from './helpers/http.js';
 import { exampleFetch } from './helpers/examples.js';
-import { countedUpstream } from './helpers/counted-upstream.js';
+import { countedProduct } from './helpers/counted-upstream.js';
 
-const config = testConfig();
-const sandbox = createSandbox({ seed: config.seed, ...sandboxOptionsFromEnv({ SANDBOX_LOST_ANSWER_RATE: '1', SANDBOX_LIVE_SECONDS: '0' }) });
-const counted = countedUpstream(sandbox);
-const app = createApp({ config, upstream: counted.upstream, store: await createStore('memory://'), log: createLogger('silent'), ...productParts(config) });
-const http = await serve(app);
-t.teardown(async () => {
-  await http.close();
-  await app.close();
-});
-const session = (await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
+const sandbox = createSandbox({ seed: 1, ...sandboxOptionsFromEnv({ SANDBOX_LOST_ANSWER_RATE: '1', SANDBOX_LIVE_SECONDS: '0' }) });
+const { app, http, counted, session } = await countedProduct(t, sandbox);
 const me = sandbox.world.users.get('5000000001')!;
 
 /** The route's documented example with some fields changed, sent with a key. */

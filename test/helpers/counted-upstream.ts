@@ -1,7 +1,14 @@
 // A sandbox whose platform calls are counted (and, on request, held): what the exactly-once
 // tests read to prove a replay or a read-back made no second write.
+import type { Test } from 'tap';
+import { productParts } from '../../bin/compose.js';
+import { createApp, type App } from '../../engine/app.js';
+import { testConfig } from '../../engine/config.js';
+import { createLogger } from '../../engine/log.js';
 import type { UpstreamAdapter } from '../../engine/types.js';
+import { createStore } from '../../adapters/store/keyv.js';
 import type { SandboxAdapter } from '../../adapters/upstream/sandbox/index.js';
+import { serve, type Client } from './http.js';
 
 export interface Counted {
   readonly upstream: UpstreamAdapter;
@@ -45,4 +52,18 @@ export function countedUpstream(sandbox: SandboxAdapter): Counted {
       return { arrived, release };
     },
   };
+}
+
+/** The product on a counted sandbox, served on a free port, with demo logged in; closed at the test's end. */
+export async function countedProduct(t: Test, sandbox: SandboxAdapter): Promise<{ app: App; http: Client; counted: Counted; session: string }> {
+  const config = testConfig();
+  const counted = countedUpstream(sandbox);
+  const app = createApp({ config, upstream: counted.upstream, store: await createStore('memory://'), log: createLogger('silent'), ...productParts(config) });
+  const http = await serve(app);
+  t.teardown(async () => {
+    await http.close();
+    await app.close();
+  });
+  const session = (await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
+  return { app, http, counted, session };
 }
