@@ -27,6 +27,7 @@ import { EVENTS_SETTING_KEYS, installEvents } from '../plugins/events/index.js';
 import { eventsSettingsFrom } from '../adapters/events/settings.js';
 import { streamCapFor } from '../plugins/upload/index.js';
 import { policyGuard, POLICY_SETTING_KEYS, policySettings } from '../plugins/policy/index.js';
+import { idempotencyGuards, WRITES_SETTING_KEYS } from '../plugins/writes/index.js';
 
 export interface ComposeOverrides {
   readonly upstream?: UpstreamAdapter;
@@ -44,7 +45,7 @@ export interface ComposeOverrides {
  * Checked at start so that a misspelt setting is an error, not a silent default.
  */
 const EXTRA_KEYS = [
-  'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_THROTTLE_SECONDS', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
+  'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_THROTTLE_SECONDS', 'SANDBOX_ERROR_RATE', 'SANDBOX_LOST_ANSWER_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
   'SANDBOX_LIVE_SECONDS', // the live sandbox world's clock
   'SANDBOX_VERSION', // the aiograpi version the sandbox plays
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
@@ -58,6 +59,7 @@ const EXTRA_KEYS = [
   ...WORK_SETTING_KEYS, // the background layer
   ...EVENTS_SETTING_KEYS, // events, watchers and webhooks
   ...POLICY_SETTING_KEYS, // the account-safety policy's warm-up, interactive share and window reads
+  ...WRITES_SETTING_KEYS, // idempotency keys
 ];
 
 /** Background modules, each defining its work kinds before the queue starts. */
@@ -88,8 +90,8 @@ export function productParts(config: Config, options: { readonly policyClock?: (
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
   const work = (log: Logger) => openWork(config, log);
-  // The features' route guards, outermost first: exactly-once writes (when added) go before the policy.
-  const guards: readonly RouteGuard[] = [policyGuard({ now: options.policyClock })];
+  // The features' route guards, outermost first: exactly-once writes outside the policy (a replay spends no budget).
+  const guards: readonly RouteGuard[] = [...idempotencyGuards(config.extra), policyGuard({ now: options.policyClock })];
   return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config), guards };
 }
 

@@ -2,7 +2,7 @@
 // validators use. Nothing about a route is written here by hand.
 import { OpenApiBuilder, type EncodingObject, type OperationObject, type ParameterObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
 import { forOpenApi } from './openapi-schema.js';
-import { codes, SERVICE_ERRORS, serviceCodesFor } from './service-errors.js';
+import { codes, keyedWrite, SERVICE_ERRORS, serviceCodesFor } from './service-errors.js';
 import type { ErrorTable, JsonValue, Manifest, ParamSpec, RouteSpec } from './types.js';
 
 export const SERVICE_VERSION = '6.0.0';
@@ -56,7 +56,7 @@ function operationFor(route: RouteSpec, apiKey: boolean, upstream: readonly numb
     tags: [route.tag],
     // The action class: which per-class budget counts the call, and whether it is a write.
     'x-action-class': route.action,
-    parameters: query.map(queryParameter),
+    parameters: [...query.map(queryParameter), ...(keyedWrite(route) ? [IDEMPOTENCY_KEY] : [])],
     responses: responsesFor(route, apiKey, upstream),
   };
   operation.security = securityOf(route, apiKey);
@@ -72,6 +72,17 @@ function operationFor(route: RouteSpec, apiKey: boolean, upstream: readonly numb
   };
   return { operation, requestSchema };
 }
+
+/** The optional header of every write that acts on an account's platform (plugins/writes reads it). */
+const IDEMPOTENCY_KEY: ParameterObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Makes the write happen once: a repeat with the same key and the same request (within SOCIALGATE_IDEMPOTENCY_TTL_HOURS, on any instance) '
+    + 'answers the first answer again with `Idempotent-Replayed: true` and no second call to the platform; the same key with another request is 422 '
+    + '`IdempotencyKeyReused`; while the first runs, 409 `IdempotencyKeyInFlight`. Scoped to the session. 1 to 255 printable ASCII characters.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
 
 function queryParameter(param: ParamSpec): ParameterObject {
   const parameter: ParameterObject = {

@@ -34,6 +34,8 @@ const STORE_AREAS = new Set(['auth', 'console', 'events', 'webhooks', 'jobs', 'p
 const consoleWork = (route: RouteSpec): boolean => route.area === 'console' && /^\/console\/(jobs|pools)/.test(route.path);
 /** A GET that reads the platform may go to a pool member (X-Pool); the service's own records (jobs, webhooks) never do. */
 export const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none' && route.upstreamMethods.length > 0;
+/** A POST, PATCH or DELETE that acts on one account's platform: what an Idempotency-Key applies to (plugins/writes). */
+export const keyedWrite = (route: RouteSpec): boolean => route.method !== 'GET' && route.session === 'required' && route.upstreamMethods.length > 0;
 
 /** A route that reaches the platform for a session: the account-safety policy's budgets apply. */
 const budgeted = (route: RouteSpec): boolean => route.session !== 'none' && route.upstreamMethods.length > 0;
@@ -80,6 +82,9 @@ export const SERVICE_ERRORS = {
   WebhookUrlRefused: { status: 422, on: (route) => route.key === 'POST /webhooks', when: 'The endpoint URL cannot be delivered to: not http(s), credentials in it, or an address the guard refuses (loopback, private) without an allow-list entry.', hint: 'Use a public http(s) URL, or allow-list the host with SOCIALGATE_FETCH_ALLOW.' },
   EventNotFound: { status: 404, on: (route) => route.key === 'POST /webhooks/replay', when: "The event is not in the endpoint's delivery log, or no longer in its session's retained log.", hint: 'GET /webhooks/deliveries lists the events sent to the endpoint.' },
   EventsUnavailable: { status: 503, on: (route) => route.area === 'events' || route.area === 'webhooks' || route.key === 'POST /console/sessions/watch', when: 'The instance was built without the background layer.' },
+  IdempotencyKeyReused: { status: 422, on: keyedWrite, when: 'The Idempotency-Key was used within its lifetime for another request (method, path, parameters or uploaded files differ).', hint: 'Use a new key for a new request; a key names one request.' },
+  IdempotencyKeyInFlight: { status: 409, retryAfter: 1, on: keyedWrite, when: 'A request with this Idempotency-Key is still running (here or on another instance).', hint: 'Retry after Retry-After: the first request\'s answer is then replayed.' },
+  WriteOutcomeUnknown: { status: 502, on: keyedWrite, when: 'The write went to the platform but its answer was lost, and reading back could not confirm whether it happened; the detail names what to check. A keyed repeat reads back again, never re-sends.', hint: 'Check the account as the detail says, or repeat with the same Idempotency-Key to read back again.' },
   JobNotFound: { status: 404, on: (route) => route.area === 'jobs', when: 'No job has this id.', hint: 'GET /jobs lists the jobs of a session or pool.' },
   JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools' || consoleWork(route), when: 'The instance was built without the background layer.' },
   UnknownTool: { status: 404, on: 'outside', when: '/mcp: tools/call names no tool of this endpoint.', hint: 'tools/list names the tools of this endpoint (with the dynamic set, find_routes finds them).' },

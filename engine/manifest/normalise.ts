@@ -33,7 +33,7 @@ export function normalise(files: readonly RawFile[], registries: NormaliseRegist
   for (const { file, doc } of files) {
     if (doc.routes) {
       for (const tag of [doc.tag!, ...(doc.tags ?? [])]) addTag(out.tags, tag, file);
-      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, { file, area: doc.area!, tag: raw.tag ?? doc.tag!.name, writes: doc.action }, registries));
+      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, { file, area: doc.area!, tag: raw.tag ?? doc.tag!.name, writes: doc.action, reconcile: doc.reconcile }, registries));
     }
     if (doc.schemas) addSchemas(out.schemas, doc.schemas, file);
     if (doc.errors) {
@@ -91,6 +91,7 @@ export function normaliseRoute(raw: RawRoute, place: RoutePlace, registries: Nor
     scope: raw.scope ?? defaultScope(area, method),
     ...(raw.owns ? { owns: raw.owns } : {}),
     action: actionOf(raw, method, place.writes),
+    ...reconcileOf(raw, method, place.reconcile),
     core: raw.core === true,
     ...(raw.upstream_only ? { upstreamOnly: raw.upstream_only } : {}),
     ...(raw.extension ? { extension: true } : {}),
@@ -118,6 +119,14 @@ export interface RoutePlace {
   readonly area: string;
   readonly tag: string;
   readonly writes?: ActionClass;
+  /** The file's read-back check of its writes, where a route names none. */
+  readonly reconcile?: string;
+}
+
+/** A write's read-back check as the manifest names it (the route's, else its file's); reads have none. */
+function reconcileOf(raw: RawRoute, method: HttpMethod, area: string | undefined): { reconcile?: string } {
+  const named = method === 'GET' ? undefined : raw.reconcile ?? area;
+  return named ? { reconcile: named } : {};
 }
 
 /** The route's own class, else the default of its method and area: a GET reads, a write is the area's (or `other`). */

@@ -40,6 +40,8 @@ export interface RawRoute {
   session?: 'required' | 'optional' | 'none';
   /** The action class (default: read for GET, the file's `action` for writes). */
   action?: ActionClass;
+  /** How a write whose answer was lost is read back: a named check or `none` (default: the file's). */
+  reconcile?: string;
   /** In the MCP core tool set. */
   core?: boolean;
   scope?: 'read' | 'write' | 'operator' | 'none';
@@ -85,6 +87,8 @@ export interface RawFile {
     area?: string;
     /** The class of the area's writes where a route names none. */
     action?: ActionClass;
+    /** The read-back check of the area's writes where a route names none (`none`: no natural check). */
+    reconcile?: string;
     tag?: { name: string; description?: string };
     tags?: { name: string; description?: string }[];
     routes?: RawRoute[];

@@ -29,6 +29,11 @@ export interface Caller {
   readonly era?: 'modern' | 'legacy';
   /** The log level a 2026-07-28 request carries in its envelope. */
   readonly logLevel?: LoggingLevel;
+  /**
+   * The tool call's `_meta`: where a call carries what HTTP puts in a request header (`Idempotency-Key`,
+   * `Prefer`), under the header's name (any case), as a string.
+   */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 export interface CallDeps {
@@ -42,6 +47,7 @@ export async function callTool(entry: ToolEntry, args: Readonly<Record<string, u
   const state = new RequestState(caller.requestId);
   state.origin = 'mcp';
   state.key = caller.key;
+  if (caller.meta) state.header = metaHeaders(caller.meta);
   try {
     const { run, admit, readValues } = deps.steps(entry.route);
     state.session = await sessionOf(entry.route, caller.sessionId, deps.sessions);
@@ -60,6 +66,15 @@ export async function callTool(entry: ToolEntry, args: Readonly<Record<string, u
   } finally {
     state.settle();
   }
+}
+
+/** A request header as a tool call carries it: the `_meta` entry of that name, any case; '' when absent or not text. */
+function metaHeaders(meta: Readonly<Record<string, unknown>>): (name: string) => string {
+  const byName = new Map(Object.entries(meta).map(([name, value]) => [name.toLowerCase(), value]));
+  return (name) => {
+    const value = byName.get(name.toLowerCase());
+    return typeof value === 'string' ? value : '';
+  };
 }
 
 async function sessionOf(route: RouteSpec, id: string | undefined, sessions: SessionService) {

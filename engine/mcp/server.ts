@@ -31,7 +31,7 @@ export function mcpServers(set: ToolSet, entries: readonly ToolEntry[], deps: Se
     const one = (ctx: ServerContext): Caller => {
       // A 2025 session's server outlives its first request: each request brings its own caller (request id, key, session).
       const current = (ctx.http?.authInfo?.extra as { caller?: Caller } | undefined)?.caller ?? caller;
-      return { ...current, era: caller.era, signal: ctx.mcpReq.signal, logLevel: envelopeLevel(ctx) ?? current.logLevel };
+      return { ...current, era: caller.era, signal: ctx.mcpReq.signal, logLevel: envelopeLevel(ctx) ?? current.logLevel, meta: ctx.mcpReq._meta };
     };
     const subscriptions = new Subscriptions(server, deps.updates);
     server.setRequestHandler('tools/list', () => ({ tools: [...listing.tools] }));

@@ -22,7 +22,7 @@ export class RequestState {
   origin: CallOrigin = 'http';
   /** Headers (and a status) the route's guards add to the answer; the engine writes them. */
   readonly reply: ReplyMeta = { headers: {} };
-  /** A request header ('' when absent); set for HTTP requests only, for the few protocols that put input there (SSE's Last-Event-ID). */
+  /** A request header ('' when absent): HTTP's, or an MCP tool call's `_meta` entry (SSE's Last-Event-ID, Idempotency-Key). */
   header?: (name: string) => string;
   private readonly cleanups: Cleanup[] = [];
   private workdirPromise?: Promise<string>;

@@ -19,7 +19,7 @@ export interface GuardedCall {
   readonly files: readonly UploadedFile[];
   readonly session?: SessionRecord;
   readonly caller: Caller;
-  /** A request header ('' when absent); HTTP requests only (Idempotency-Key, Prefer). */
+  /** A request header ('' when absent): HTTP's, or an MCP tool call's `_meta` entry of that name (Idempotency-Key, Prefer). */
   readonly header?: (name: string) => string;
   /** Aborted when the caller goes away. */
   readonly signal: AbortSignal;

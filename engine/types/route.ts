@@ -128,6 +128,11 @@ export interface RouteSpec {
    * but `read`) is what the idempotency layer keys and what MCP may ask a human to confirm.
    */
   readonly action: ActionClass;
+  /**
+   * How a write whose answer was lost is read back (manifest `reconcile`, else the file's): a check
+   * the writes plugin names, or `none`; absent, the plugin picks the check of the route's upstream method.
+   */
+  readonly reconcile?: string;
   /** Marked for the MCP endpoint's default (core) tool set. */
   readonly core: boolean;
   /** The route exists only on this upstream (manifest `upstream_only`): the sandbox's own tools. */

@@ -68,8 +68,10 @@ function sampleUploads(param: ParamSpec): Upload[] {
 }
 
 /** The fetch init of the example request as the OpenAPI document places it: a query string for GET and DELETE, else a form (multipart with files). */
-export function exampleFetch(route: RouteSpec, base: string, session?: string): { url: URL; init: RequestInit } {
-  const { fields, files } = exampleRequest(route);
+export function exampleFetch(route: RouteSpec, base: string, session?: string, overrides: Record<string, string[]> = {}): { url: URL; init: RequestInit } {
+  const { files, fields: documented } = exampleRequest(route);
+  // A test may change fields of the example (a caption of its own, another text).
+  const fields = { ...documented, ...overrides };
   const url = new URL(route.path, base);
   const headers: Record<string, string> = session ? { 'x-session-id': session } : {};
   if (route.method === 'GET' || route.method === 'DELETE') {

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallOptions, UpstreamClient } from '../../../engine/types.js';
 import { fail, upstreamError } from './errors.js';
+import { loseAnswer } from './lost-answers.js';
 import type { Rng } from './prng.js';
 import { bindArgs, type ClientState, type Ctx, type MethodDef, type SandboxCore } from './registry.js';
 import { FIXED } from './world/users.js';
@@ -13,6 +14,8 @@ export interface Faults {
   /** The platform's hint carried by an injected throttle (a real throttle's wait is the upstream's to say). */
   readonly throttleSeconds: number;
   readonly errorRate: number;
+  /** Share of writes (0..1) applied and then failed as a lost connection. */
+  readonly lostAnswerRate: number;
   readonly rng: Rng;
 }
 
@@ -55,7 +58,9 @@ export class SandboxClient implements UpstreamClient {
       this.core.used(ctx.me().pk);
       if (this.state.pk === FIXED.demo_throttled) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { message: 'Please wait a few minutes before you try again.', status: 'fail' });
     }
-    return def!.run(ctx, args);
+    const result = await def!.run(ctx, args);
+    if (!def!.local) loseAnswer(method, this.faults.lostAnswerRate, this.faults.rng);
+    return result;
   }
 
   account(): string | undefined {

@@ -27,6 +27,8 @@ export interface SandboxOptions {
   readonly throttleSeconds?: number;
   /** Share of platform calls (0..1) that raise ClientConnectionError. */
   readonly errorRate?: number;
+  /** Share of writes (0..1) applied and then failed as a lost connection (ClientConnectionError): what reconciliation is tested with. */
+  readonly lostAnswerRate?: number;
   /** Clock in epoch milliseconds (tests pin it). */
   readonly now?: () => number;
   /** One happening per account in use this often, in seconds (0 or absent: a still world). */
@@ -87,6 +89,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
   };
   const faults = {
     latencyMs: options.latencyMs ?? 0, throttleRate: options.throttleRate ?? 0, throttleSeconds: options.throttleSeconds ?? 3, errorRate: options.errorRate ?? 0,
+    lostAnswerRate: options.lostAnswerRate ?? 0,
     rng: createRng(seed ^ 0x5eed),
   };
   const live = options.liveSeconds ? liveClock(world, inUse, now, options.liveSeconds * 1000) : undefined;
@@ -164,6 +167,7 @@ const SETTINGS = {
   SANDBOX_THROTTLE_RATE: { option: 'throttleRate', min: 0, max: 1, integer: false },
   SANDBOX_THROTTLE_SECONDS: { option: 'throttleSeconds', min: 1, max: 86_400, integer: true },
   SANDBOX_ERROR_RATE: { option: 'errorRate', min: 0, max: 1, integer: false },
+  SANDBOX_LOST_ANSWER_RATE: { option: 'lostAnswerRate', min: 0, max: 1, integer: false },
   SANDBOX_LIVE_SECONDS: { option: 'liveSeconds', min: 0, max: 86_400, integer: false },
 } as const;
 

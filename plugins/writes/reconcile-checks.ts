@@ -1,0 +1,137 @@
+// Read-back checks: how a write whose answer was lost is confirmed from the platform's own state,
+// each a read that the write's effect shows in. A check answers `done` with the value the route
+// would have answered (the relationship's `true`, the comment, the post, the message), `absent`
+// when the state shows the write did not happen, and throws when it cannot tell. A manifest route
+// names its check (`reconcile:`), or `none`; without, the check of its upstream write method below.
+import type { InputBag } from '../../engine/types.js';
+
+export interface ReadBack {
+  readonly bag: InputBag;
+  /** The account's pk. */
+  readonly me: string;
+  /** When the write began (epoch ms): a new item must be at least this recent (less a minute of clock skew). */
+  readonly since: number;
+  call(method: string, kwargs: Readonly<Record<string, unknown>>): Promise<unknown>;
+}
+
+export type Verdict = { readonly done: true; readonly value: unknown } | { readonly done: false };
+
+export interface Check {
+  /** What the caller should look at when it cannot be told (WriteOutcomeUnknown's detail). */
+  what(bag: InputBag): string;
+  run(input: ReadBack): Promise<Verdict>;
+}
+
+type Json = Record<string, unknown>;
+const SKEW_MS = 60_000;
+const done = (value: unknown): Verdict => ({ done: true, value });
+const absent: Verdict = { done: false };
+const text = (value: unknown): string => (value == null ? '' : String(value));
+const list = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[]) : []);
+/** A page answered as [items, cursor] or as the items. */
+const itemsOf = (value: unknown): Json[] => (Array.isArray(value) && Array.isArray(value[0]) ? list(value[0]) : list(value));
+const recent = (at: unknown, since: number): boolean => Date.parse(text(at)) >= since - SKEW_MS || Number(at) * 1000 >= since - SKEW_MS;
+
+/** What a state read finds: whether the write's state holds, and what the route answers then (`true` unless said). */
+type Found = { readonly holds: boolean; readonly answer?: unknown };
+
+/** A state the write sets (on) or clears (off), read from one record. */
+function state(what: string, read: (input: ReadBack) => Promise<Found>, on: boolean): Check {
+  return {
+    what: (bag) => `${what} (${describe(bag)})`,
+    async run(input) {
+      const found = await read(input);
+      return found.holds === on ? done(on ? found.answer ?? true : true) : absent;
+    },
+  };
+}
+
+function describe(bag: InputBag): string {
+  return ['media_id', 'user_id', 'username', 'hashtag', 'story_id'].filter((name) => bag[name] !== undefined).map((name) => `${name} ${text(bag[name])}`).join(', ');
+}
+
+async function userId(input: ReadBack): Promise<string> {
+  if (input.bag.user_id !== undefined) return text(input.bag.user_id);
+  return text(await input.call('user_id_from_username', { username: input.bag.username }));
+}
+
+const friendship = async (input: ReadBack): Promise<Json> => (await input.call('user_friendship_v1', { user_id: await userId(input) })) as Json;
+const liked = async (input: ReadBack): Promise<Found> => ({ holds: ((await input.call('media_info', { media_pk: input.bag.media_id })) as Json).has_liked === true });
+/** A follow of a private account is a request: done, and answered false as the follow itself answers it. */
+const follows = async (input: ReadBack): Promise<Found> => {
+  const relation = await friendship(input);
+  return { holds: relation.following === true || relation.outgoing_request === true, answer: relation.following === true };
+};
+const blocks = async (input: ReadBack): Promise<Found> => ({ holds: (await friendship(input)).blocking === true });
+
+/** The account's newest comment on the media with the text, made since the write began. */
+const comment: Check = {
+  what: (bag) => `the newest comments of media ${text(bag.media_id)} for this account's "${text(bag.text)}"`,
+  async run(input) {
+    const page = await input.call('media_comments_chunk', { media_id: input.bag.media_id, max_amount: 50 });
+    const mine = itemsOf(page).find((c) => text((c.user as Json | undefined)?.pk) === input.me && c.text === input.bag.text && recent(c.created_at_utc ?? c.created_at, input.since));
+    return mine ? done(mine) : absent;
+  },
+};
+
+/** The account's newest post with the caption, taken since the write began. */
+const upload: Check = {
+  what: (bag) => `the account's newest posts for one captioned "${text(bag.caption)}"`,
+  async run(input) {
+    const page = await input.call('user_medias_paginated_v1', { user_id: input.me, amount: 6 });
+    const post = itemsOf(page).find((m) => text(m.caption_text) === text(input.bag.caption) && recent(m.taken_at, input.since));
+    return post ? done(post) : absent;
+  },
+};
+
+/** The account's newest story, taken since the write began (a story has no caption to match). */
+const story: Check = {
+  what: () => "the account's stories of the last minutes",
+  async run(input) {
+    const stories = list(await input.call('user_stories', { user_id: input.me, amount: 10 }));
+    const newest = stories.filter((s) => recent(s.taken_at, input.since)).sort((a, b) => Date.parse(text(b.taken_at)) - Date.parse(text(a.taken_at)))[0];
+    return newest ? done(newest) : absent;
+  },
+};
+
+/** The account's newest message with the text in the (first) thread it went to. */
+const directMessage: Check = {
+  what: (bag) => `the newest messages of the conversation for this account's "${text(bag.text)}"`,
+  async run(input) {
+    const messages = list(await input.call('direct_messages', { thread_id: await threadOf(input), amount: 20 }));
+    const mine = messages.find((m) => text(m.user_id) === input.me && text(m.text) === text(input.bag.text) && recent(m.timestamp, input.since));
+    return mine ? done(mine) : absent;
+  },
+};
+
+async function threadOf(input: ReadBack): Promise<string> {
+  const given = list(input.bag.thread_ids)[0] ?? input.bag.thread_id;
+  if (given !== undefined) return text(given);
+  const found = (await input.call('direct_thread_by_participants', { user_ids: input.bag.user_ids })) as Json;
+  return text((found.thread as Json | undefined)?.id ?? found.id);
+}
+
+export const CHECKS: Readonly<Record<string, Check>> = {
+  liked: state('whether this account likes the media', liked, true),
+  unliked: state('whether this account still likes the media', liked, false),
+  following: state('whether this account follows (or asked to follow) the user', follows, true),
+  unfollowed: state('whether this account still follows the user', follows, false),
+  blocked: state('whether this account blocks the user', blocks, true),
+  unblocked: state('whether this account still blocks the user', blocks, false),
+  comment,
+  upload,
+  story,
+  direct_message: directMessage,
+};
+
+/** The check of a route that names none, by the upstream write method it calls. */
+export const CHECK_OF_METHOD: Readonly<Record<string, keyof typeof CHECKS>> = {
+  media_like: 'liked', media_unlike: 'unliked',
+  user_follow: 'following', user_unfollow: 'unfollowed',
+  user_block: 'blocked', user_unblock: 'unblocked',
+  media_comment: 'comment',
+  photo_upload: 'upload', video_upload: 'upload', clip_upload: 'upload', album_upload: 'upload', igtv_upload: 'upload',
+  photo_upload_with_music: 'upload', clip_upload_with_music: 'upload', album_upload_with_music: 'upload',
+  photo_upload_to_story: 'story', video_upload_to_story: 'story', photo_upload_to_story_with_music: 'story', video_upload_to_story_with_music: 'story',
+  direct_send: 'direct_message', direct_answer: 'direct_message',
+};
