@@ -26,6 +26,8 @@ import { installJobs, JOB_SETTING_KEYS, jobSettings } from '../plugins/jobs/inde
 import { EVENTS_SETTING_KEYS, installEvents } from '../plugins/events/index.js';
 import { eventsSettingsFrom } from '../adapters/events/settings.js';
 import { streamCapFor } from '../plugins/upload/index.js';
+import { installWrites, SCHEDULE_SETTING_KEYS, scheduleGuard, scheduleSettings } from '../plugins/writes/schedule.js';
+import { deferGuard } from '../plugins/writes/defer.js';
 
 export interface ComposeOverrides {
   readonly upstream?: UpstreamAdapter;
@@ -54,15 +56,17 @@ const EXTRA_KEYS = [
   ...JOB_SETTING_KEYS, // pacing of jobs
   ...WORK_SETTING_KEYS, // the background layer
   ...EVENTS_SETTING_KEYS, // events, watchers and webhooks
+  ...SCHEDULE_SETTING_KEYS, // scheduled and deferred writes
 ];
 
 /** Background modules, each defining its work kinds before the queue starts. */
-const background: readonly Background[] = [installEvents, installJobs];
+const background: readonly Background[] = [installEvents, installJobs, installWrites];
 
 export async function composeApp(config: Config, overrides: ComposeOverrides = {}): Promise<App> {
   checkExtraKeys(config.extra, EXTRA_KEYS);
   jobSettings(config.extra); // a bad pacing value stops the start
   eventsSettingsFrom(config.extra);
+  scheduleSettings(config.extra);
   lockMsOf(config.extra);
   storeTimeoutMs(config.extra);
   leaseSettings(config.extra);
@@ -83,8 +87,10 @@ export function productParts(config: Config) {
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
   const work = (log: Logger) => openWork(config, log);
-  // The features' route guards, outermost first: none yet (the policy and exactly-once writes add theirs).
-  const guards: readonly RouteGuard[] = [];
+  // The features' route guards, outermost first: exactly-once writes (idempotency keys) go first; a
+  // deferred write catches the policy's refusal and a scheduled one spends no budget now, so both sit
+  // outside the account-safety policy, which goes last.
+  const guards: readonly RouteGuard[] = [deferGuard, scheduleGuard];
   return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config), guards };
 }
 

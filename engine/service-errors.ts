@@ -31,6 +31,8 @@ const systemRoute = (route: RouteSpec): boolean => route.area === 'system';
 const byConsoleRef = (route: RouteSpec): boolean => route.area === 'console' && route.params.some((p) => p.name === 'ref');
 /** Areas whose routes read or write the session store or the background layer's work store. */
 const STORE_AREAS = new Set(['auth', 'console', 'events', 'webhooks', 'jobs', 'pools']);
+/** The scheduled writes' routes, and the writes that may be scheduled (they keep their item in the work store). */
+const scheduledWrites = (route: RouteSpec): boolean => route.area === 'writes' || route.params.some((p) => p.name === 'publish_at');
 const consoleWork = (route: RouteSpec): boolean => route.area === 'console' && /^\/console\/(jobs|pools)/.test(route.path);
 /** A GET that reads the platform may go to a pool member (X-Pool); the service's own records (jobs, webhooks) never do. */
 export const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none' && route.upstreamMethods.length > 0;
@@ -78,11 +80,12 @@ export const SERVICE_ERRORS = {
   EventNotFound: { status: 404, on: (route) => route.key === 'POST /webhooks/replay', when: "The event is not in the endpoint's delivery log, or no longer in its session's retained log.", hint: 'GET /webhooks/deliveries lists the events sent to the endpoint.' },
   EventsUnavailable: { status: 503, on: (route) => route.area === 'events' || route.area === 'webhooks' || route.key === 'POST /console/sessions/watch', when: 'The instance was built without the background layer.' },
   JobNotFound: { status: 404, on: (route) => route.area === 'jobs', when: 'No job has this id.', hint: 'GET /jobs lists the jobs of a session or pool.' },
-  JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools' || consoleWork(route), when: 'The instance was built without the background layer.' },
+  JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools' || consoleWork(route) || scheduledWrites(route), when: 'The instance was built without the background layer.' },
   UnknownTool: { status: 404, on: 'outside', when: '/mcp: tools/call names no tool of this endpoint.', hint: 'tools/list names the tools of this endpoint (with the dynamic set, find_routes finds them).' },
   ConfirmationRequired: { status: 403, on: 'outside', when: '/mcp: the tool\'s write class is one SOCIALGATE_MCP_CONFIRM names and the client cannot ask its human (no elicitation on this connection).', hint: 'Use a client that supports elicitation (protocol 2026-07-28), or have the operator leave this class out of SOCIALGATE_MCP_CONFIRM.' },
   ConfirmationDeclined: { status: 403, on: 'outside', when: '/mcp: the human declined (or cancelled) the confirmation the tool asked for; nothing was sent to the platform.' },
-  ResourceNotFound: { status: 404, on: 'outside', when: '/mcp: resources/read names no resource of this session.', hint: 'resources/list and resources/templates/list name what can be read.' },
+  ResourceNotFound: { status: 404, on: (route) => route.owns === 'write', when: '/mcp: resources/read names no resource of this session; a scheduled write\'s routes: no scheduled write of the caller has this id.', hint: 'resources/list names what /mcp can read; GET /writes/scheduled lists the scheduled writes.' },
+  ScheduleFull: { status: 429, on: (route) => route.method !== 'GET' && route.session !== 'none', when: 'A write with `publish_at` (or one deferred by `Prefer: respond-async`) would keep more pending writes of the account (SOCIALGATE_SCHEDULE_MAX_PENDING) or more bytes of files (SOCIALGATE_SCHEDULE_MAX_MB) than allowed.', hint: 'Cancel scheduled writes (DELETE /writes/scheduled) or wait until some have run.' },
 } as const satisfies Record<string, ServiceErrorRow>;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;

@@ -9,5 +9,6 @@ import { jobPlugins } from './jobs/index.js';
 import { eventPlugins } from './events/index.js';
 import { sandboxPlugins } from './events/sandbox.js';
 import { keyPlugins } from './keys/index.js';
+import { writePlugins } from './writes/schedule.js';
 
-export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins, ...consolePlugins, ...eventPlugins, ...sandboxPlugins, ...keyPlugins });
+export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins, ...consolePlugins, ...eventPlugins, ...sandboxPlugins, ...keyPlugins, ...writePlugins });
