@@ -28,6 +28,8 @@ import { eventsSettingsFrom } from '../adapters/events/settings.js';
 import { streamCapFor } from '../plugins/upload/index.js';
 import { policyGuard, POLICY_SETTING_KEYS, policySettings } from '../plugins/policy/index.js';
 import { idempotencyGuards, WRITES_SETTING_KEYS } from '../plugins/writes/index.js';
+import { installWrites, SCHEDULE_SETTING_KEYS, scheduleGuard, scheduleSettings } from '../plugins/writes/schedule.js';
+import { deferGuard } from '../plugins/writes/defer.js';
 
 export interface ComposeOverrides {
   readonly upstream?: UpstreamAdapter;
@@ -60,16 +62,18 @@ const EXTRA_KEYS = [
   ...EVENTS_SETTING_KEYS, // events, watchers and webhooks
   ...POLICY_SETTING_KEYS, // the account-safety policy's warm-up, interactive share and window reads
   ...WRITES_SETTING_KEYS, // idempotency keys
+  ...SCHEDULE_SETTING_KEYS, // scheduled and deferred writes
 ];
 
 /** Background modules, each defining its work kinds before the queue starts. */
-const background: readonly Background[] = [installEvents, installJobs];
+const background: readonly Background[] = [installEvents, installJobs, installWrites];
 
 export async function composeApp(config: Config, overrides: ComposeOverrides = {}): Promise<App> {
   checkExtraKeys(config.extra, EXTRA_KEYS);
   jobSettings(config.extra); // a bad pacing value stops the start
   eventsSettingsFrom(config.extra);
   policySettings(config.policy, config.extra);
+  scheduleSettings(config.extra);
   lockMsOf(config.extra);
   storeTimeoutMs(config.extra);
   leaseSettings(config.extra);
@@ -90,8 +94,10 @@ export function productParts(config: Config, options: { readonly policyClock?: (
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
   const work = (log: Logger) => openWork(config, log);
-  // The features' route guards, outermost first: exactly-once writes outside the policy (a replay spends no budget).
-  const guards: readonly RouteGuard[] = [...idempotencyGuards(config.extra), policyGuard({ now: options.policyClock })];
+  // The features' route guards, outermost first: exactly-once writes (idempotency keys) first (a replay
+  // spends no budget); a deferred write catches the policy's refusal and a scheduled one spends no
+  // budget now, so both sit outside the account-safety policy, which goes last.
+  const guards: readonly RouteGuard[] = [...idempotencyGuards(config.extra), deferGuard, scheduleGuard, policyGuard({ now: options.policyClock })];
   return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config), guards };
 }
 

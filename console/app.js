@@ -1,4 +1,4 @@
-// The operator console: one page, a view per hash (#sessions, #login, #jobs, #webhooks, #health, #keys, #audit), fed by one
+// The operator console: one page, a view per hash (#sessions, #login, #jobs, #webhooks, #health, #keys, #audit, #writes), fed by one
 // server-sent event stream (/console/events). preact and htm, no build step of their own.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -11,12 +11,14 @@ import { JobsView } from './jobs.js';
 import { WebhooksView } from './webhooks.js';
 import { KeysView } from './keys.js';
 import { AuditView } from './audit.js';
+import { WritesView } from './writes.js';
 
 const VIEWS = [
   { id: 'sessions', title: 'Sessions', view: SessionsView },
   { id: 'login', title: 'Log in an account', view: LoginView },
   { id: 'jobs', title: 'Jobs', view: JobsView },
   { id: 'webhooks', title: 'Webhooks', view: WebhooksView },
+  { id: 'writes', title: 'Scheduled writes', view: WritesView },
   { id: 'health', title: 'Health', view: HealthView },
   { id: 'keys', title: 'API keys', view: KeysView },
   { id: 'audit', title: 'Agent audit', view: AuditView },

@@ -31,6 +31,8 @@ const systemRoute = (route: RouteSpec): boolean => route.area === 'system';
 const byConsoleRef = (route: RouteSpec): boolean => route.area === 'console' && route.params.some((p) => p.name === 'ref');
 /** Areas whose routes read or write the session store or the background layer's work store. */
 const STORE_AREAS = new Set(['auth', 'console', 'events', 'webhooks', 'jobs', 'pools']);
+/** The scheduled writes' routes, and the writes that may be scheduled (they keep their item in the work store). */
+const scheduledWrites = (route: RouteSpec): boolean => route.area === 'writes' || route.params.some((p) => p.name === 'publish_at');
 const consoleWork = (route: RouteSpec): boolean => route.area === 'console' && /^\/console\/(jobs|pools)/.test(route.path);
 /** A GET that reads the platform may go to a pool member (X-Pool); the service's own records (jobs, webhooks) never do. */
 export const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none' && route.upstreamMethods.length > 0;
@@ -86,13 +88,14 @@ export const SERVICE_ERRORS = {
   IdempotencyKeyInFlight: { status: 409, retryAfter: 1, on: keyedWrite, when: 'A request with this Idempotency-Key is still running (here or on another instance).', hint: 'Retry after Retry-After: the first request\'s answer is then replayed.' },
   WriteOutcomeUnknown: { status: 502, on: keyedWrite, when: 'The write went to the platform but its answer was lost, and reading back could not confirm whether it happened; the detail names what to check. A keyed repeat reads back again, never re-sends.', hint: 'Check the account as the detail says, or repeat with the same Idempotency-Key to read back again.' },
   JobNotFound: { status: 404, on: (route) => route.area === 'jobs', when: 'No job has this id.', hint: 'GET /jobs lists the jobs of a session or pool.' },
-  JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools' || consoleWork(route), when: 'The instance was built without the background layer.' },
+  JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools' || consoleWork(route) || scheduledWrites(route), when: 'The instance was built without the background layer.' },
   UnknownTool: { status: 404, on: 'outside', when: '/mcp: tools/call names no tool of this endpoint.', hint: 'tools/list names the tools of this endpoint (with the dynamic set, find_routes finds them).' },
   ConfirmationRequired: { status: 403, on: 'outside', when: '/mcp: the tool\'s write class is one SOCIALGATE_MCP_CONFIRM names and the client cannot ask its human (no elicitation on this connection).', hint: 'Use a client that supports elicitation (protocol 2026-07-28), or have the operator leave this class out of SOCIALGATE_MCP_CONFIRM.' },
   ConfirmationDeclined: { status: 403, on: 'outside', when: '/mcp: the human declined (or cancelled) the confirmation the tool asked for; nothing was sent to the platform.' },
   ActionBudgetExceeded: { status: 429, on: budgeted, when: "The session's budget for the route's action class is spent in a window (minute, hour or UTC day); nothing reached the platform. The body names `action_class`, `window`, `limit` and `reset_at`; Retry-After says when the window allows again.", hint: 'Wait for Retry-After, or see GET /policy (PATCH /policy changes the preset or the limits).' },
   OutsideActivityWindow: { status: 429, on: budgeted, when: "The session's activity window (PATCH /policy, in its timezone) is closed: writes (and reads, when SOCIALGATE_POLICY_WINDOW_READS=refuse) wait until it opens; nothing reached the platform.", hint: 'Wait for Retry-After, or change the window with PATCH /policy.' },
-  ResourceNotFound: { status: 404, on: 'outside', when: '/mcp: resources/read names no resource of this session.', hint: 'resources/list and resources/templates/list name what can be read.' },
+  ResourceNotFound: { status: 404, on: (route) => route.owns === 'write', when: '/mcp: resources/read names no resource of this session; a scheduled write\'s routes: no scheduled write of the caller has this id.', hint: 'resources/list names what /mcp can read; GET /writes/scheduled lists the scheduled writes.' },
+  ScheduleFull: { status: 429, on: (route) => route.method !== 'GET' && route.session !== 'none', when: 'A write with `publish_at` (or one deferred by `Prefer: respond-async`) would keep more pending writes of the account (SOCIALGATE_SCHEDULE_MAX_PENDING) or more bytes of files (SOCIALGATE_SCHEDULE_MAX_MB) than allowed.', hint: 'Cancel scheduled writes (DELETE /writes/scheduled) or wait until some have run.' },
 } as const satisfies Record<string, ServiceErrorRow>;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;

@@ -10,5 +10,6 @@ import { eventPlugins } from './events/index.js';
 import { sandboxPlugins } from './events/sandbox.js';
 import { keyPlugins } from './keys/index.js';
 import { policyPlugins } from './policy/index.js';
+import { writePlugins } from './writes/schedule.js';
 
-export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins, ...consolePlugins, ...eventPlugins, ...sandboxPlugins, ...keyPlugins, ...policyPlugins });
+export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins, ...consolePlugins, ...eventPlugins, ...sandboxPlugins, ...keyPlugins, ...policyPlugins, ...writePlugins });

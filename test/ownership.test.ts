@@ -43,23 +43,26 @@ const job = await ok(http.request('POST', '/jobs', { form: { route: 'GET /user/f
 const hook = await ok(http.request('POST', '/webhooks', { form: { url: 'http://127.0.0.1:9/hook' }, headers: owner }), 'POST /webhooks');
 await ok(http.request('POST', '/pools', { form: { name: 'team', sessions: [demo] }, headers: owner }), 'POST /pools');
 await ok(http.request('POST', '/events/watch', { form: { interval_seconds: 60 }, headers: owner }), 'POST /events/watch');
+const later = new Date(Date.now() + 3_600_000).toISOString();
+const write = await ok(http.request('POST', '/direct/message', { form: { text: 'later', user_ids: '5000000100', publish_at: later }, headers: owner }), 'a scheduled message');
 
 const owned = app.manifest.routes.filter((route) => route.owns);
-const NOT_FOUND = { job: 'JobNotFound', webhook: 'WebhookNotFound', pool: 'PoolNotFound' } as const;
+const NOT_FOUND = { job: 'JobNotFound', webhook: 'WebhookNotFound', pool: 'PoolNotFound', write: 'ResourceNotFound' } as const;
 
 /** The route's request naming the owner's resource, with the other required parameters filled. */
 function requestFor(route: RouteSpec, session: string): { query?: Record<string, unknown>; form?: Record<string, unknown> } {
   const values: Record<string, unknown> = { event_id: 'evt_none', session_id: session, member: 'demo' };
-  values[route.owns === 'pool' ? 'name' : 'id'] = route.owns === 'job' ? job.id : route.owns === 'webhook' ? hook.id : 'team';
+  const ids = { job: job.id, webhook: hook.id, write: write.id, pool: 'team' };
+  values[route.owns === 'pool' ? 'name' : 'id'] = ids[route.owns!];
   const given = Object.fromEntries(route.params.filter((p) => p.required).map((p) => [p.name, values[p.name] ?? p.example]));
   return route.method === 'GET' || route.method === 'DELETE' ? { query: given } : { form: given };
 }
 
-t.test('the manifest marks every route that names a job, an endpoint or a pool', async (t) => {
+t.test('the manifest marks every route that names a job, an endpoint, a pool or a scheduled write', async (t) => {
   const names = (route: RouteSpec) => route.params.some((p) => p.name === (route.area === 'pools' ? 'name' : 'id'));
-  const expected = app.manifest.routes.filter((r) => ['jobs', 'webhooks', 'pools'].includes(r.area) && names(r) && r.key !== 'POST /pools');
+  const expected = app.manifest.routes.filter((r) => ['jobs', 'webhooks', 'pools', 'writes'].includes(r.area) && names(r) && r.key !== 'POST /pools');
   t.same(owned.map((r) => r.key).sort(), expected.map((r) => r.key).sort());
-  t.ok(owned.length >= 11, `${owned.length} routes`);
+  t.ok(owned.length >= 13, `${owned.length} routes`);
 });
 
 const outsiders: [string, Record<string, string>][] = [
@@ -78,6 +81,7 @@ t.test('outsiders: another owner\'s id answers 404, never 403', async (t) => {
   }
   const view = await ok(http.request('GET', '/jobs/status', { query: { id: job.id }, headers: owner }), 'status');
   t.not(view.state, 'cancelled', 'the job still runs');
+  t.match(await ok(http.request('GET', '/writes/scheduled/item', { query: { id: write.id }, headers: owner }), 'scheduled write'), { state: 'scheduled' }, 'the scheduled write still waits');
   const hooks = await ok(http.request('GET', '/webhooks', { headers: owner }), 'webhooks') as unknown as Record<string, unknown>[];
   t.match(hooks, [{ id: hook.id, rotating_until: null, disabled: null }], 'the endpoint was neither rotated nor changed');
   const pools = await ok(http.request('GET', '/pools', { headers: owner }), 'pools') as unknown as { members: unknown[] }[];
@@ -88,6 +92,7 @@ t.test('outsiders\' lists leave out what is not theirs', async (t) => {
   for (const [who, headers] of outsiders) {
     t.notOk((await http.request('GET', '/webhooks', { headers })).text.includes(String(hook.id)), `GET /webhooks: ${who}`);
     t.notOk((await http.request('GET', '/pools', { headers })).text.includes('team'), `GET /pools: ${who}`);
+    t.notOk((await http.request('GET', '/writes/scheduled', { headers })).text.includes(String(write.id)), `GET /writes/scheduled: ${who}`);
   }
   t.notOk((await http.request('GET', '/jobs', { headers: { ...agent, 'x-session-id': demo2 } })).text.includes(String(job.id)), 'GET /jobs of the second account');
   t.match(await http.request('GET', '/jobs', { query: { pool: 'team' }, headers: other }), { status: 404, body: { exc_type: 'PoolNotFound' } });

@@ -45,7 +45,7 @@ export interface RawRoute {
   /** In the MCP core tool set. */
   core?: boolean;
   scope?: 'read' | 'write' | 'operator' | 'none';
-  owns?: 'job' | 'webhook' | 'pool';
+  owns?: 'job' | 'webhook' | 'pool' | 'write';
   /** Beyond the specification's endpoint catalogue. */
   extension?: boolean;
   upstream_only?: string;

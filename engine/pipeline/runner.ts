@@ -2,7 +2,7 @@
 // validation, resolvers, single upstream call and shaping as its handler and its MCP tool, through
 // the session's lane and governor.
 import { mapError } from '../errors.js';
-import type { BackgroundRoutes, InputBag, Manifest, RouteSpec, SessionRecord } from '../types.js';
+import type { BackgroundRoutes, BackgroundRunExtra, InputBag, Manifest, RouteSpec, SessionRecord } from '../types.js';
 import type { RouteSteps } from './handler.js';
 import { RequestState } from './request.js';
 
@@ -22,9 +22,11 @@ export function backgroundRoutes(manifest: Manifest, steps: (route: RouteSpec) =
       check(state, readValues(raw as Record<string, unknown>, undefined, state));
       return state.bag;
     },
-    async run(route, bag: InputBag, session: SessionRecord, signal: AbortSignal) {
+    async run(route, bag: InputBag, session: SessionRecord, signal: AbortSignal, extra?: BackgroundRunExtra) {
       const state = new RequestState('background');
       state.origin = 'background';
+      if (extra?.files) state.files = [...extra.files];
+      if (extra?.header) state.header = extra.header;
       Object.assign(state.bag, bag);
       state.session = session;
       try {

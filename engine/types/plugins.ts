@@ -87,12 +87,18 @@ export interface BackgroundRoutes {
   /** Coerces raw values (strings, or lists of strings, as a query would hold) and validates them; throws the route's 422. */
   input(route: RouteSpec, raw: Readonly<Record<string, unknown>>): InputBag;
   /** Validates, resolves, calls and shapes for the session: exactly one request's upstream work, through its lane and governor. */
-  run(route: RouteSpec, bag: InputBag, session: SessionRecord, signal: AbortSignal): Promise<unknown>;
+  run(route: RouteSpec, bag: InputBag, session: SessionRecord, signal: AbortSignal, extra?: BackgroundRunExtra): Promise<unknown>;
   /** The HTTP status (and Retry-After) the one error registry gives a failure. */
   statusOf(error: unknown): { readonly status: number; readonly excType: string; readonly retryAfter?: number };
   /** The manifest's component schemas (item records), for background consumers that read item shapes. */
   readonly schemas: Readonly<Record<string, JsonSchema>>;
   readonly routes: readonly RouteSpec[];
+}
+
+/** What a background run may carry beyond its bag: a scheduled upload's files, headers its guards read (Idempotency-Key). */
+export interface BackgroundRunExtra {
+  readonly files?: readonly UploadedFile[];
+  readonly header?: (name: string) => string;
 }
 
 /**

@@ -121,7 +121,7 @@ export interface RouteSpec {
   /** The API-key scope the route needs (manifest `scope`, else by area and method). */
   readonly scope: RouteScope;
   /** The owned resource the route names by its id (manifest `owns`): isolated per owner, never read through X-Pool. */
-  readonly owns?: 'job' | 'webhook' | 'pool';
+  readonly owns?: 'job' | 'webhook' | 'pool' | 'write';
   /**
    * The action class: the manifest's `action`, else `read` for GET and the area file's `action`
    * (or `other`) for writes. A budget counts calls per (session, class); a write class (anything
