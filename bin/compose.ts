@@ -26,6 +26,7 @@ import { installJobs, JOB_SETTING_KEYS, jobSettings } from '../plugins/jobs/inde
 import { EVENTS_SETTING_KEYS, installEvents } from '../plugins/events/index.js';
 import { eventsSettingsFrom } from '../adapters/events/settings.js';
 import { streamCapFor } from '../plugins/upload/index.js';
+import { FREEZE_SETTING_KEYS, freezeGuard, freezeSettings } from '../plugins/policy/freeze.js';
 
 export interface ComposeOverrides {
   readonly upstream?: UpstreamAdapter;
@@ -43,6 +44,7 @@ export interface ComposeOverrides {
 const EXTRA_KEYS = [
   'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_THROTTLE_SECONDS', 'SANDBOX_ERROR_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
   'SANDBOX_LIVE_SECONDS', // the live sandbox world's clock
+  'SANDBOX_LIMIT_SCALE', 'SANDBOX_BLOCK_SECONDS', // the sandbox's hidden limits per action class
   'SANDBOX_VERSION', // the aiograpi version the sandbox plays
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
   ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
@@ -54,6 +56,7 @@ const EXTRA_KEYS = [
   ...JOB_SETTING_KEYS, // pacing of jobs
   ...WORK_SETTING_KEYS, // the background layer
   ...EVENTS_SETTING_KEYS, // events, watchers and webhooks
+  ...FREEZE_SETTING_KEYS, // action classes the platform blocked
 ];
 
 /** Background modules, each defining its work kinds before the queue starts. */
@@ -66,6 +69,7 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   lockMsOf(config.extra);
   storeTimeoutMs(config.extra);
   leaseSettings(config.extra);
+  freezeSettings(config.extra);
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config, log));
@@ -83,8 +87,9 @@ export function productParts(config: Config) {
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
   const work = (log: Logger) => openWork(config, log);
-  // The features' route guards, outermost first: none yet (the policy and exactly-once writes add theirs).
-  const guards: readonly RouteGuard[] = [];
+  // The features' route guards, outermost first: exactly-once writes, then the account-safety policy's
+  // budgets beside the freeze of the classes the platform blocked (a replay spends nothing, meets no freeze).
+  const guards: readonly RouteGuard[] = [freezeGuard(freezeSettings(config.extra))];
   return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config), guards };
 }
 

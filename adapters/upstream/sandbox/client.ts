@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallOptions, UpstreamClient } from '../../../engine/types.js';
 import { fail, upstreamError } from './errors.js';
+import type { ActionLimits } from './limits.js';
 import type { Rng } from './prng.js';
 import { bindArgs, type ClientState, type Ctx, type MethodDef, type SandboxCore } from './registry.js';
 import { FIXED } from './world/users.js';
@@ -14,6 +15,8 @@ export interface Faults {
   readonly throttleSeconds: number;
   readonly errorRate: number;
   readonly rng: Rng;
+  /** The platform's hidden limits per action class (limits.ts). */
+  readonly limits?: ActionLimits;
 }
 
 const DEVICE = {
@@ -54,6 +57,7 @@ export class SandboxClient implements UpstreamClient {
     if (!def!.open) {
       this.core.used(ctx.me().pk);
       if (this.state.pk === FIXED.demo_throttled) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { message: 'Please wait a few minutes before you try again.', status: 'fail' });
+      this.faults.limits?.count(ctx.me().pk, method);
     }
     return def!.run(ctx, args);
   }
