@@ -13,7 +13,7 @@ export const LIMIT_RANGES = {
   follow: [60, 100],
   comment: [30, 50],
   direct: [40, 70],
-  post: [10, 20],
+  post: [30, 50],
 } as const satisfies Readonly<Record<string, readonly [number, number]>>;
 
 export type LimitedClass = keyof typeof LIMIT_RANGES;
