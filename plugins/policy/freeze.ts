@@ -12,6 +12,9 @@ import { errorName } from '../../engine/log.js';
 import { serviceError } from '../../engine/service-errors.js';
 import type { ActionClass, ClassFreeze, GuardedCall, GuardNext, RouteGuard, Services, SessionRecord } from '../../engine/types.js';
 import { frozenClassesFrom } from '../console/sessions.js';
+import { frozenClasses } from './frozen.js';
+
+export { frozenClasses, type FrozenClass } from './frozen.js';
 
 export const FREEZE_SETTING_KEYS = ['FREEZE_BACKOFF_SECONDS'];
 
@@ -34,23 +37,6 @@ export function freezeSettings(extra: Readonly<Record<string, string>>): FreezeS
     throw new Error(`SOCIALGATE_FREEZE_BACKOFF_SECONDS must be a whole number of seconds from 1 to ${MAX_FREEZE_SECONDS}, got "${raw}"`);
   }
   return { backoffSeconds: seconds };
-}
-
-/** One frozen class of a session, as GET /policy and the console show it. */
-export interface FrozenClass {
-  readonly action: ActionClass;
-  /** Epoch ms when the class is allowed again. */
-  readonly until: number;
-  /** How long this freeze was, in seconds. */
-  readonly seconds: number;
-}
-
-/** The session's classes frozen at `now` (those whose freeze has ended are left out), soonest thawed first. */
-export function frozenClasses(session: SessionRecord, now = Date.now()): FrozenClass[] {
-  return Object.entries(session.frozen ?? {})
-    .filter(([, freeze]) => freeze.until > now)
-    .map(([action, freeze]) => ({ action: action as ActionClass, until: freeze.until, seconds: freeze.seconds }))
-    .sort((a, b) => a.until - b.until);
 }
 
 /** The guard, outermost-first after idempotency (bin/compose.ts); routes that never reach the platform are left unbound. */
