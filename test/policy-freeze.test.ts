@@ -115,6 +115,24 @@ t.test('an account-wide throttle still pauses every class', async (t) => {
   t.match((await http.request('GET', '/account', { headers })).body, { exc_type: 'SessionThrottled' });
 });
 
+t.test('a job whose class is frozen pauses until the freeze ends, and does not fail', async (t) => {
+  const calls: string[] = [];
+  const { app, http } = await start(calls);
+  t.teardown(() => http.close());
+  const reader = (await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
+  const record = (await app.services.sessions.find(reader))!;
+  const until = Date.now() + 60_000;
+  await app.services.sessions.update(record, { frozen: { read: { until, seconds: 60 } } }, 'FeedbackRequired');
+  const started = await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: FIXED.demo, amount: 10 }) }, headers: { 'x-session-id': reader } });
+  t.equal(started.status, 202, started.text);
+  const id = (started.body as { id: string }).id;
+  type Job = { state: string; pages: number; paused?: { reason: string; until: number } };
+  const job = await poll('the job paused', async () => (await http.request('GET', '/jobs/status', { query: { id } })).body as Job, (j) => j.state !== 'running' && j.state !== 'queued', 10_000);
+  t.match(job, { state: 'paused', pages: 0, paused: { reason: 'ActionFrozen' } });
+  t.ok(Math.abs(job.paused!.until - until) < 2000, 'until the freeze ends');
+  t.notOk(calls.includes('user_followers_v1_chunk'), 'no page reached the platform');
+});
+
 t.test('how long a freeze lasts: the hint, else a back-off doubled on a repeat within a day, up to a day', async (t) => {
   const now = 1_800_000_000_000;
   const cases: [string, Parameters<typeof nextFreeze>[0], number | undefined, number][] = [
