@@ -39,7 +39,7 @@ export const SERVICE_ERRORS = {
   SessionRequired: { status: 401, on: withSession, when: 'The route acts for an account and no session ID was sent.', hint: 'Send the session ID from POST /auth/login in the X-Session-ID header.' },
   SessionNotFound: { status: 401, on: withSession, when: 'The session ID is unknown, revoked or logged out.', hint: 'Log in again with POST /auth/login and use the new session ID.' },
   ActionFrozen: {
-    status: 429, on: (route) => route.session !== 'none' && route.upstreamMethods.length > 0,
+    status: 429, on: (route) => route.session !== 'none' && route.upstreamMethods.length > 0 && route.area !== 'auth',
     when: "The platform blocked this action class for the session (FeedbackRequired): the class's calls are refused before reaching the platform until Retry-After; the other classes go on.",
     hint: 'Wait for Retry-After before this kind of action; the body names the class and until when it is frozen.',
   },

@@ -39,13 +39,17 @@ export function freezeSettings(extra: Readonly<Record<string, string>>): FreezeS
   return { backoffSeconds: seconds };
 }
 
-/** The guard, outermost-first after idempotency (bin/compose.ts); routes that never reach the platform are left unbound. */
+/**
+ * The guard, outermost-first after idempotency (bin/compose.ts). Routes that never reach the platform are
+ * left unbound, and so is the session's own management (auth: relogin, settings, challenge), which a
+ * freeze must never lock out.
+ */
 export function freezeGuard(settings: FreezeSettings, now: () => number = Date.now): RouteGuard {
   const freezers = new WeakMap<Services, Freezer>();
   return {
     name: 'freeze',
     bind(route, services) {
-      if (route.session === 'none' || route.upstreamMethods.length === 0) return undefined;
+      if (route.session === 'none' || route.upstreamMethods.length === 0 || route.area === 'auth') return undefined;
       let freezer = freezers.get(services);
       if (!freezer) freezers.set(services, (freezer = new Freezer(services, settings, now)));
       const step = freezer.step;
