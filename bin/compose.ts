@@ -30,6 +30,7 @@ import { policyGuard, POLICY_SETTING_KEYS, policySettings } from '../plugins/pol
 import { idempotencyGuards, WRITES_SETTING_KEYS } from '../plugins/writes/index.js';
 import { installWrites, SCHEDULE_SETTING_KEYS, scheduleGuard, scheduleSettings } from '../plugins/writes/schedule.js';
 import { deferGuard } from '../plugins/writes/defer.js';
+import { FREEZE_SETTING_KEYS, freezeGuard, freezeSettings } from '../plugins/policy/freeze.js';
 
 export interface ComposeOverrides {
   readonly upstream?: UpstreamAdapter;
@@ -49,6 +50,7 @@ export interface ComposeOverrides {
 const EXTRA_KEYS = [
   'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_THROTTLE_SECONDS', 'SANDBOX_ERROR_RATE', 'SANDBOX_LOST_ANSWER_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
   'SANDBOX_LIVE_SECONDS', // the live sandbox world's clock
+  'SANDBOX_LIMIT_SCALE', 'SANDBOX_BLOCK_SECONDS', // the sandbox's hidden limits per action class
   'SANDBOX_VERSION', // the aiograpi version the sandbox plays
   'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
   ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
@@ -63,6 +65,7 @@ const EXTRA_KEYS = [
   ...POLICY_SETTING_KEYS, // the account-safety policy's warm-up, interactive share and window reads
   ...WRITES_SETTING_KEYS, // idempotency keys
   ...SCHEDULE_SETTING_KEYS, // scheduled and deferred writes
+  ...FREEZE_SETTING_KEYS, // action classes the platform blocked
 ];
 
 /** Background modules, each defining its work kinds before the queue starts. */
@@ -77,6 +80,7 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   lockMsOf(config.extra);
   storeTimeoutMs(config.extra);
   leaseSettings(config.extra);
+  freezeSettings(config.extra);
   transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config, log));
@@ -97,7 +101,7 @@ export function productParts(config: Config, options: { readonly policyClock?: (
   // The features' route guards, outermost first: exactly-once writes (idempotency keys) first (a replay
   // spends no budget); a deferred write catches the policy's refusal and a scheduled one spends no
   // budget now, so both sit outside the account-safety policy, which goes last.
-  const guards: readonly RouteGuard[] = [...idempotencyGuards(config.extra), deferGuard, scheduleGuard, policyGuard({ now: options.policyClock })];
+  const guards: readonly RouteGuard[] = [...idempotencyGuards(config.extra), deferGuard, scheduleGuard, freezeGuard(freezeSettings(config.extra)), policyGuard({ now: options.policyClock })];
   return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config), guards };
 }
 

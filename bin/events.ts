@@ -109,7 +109,8 @@ export function eventLine(seq: string, event: { type: string; timestamp: string;
     'direct.message.created': () => `from ${who(d.sender)} in ${d.thread_id}: ${d.text ?? `(${d.item_type})`}`,
     'direct.request.created': () => `request from ${(d.from as unknown[] ?? []).map(who).join(', ')}: ${d.text ?? ''}`,
     'notification.created': () => `${d.kind} by ${who(d.actor)}${d.text ? `: ${d.text}` : ''}`,
-    'session.state.changed': () => `${d.from} → ${d.to} (${d.reason})${d.throttled_until ? ` until ${d.throttled_until}` : ''}`,
+    'session.state.changed': () =>
+      d.action ? `${d.action} frozen until ${d.frozen_until} (${d.reason})` : `${d.from} → ${d.to} (${d.reason})${d.throttled_until ? ` until ${d.throttled_until}` : ''}`,
   };
   const text = summary[event.type]?.() ?? `${d.job_id ? `job ${d.job_id} ` : ''}${JSON.stringify(d)}`;
   return `${seq.padStart(5)}  ${event.timestamp}  ${event.type.padEnd(22)}  ${text}`;

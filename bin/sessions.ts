@@ -7,6 +7,7 @@ import { loadConfig } from '../engine/config.js';
 import { effectiveState, LABEL_MAX, proxyHost, uniquePrefixes } from '../engine/session-record.js';
 import type { Config, SessionRecord, SessionStore } from '../engine/types.js';
 import { openStore } from '../adapters/store/index.js';
+import { frozenClasses } from '../plugins/policy/frozen.js';
 
 type Out = (text: string) => void;
 const USAGE = 'usage: socialgate sessions list | sessions revoke PREFIX | sessions label PREFIX [TEXT] | sessions policy PREFIX [--store URL]\n';
@@ -67,7 +68,8 @@ async function list(store: SessionStore, out: Out): Promise<number> {
 
 function stateOf(record: SessionRecord, now: number): string {
   const state = effectiveState(record, now);
-  return state === 'throttled' ? `throttled until ${new Date(record.throttledUntil!).toISOString()}` : state;
+  const frozen = frozenClasses(record, now).map((one) => `; ${one.action} frozen until ${new Date(one.until).toISOString()}`).join('');
+  return (state === 'throttled' ? `throttled until ${new Date(record.throttledUntil!).toISOString()}` : state) + frozen;
 }
 
 /** A shorter prefix would match too many sessions to be a safe thing to revoke by. */

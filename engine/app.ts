@@ -106,7 +106,8 @@ export function createApp(options: AppOptions): App {
     throttleBackoffSeconds: options.config.throttleBackoffSeconds,
     throttled: (error) => {
       const row = rowFor(error, manifest.errors);
-      return row?.status === 429 ? row.retryAfter ?? options.config.throttleBackoffSeconds : undefined;
+      // a block of one action class is no throttle of the session: the class alone freezes (its route's guard)
+      return row?.status === 429 && row.session !== 'freeze' ? row.retryAfter ?? options.config.throttleBackoffSeconds : undefined;
     },
     challenged: (error) => rowFor(error, manifest.errors)?.session === 'challenge',
     lease: options.lease,

@@ -45,6 +45,11 @@ const budgeted = (route: RouteSpec): boolean => route.session !== 'none' && rout
 export const SERVICE_ERRORS = {
   SessionRequired: { status: 401, on: withSession, when: 'The route acts for an account and no session ID was sent.', hint: 'Send the session ID from POST /auth/login in the X-Session-ID header.' },
   SessionNotFound: { status: 401, on: withSession, when: 'The session ID is unknown, revoked or logged out.', hint: 'Log in again with POST /auth/login and use the new session ID.' },
+  ActionFrozen: {
+    status: 429, on: (route) => route.session !== 'none' && route.upstreamMethods.length > 0 && route.area !== 'auth',
+    when: "The platform blocked this action class for the session (FeedbackRequired): the class's calls are refused before reaching the platform until Retry-After; the other classes go on.",
+    hint: 'Wait for Retry-After before this kind of action; the body names the class and until when it is frozen.',
+  },
   SessionThrottled: { status: 429, on: withSession, when: 'The platform throttled this session; calls wait for the back-off without reaching the platform.', hint: 'Wait for Retry-After; calls before then are refused without reaching the platform.' },
   ApiKeyRequired: { status: 401, on: (route) => route.scope !== 'none', when: 'The deployment has API keys (SOCIALGATE_API_KEY or named keys) and the request carried none, or a wrong or revoked one.', hint: 'Send the API key as Authorization: Bearer KEY or X-API-Key.' },
   ValidationError: { status: 422, on: withParams, when: 'A parameter is missing, malformed or out of range; `errors` names each one.' },

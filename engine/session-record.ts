@@ -4,10 +4,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ClientOptions, SessionRecord, SessionState, SessionStateChange } from './types.js';
 
-/** The change when the state or its throttle deadline moved; undefined for any other update. */
+/** The change when the state, its throttle deadline or a class's freeze moved; undefined for any other update. */
 export function stateChange(before: SessionRecord, after: SessionRecord, reason: string): SessionStateChange | undefined {
-  if (before.state === after.state && (after.state !== 'throttled' || before.throttledUntil === after.throttledUntil)) return undefined;
-  return { record: after, from: before.state, to: after.state, reason, throttledUntil: after.state === 'throttled' ? after.throttledUntil : undefined };
+  const frozen = newFreeze(before, after);
+  if (!frozen && before.state === after.state && (after.state !== 'throttled' || before.throttledUntil === after.throttledUntil)) return undefined;
+  const throttledUntil = after.state === 'throttled' ? after.throttledUntil : undefined;
+  return { record: after, from: before.state, to: after.state, reason, throttledUntil, ...(frozen ? { frozen } : {}) };
+}
+
+/** The action class whose freeze the update set or moved. */
+function newFreeze(before: SessionRecord, after: SessionRecord): SessionStateChange['frozen'] {
+  for (const [action, freeze] of Object.entries(after.frozen ?? {})) {
+    if (freeze.until !== before.frozen?.[action]?.until) return { action, until: freeze.until };
+  }
+  return undefined;
 }
 
 /**

@@ -196,7 +196,7 @@ function normaliseResult(raw: RawRoute['result'], shape: ShapeEntry): ResultSpec
 }
 
 function normaliseErrors(raw: RawErrors): ErrorTable {
-  const row = (r: { status: number; hint?: string; detail?: string; retry_after?: number; session?: 'challenge' }) =>
+  const row = (r: { status: number; hint?: string; detail?: string; retry_after?: number; session?: 'challenge' | 'freeze' }) =>
     Object.freeze({ status: r.status, hint: r.hint, detail: r.detail, retryAfter: r.retry_after, session: r.session });
   return Object.freeze({
     hierarchy: Object.freeze({ ...raw.hierarchy }),

@@ -76,7 +76,7 @@ export interface RawRoute {
 
 export interface RawErrors {
   hierarchy: Record<string, string[]>;
-  rows: Record<string, { status: number; hint?: string; detail?: string; retry_after?: number; session?: 'challenge' }>;
+  rows: Record<string, { status: number; hint?: string; detail?: string; retry_after?: number; session?: 'challenge' | 'freeze' }>;
   messages?: { contains: string; exc_type?: string; status: number; hint?: string; detail?: string; retry_after?: number }[];
 }
 

@@ -1,8 +1,8 @@
 // A route's steps for callers that are not an HTTP request (a job's pages): the same coercion,
 // validation, resolvers, single upstream call and shaping as its handler and its MCP tool, through
 // the session's lane and governor.
-import { mapError } from '../errors.js';
-import type { BackgroundRoutes, BackgroundRunExtra, InputBag, Manifest, RouteSpec, SessionRecord } from '../types.js';
+import { mapError, rowFor } from '../errors.js';
+import { UpstreamError, type BackgroundRoutes, type BackgroundRunExtra, type InputBag, type Manifest, type RouteSpec, type SessionRecord } from '../types.js';
 import type { RouteSteps } from './handler.js';
 import { RequestState } from './request.js';
 
@@ -14,7 +14,8 @@ export function backgroundRoutes(manifest: Manifest, steps: (route: RouteSpec) =
     route: (key) => byKey.get(key),
     statusOf: (error) => {
       const mapped = mapError(error, manifest.errors);
-      return { status: mapped.status, excType: mapped.body.exc_type, retryAfter: mapped.retryAfter };
+      const session = error instanceof UpstreamError ? rowFor(error, manifest.errors)?.session : undefined;
+      return { status: mapped.status, excType: mapped.body.exc_type, retryAfter: mapped.retryAfter, session };
     },
     input(route, raw) {
       const { readValues, check } = steps(route);

@@ -1,5 +1,5 @@
 import type { RecentFigures } from '../recent.js';
-import { ACTION_CLASSES, type ActionClass, type RouteSpec, type WriteClass } from './route.js';
+import { ACTION_CLASSES, type ActionClass, type ErrorRow, type RouteSpec, type WriteClass } from './route.js';
 import type { ToolAudit } from './audit.js';
 import type { CallOptions, RealtimeHandlers, RealtimeSubscription, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
@@ -89,7 +89,7 @@ export interface BackgroundRoutes {
   /** Validates, resolves, calls and shapes for the session: exactly one request's upstream work, through its lane and governor. */
   run(route: RouteSpec, bag: InputBag, session: SessionRecord, signal: AbortSignal, extra?: BackgroundRunExtra): Promise<unknown>;
   /** The HTTP status (and Retry-After) the one error registry gives a failure. */
-  statusOf(error: unknown): { readonly status: number; readonly excType: string; readonly retryAfter?: number };
+  statusOf(error: unknown): { readonly status: number; readonly excType: string; readonly retryAfter?: number; readonly session?: ErrorRow['session'] };
   /** The manifest's component schemas (item records), for background consumers that read item shapes. */
   readonly schemas: Readonly<Record<string, JsonSchema>>;
   readonly routes: readonly RouteSpec[];
@@ -173,6 +173,8 @@ export interface SessionStateChange {
   readonly reason: string;
   /** Epoch ms, when the new state is throttled. */
   readonly throttledUntil?: number;
+  /** When the change is an action class frozen (the state itself may stay active): the class and until when (epoch ms). */
+  readonly frozen?: { readonly action: string; readonly until: number };
 }
 
 export interface Logger {

@@ -171,8 +171,11 @@ export interface ErrorRow {
   readonly retryAfter?: number;
   /** Body detail override; otherwise the upstream message. */
   readonly detail?: string;
-  /** The state a session that met this exception is in: a challenge waits for its owner. */
-  readonly session?: 'challenge';
+  /**
+   * The state a session that met this exception is in: a challenge waits for its owner; a freeze stops
+   * only the action class of the route that met it (an account-safety guard keeps it), not the session.
+   */
+  readonly session?: 'challenge' | 'freeze';
 }
 export interface ErrorTable {
   /** exception name → its direct bases, as the upstream defines them. */

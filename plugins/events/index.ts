@@ -93,11 +93,14 @@ function onStateChange(outbox: Outbox, watchers: Watchers, change: SessionStateC
   const ref = sessionRef(change.record.id);
   const at = Date.now();
   outbox.emitQuietly({
-    id: eventId('session.state.changed', ref, change.from, change.to, change.throttledUntil ?? at),
+    id: eventId('session.state.changed', ref, change.from, change.to, change.throttledUntil ?? at, ...(change.frozen ? [change.frozen.action, change.frozen.until] : [])),
     type: 'session.state.changed', session: ref, timestamp: at,
     data: {
       account: change.record.account, ref, from: change.from, to: change.to, reason: change.reason,
       throttled_until: change.throttledUntil ? new Date(change.throttledUntil).toISOString() : null,
+      // an action class the platform blocked: the session stays as it was, that class alone waits
+      action: change.frozen?.action ?? null,
+      frozen_until: change.frozen ? new Date(change.frozen.until).toISOString() : null,
     },
   });
   if (change.to === 'logged_out') void watchers.forget(ref).catch(() => undefined);

@@ -225,7 +225,11 @@ export class Jobs {
     return { pause: { reason: health.reason!, until: health.until, detail: pauseDetail(health.reason!) } };
   }
 
-  /** After a failed page: a throttle, a challenge or a dead session pauses the job; anything else is an error. */
+  /**
+   * After a failed page: a throttle, a challenge or a dead session pauses the job, and so does a 429 of
+   * the route's class alone (the platform blocked the class, or a guard refused it) until its Retry-After;
+   * anything else is an error.
+   */
   private async troubleOf(job: JobRecord, record: SessionRecord, error: unknown): Promise<Pause | undefined> {
     const { status, excType, retryAfter } = this.deps.routes.statusOf(error);
     if (status !== 429 && status !== 401 && status !== 403) return undefined;
@@ -237,6 +241,7 @@ export class Jobs {
     const health = stateOf(now, this.now());
     if (health.state !== 'healthy') return job.pool ? { reason: 'member_' + health.reason, until: this.now() } : { reason: health.reason!, until: health.until, detail: pauseDetail(health.reason!) };
     if (status === 401) return { reason: 'logged_out', detail: pauseDetail('logged_out') };
+    if (status === 429) return { reason: excType, until: this.now() + (retryAfter ?? 60) * 1000, detail: error instanceof Error ? error.message : excType };
     return undefined;
   }
 

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallOptions, UpstreamClient } from '../../../engine/types.js';
 import { fail, upstreamError } from './errors.js';
 import { loseAnswer } from './lost-answers.js';
+import type { ActionLimits } from './limits.js';
 import type { Rng } from './prng.js';
 import { bindArgs, type ClientState, type Ctx, type MethodDef, type SandboxCore } from './registry.js';
 import { FIXED } from './world/users.js';
@@ -17,6 +18,8 @@ export interface Faults {
   /** Share of writes (0..1) applied and then failed as a lost connection. */
   readonly lostAnswerRate: number;
   readonly rng: Rng;
+  /** The platform's hidden limits per action class (limits.ts). */
+  readonly limits?: ActionLimits;
 }
 
 const DEVICE = {
@@ -57,6 +60,7 @@ export class SandboxClient implements UpstreamClient {
     if (!def!.open) {
       this.core.used(ctx.me().pk);
       if (this.state.pk === FIXED.demo_throttled) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { message: 'Please wait a few minutes before you try again.', status: 'fail' });
+      this.faults.limits?.count(ctx.me().pk, method);
     }
     const result = await def!.run(ctx, args);
     if (!def!.local) loseAnswer(method, this.faults.lostAnswerRate, this.faults.rng);

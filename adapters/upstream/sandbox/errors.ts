@@ -13,6 +13,7 @@ const BASES: Readonly<Record<string, readonly string[]>> = {
   TwoFactorRequired: ['PrivateError'],
   ChallengeRequired: ['ChallengeError'],
   PleaseWaitFewMinutes: ['PrivateError'],
+  FeedbackRequired: ['PrivateError'],
   ClientConnectionError: ['ClientError'],
   ClientBadRequestError: ['ClientError'],
   ClientNotFoundError: ['ClientError'],

@@ -6,6 +6,7 @@ import type { ClientOptions, HappeningRequest, ReadyCheck, UpstreamAdapter, Upst
 import { SandboxClient, upgradeAppProfile } from './client.js';
 import { ALL_TABLES } from './methods/index.js';
 import { createRng, hash32 } from './prng.js';
+import { ActionLimits } from './limits.js';
 import { happen, LIVE_KINDS, LiveError, tickRequest, type Happened, type LiveKind, type LiveRequest } from './live.js';
 import { mergeTables, methodsOf, SANDBOX_VERSIONS, signaturesFor, type SandboxCore, type SandboxVersion } from './registry.js';
 import { generateWorld } from './world/generate.js';
@@ -33,6 +34,10 @@ export interface SandboxOptions {
   readonly now?: () => number;
   /** One happening per account in use this often, in seconds (0 or absent: a still world). */
   readonly liveSeconds?: number;
+  /** Multiplies the platform's hidden hourly limits per action class (limits.ts; default 1, 0: none). */
+  readonly limitScale?: number;
+  /** How long the platform blocks a class whose limit was passed, in seconds (default 900). */
+  readonly blockSeconds?: number;
   /** The aiograpi version the sandbox plays (default 1.0.9, the specification's): 1.12.13 adds the methods and keywords 1.12 brought. */
   readonly version?: SandboxVersion;
 }
@@ -91,6 +96,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
     latencyMs: options.latencyMs ?? 0, throttleRate: options.throttleRate ?? 0, throttleSeconds: options.throttleSeconds ?? 3, errorRate: options.errorRate ?? 0,
     lostAnswerRate: options.lostAnswerRate ?? 0,
     rng: createRng(seed ^ 0x5eed),
+    limits: new ActionLimits({ seed, now, scale: options.limitScale ?? 1, blockSeconds: options.blockSeconds ?? 900 }),
   };
   const live = options.liveSeconds ? liveClock(world, inUse, now, options.liveSeconds * 1000) : undefined;
   let happenings = 0;
@@ -169,6 +175,8 @@ const SETTINGS = {
   SANDBOX_ERROR_RATE: { option: 'errorRate', min: 0, max: 1, integer: false },
   SANDBOX_LOST_ANSWER_RATE: { option: 'lostAnswerRate', min: 0, max: 1, integer: false },
   SANDBOX_LIVE_SECONDS: { option: 'liveSeconds', min: 0, max: 86_400, integer: false },
+  SANDBOX_LIMIT_SCALE: { option: 'limitScale', min: 0, max: 1000, integer: false },
+  SANDBOX_BLOCK_SECONDS: { option: 'blockSeconds', min: 1, max: 86_400, integer: true },
 } as const;
 
 /** Reads SANDBOX_* settings (config.extra holds SOCIALGATE_* variables without the prefix). */
