@@ -13,6 +13,7 @@ import type { Caller, Owner, WorkEvent, WorkItem, WorkLayer, WorkOutcome } from 
 import { checkAddress, type AllowList } from '../transfer/address-guard.js';
 import { guardedLookup, resolveChecked, systemResolver, type Resolver } from '../transfer/guarded-lookup.js';
 import { TransferError } from '../transfer/errors.js';
+import { deferralOf } from '../work/toolkit/index.js';
 
 export const DELIVER = 'webhooks.deliver';
 const ENDPOINTS = 'webhooks';
@@ -177,7 +178,7 @@ export class Webhooks {
     if (Math.random() < 0.01) await this.work.store.trim(logOfEndpoint(endpoint.id), LOG_KEEP).catch(() => undefined);
     if (outcome === 'delivered') return void (await this.work.store.put(DELIVERED, mark, { at: this.now() }));
     if (outcome === 'disabled') return void (await this.disable(endpoint.id, 'the receiver answered 410 Gone'));
-    if (outcome === 'deferred') return { delayMs: result.retryAfter! * 1000 };
+    if (outcome === 'deferred') return { delayMs: deferralOf(result.status, result.retryAfter)! };
     throw new Error(`webhook delivery to ${endpoint.id} failed: ${result.status ? 'HTTP ' + result.status : ('error' in result && result.error) || 'no answer'}`);
   };
 
@@ -236,7 +237,7 @@ export function webhookBody(event: WorkEvent): string {
 function outcomeOf(status: number, retryAfter: number | undefined, last: boolean): DeliveryOutcome {
   if (status >= 200 && status < 300) return 'delivered';
   if (status === 410) return 'disabled';
-  if ((status === 429 || status === 503) && retryAfter !== undefined) return 'deferred';
+  if (deferralOf(status, retryAfter) !== undefined) return 'deferred';
   return last ? 'failed' : 'retry';
 }
 

@@ -41,12 +41,6 @@ export interface AddOptions {
   readonly backoffMs?: readonly number[];
 }
 
-export interface ScheduleOptions {
-  readonly everyMs: number;
-  /** Fraction of everyMs (0..1) each interval may vary by, so many watchers do not beat together. */
-  readonly jitter?: number;
-}
-
 export interface WorkQueue {
   /** Which engine runs the work ("sqlite", "bullmq-redis", "bullmq-postgres"), for /ready and logs. */
   readonly engine: string;
@@ -56,9 +50,6 @@ export interface WorkQueue {
   add<T>(kind: string, id: string, data: T, options?: AddOptions): Promise<void>;
   /** Removes a pending item (a running one finishes its current run and is not run again). */
   remove(kind: string, id: string): Promise<void>;
-  /** Repeating work (watchers), idempotent by (kind, id); the data of a later call replaces the earlier. */
-  schedule<T>(kind: string, id: string, data: T, options: ScheduleOptions): Promise<void>;
-  unschedule(kind: string, id: string): Promise<void>;
   start(): Promise<void>;
   /** Stops taking work, aborts handlers' signals and waits for running handlers to return. */
   close(): Promise<void>;
