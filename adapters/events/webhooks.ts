@@ -169,12 +169,12 @@ export class Webhooks {
     const result = await this.send(endpoint, event, item.signal).catch((error: Error) => ({ status: 0, retryAfter: undefined, error: error.message }));
     const outcome = outcomeOf(result.status, result.retryAfter, item.attempt >= this.options.backoffMs.length + 1);
     const latency = this.now() - started;
-    this.options.observed?.(outcome, latency / 1000);
     const attempt: DeliveryAttempt = {
       event_id: event.id, type: event.type, session: event.session, attempt: item.attempt, at: started, status: result.status, outcome, latency_ms: latency,
       ...(item.data.replay ? { replay: true } : {}), ...('error' in result && result.error ? { error: result.error } : {}),
     };
     await this.work.store.append(logOfEndpoint(endpoint.id), [{ key: `${item.id}:${item.attempt}:${started}`, value: attempt }]);
+    this.options.observed?.(outcome, latency / 1000); // after the attempt is logged: a live view that hears it finds it
     if (Math.random() < 0.01) await this.work.store.trim(logOfEndpoint(endpoint.id), LOG_KEEP).catch(() => undefined);
     if (outcome === 'delivered') return void (await this.work.store.put(DELIVERED, mark, { at: this.now() }));
     if (outcome === 'disabled') return void (await this.disable(endpoint.id, 'the receiver answered 410 Gone'));

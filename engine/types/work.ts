@@ -122,6 +122,18 @@ export interface WorkEvent {
 
 export interface Events {
   emit(event: WorkEvent): Promise<void>;
+  /**
+   * Tells this instance's live views (the console's stream) of a change that is no event: a job's
+   * page, a webhook delivery. Neither logged nor delivered; absent on the default events.
+   */
+  notice?(type: string, data?: Readonly<Record<string, unknown>>): void;
+}
+
+/** What the outbox's listeners hear: each event this instance logs first, and each notice. */
+export interface EventNotice {
+  readonly type: string;
+  readonly session?: string;
+  readonly data?: Readonly<Record<string, unknown>>;
 }
 
 /** The background layer handed to plugins and background modules through Services. */

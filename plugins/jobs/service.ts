@@ -199,6 +199,7 @@ export class Jobs {
       return { bucket: BUCKET, key: job.id, value: saved };
     });
     const finished = !next || next === job.cursor || saved.stale >= STALE_PAGES || (job.limit > 0 && saved.items >= job.limit);
+    this.events.notice?.('job.page', { job_id: job.id, items: saved.items });
     if (await this.store.get(CANCELLED, job.id)) return void (await this.finish(saved, 'cancelled'));
     if (finished) return void (await this.finish(saved, 'done'));
     return { delayMs: jittered(this.deps.settings.intervalMs, JITTER) };
