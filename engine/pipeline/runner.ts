@@ -22,9 +22,10 @@ export function backgroundRoutes(manifest: Manifest, steps: (route: RouteSpec) =
       check(state, readValues(raw as Record<string, unknown>, undefined, state));
       return state.bag;
     },
-    async run(route, bag: InputBag, session: SessionRecord, signal: AbortSignal) {
+    async run(route, bag: InputBag, session: SessionRecord, signal: AbortSignal, options) {
       const state = new RequestState('background');
       state.origin = 'background';
+      state.via = options?.via;
       Object.assign(state.bag, bag);
       state.session = session;
       try {

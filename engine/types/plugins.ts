@@ -41,6 +41,9 @@ export interface SessionClient {
   call(method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown>;
 }
 
+/** Wraps a session's client for one background run: the calls go through it, then (or instead) through the session's lane and governor. */
+export type ClientVia = (client: SessionClient) => SessionClient;
+
 export interface Plugin {
   /** Upstream methods the plugin may call (for the audit). */
   readonly uses: readonly string[];
@@ -85,7 +88,7 @@ export interface BackgroundRoutes {
   /** Coerces raw values (strings, or lists of strings, as a query would hold) and validates them; throws the route's 422. */
   input(route: RouteSpec, raw: Readonly<Record<string, unknown>>): InputBag;
   /** Validates, resolves, calls and shapes for the session: exactly one request's upstream work, through its lane and governor. */
-  run(route: RouteSpec, bag: InputBag, session: SessionRecord, signal: AbortSignal): Promise<unknown>;
+  run(route: RouteSpec, bag: InputBag, session: SessionRecord, signal: AbortSignal, options?: { readonly via?: ClientVia }): Promise<unknown>;
   /** The HTTP status (and Retry-After) the one error registry gives a failure. */
   statusOf(error: unknown): { readonly status: number; readonly excType: string; readonly retryAfter?: number };
   /** The manifest's component schemas (item records), for background consumers that read item shapes. */

@@ -7,11 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../engine/http-error.js';
 import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import { owns } from '../../engine/owner.js';
-import type { Caller, Events, InputBag, Owner, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
+import type { UpstreamAdapter, Caller, Events, InputBag, Owner, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
 import { itemKey, jobKinds, type JobKind } from './kinds.js';
 import { sessionRef } from '../../adapters/events/ids.js';
 import type { Pools } from './pools.js';
 import { jittered, PacedWork, type Pause } from '../../adapters/work/toolkit/index.js';
+import { IteratorPaging, type IteratorRun } from './iterate.js';
 
 export const JOB_WORK = 'job';
 const BUCKET = 'jobs';
@@ -48,6 +49,10 @@ export interface JobRecord {
   readonly cursor: string;
   /** Pages in a row that brought no new item. */
   readonly stale: number;
+  /** How its pages are read: the library's async iterator, or the chunk method (./iterate.ts); absent before either. */
+  readonly paging?: 'iterator' | 'chunks';
+  /** Items read again through the chunk method after an iterator was lost: their pages are not stale. */
+  readonly replay?: number;
   readonly created_at: number;
   readonly started_at?: number;
   readonly updated_at: number;
@@ -66,6 +71,8 @@ export interface JobsDeps {
   readonly sessions: SessionService;
   readonly routes: BackgroundRoutes;
   readonly pools: Pools;
+  /** The upstream, for its capabilities (the async iterators it has). */
+  readonly upstream?: Pick<UpstreamAdapter, 'library'>;
   readonly log: Logger;
   readonly settings: JobSettings;
   readonly now?: () => number;
@@ -79,12 +86,14 @@ export class Jobs {
   private readonly now: () => number;
   /** Health, refusals and the spacing between pages of one session (or pool member). */
   private readonly paced: PacedWork;
+  private readonly iterators: IteratorPaging;
 
   constructor(private readonly deps: JobsDeps) {
     this.kinds = jobKinds(deps.routes.routes, deps.routes.schemas);
     this.store = deps.work.store;
     this.now = deps.now ?? Date.now;
     this.paced = new PacedWork({ sessions: deps.sessions, routes: deps.routes, now: this.now });
+    this.iterators = new IteratorPaging(() => deps.upstream?.library.capabilities?.iterators ?? []);
   }
 
   private get events(): Events {
@@ -169,9 +178,11 @@ export class Jobs {
     const wait = this.paced.waitFor(chosen.record.id, this.deps.settings.intervalMs * (1 - JITTER));
     if (wait > 0) return { delayMs: wait };
     this.paced.ran(chosen.record.id);
-    const page = await this.paced.run(chosen.record, (record) => this.deps.routes.run(kind.route, this.bagFor(kind, job), record, item.signal));
+    const iterating = this.iterators.runFor(job, kind, kind.amount?.max ?? 50);
+    const bag = this.bagFor(kind, job);
+    const page = await this.paced.run(chosen.record, (record) => this.deps.routes.run(kind.route, bag, record, item.signal, iterating && { via: iterating.via }));
     if ('pause' in page) return this.pause(job, this.memberTrouble(job, page.pause));
-    return this.savePage(kind, job, page.value as Record<string, unknown>);
+    return this.savePage(kind, job, page.value as Record<string, unknown>, iterating);
   }
 
   /** A pool member that fell ill is already out of the choice: the next member is tried at once. */
@@ -186,19 +197,25 @@ export class Jobs {
   }
 
   /** Appends the page's new items and the advanced record in one transaction. */
-  private async savePage(kind: JobKind, job: JobRecord, body: Record<string, unknown>): Promise<WorkOutcome> {
+  private async savePage(kind: JobKind, job: JobRecord, body: Record<string, unknown>, iterating?: IteratorRun): Promise<WorkOutcome> {
     const items = Array.isArray(body.items) ? body.items : [];
     const room = job.limit > 0 ? job.limit - job.items : Infinity;
     const entries = items.map((value) => ({ key: itemKey(kind, value), value })).slice(0, Math.max(0, room));
-    const next = String(body[kind.cursorField] ?? '');
+    const read = pagingOf(job, items.length, iterating);
+    const next = read.paging === 'iterator' ? '' : String(body[kind.cursorField] ?? '');
     const now = this.now();
     let saved!: JobRecord;
     await this.store.append(listOf(job.id), entries, (added) => {
-      const stale = added === 0 ? job.stale + 1 : 0;
-      saved = { ...job, state: 'running', paused: undefined, items: job.items + added, pages: job.pages + 1, cursor: next, stale, started_at: job.started_at ?? now, updated_at: now };
+      const stale = added > 0 ? 0 : read.replaying ? job.stale : job.stale + 1;
+      saved = {
+        ...job, state: 'running', paused: undefined, items: job.items + added, pages: job.pages + 1, cursor: next, stale, paging: read.paging, replay: read.replay,
+        started_at: job.started_at ?? now, updated_at: now,
+      };
       return { bucket: BUCKET, key: job.id, value: saved };
     });
-    const finished = !next || next === job.cursor || saved.stale >= STALE_PAGES || (job.limit > 0 && saved.items >= job.limit);
+    const spent = read.paging === 'iterator' ? read.done : !next || next === job.cursor;
+    const finished = spent || saved.stale >= STALE_PAGES || (job.limit > 0 && saved.items >= job.limit);
+    if (finished) this.iterators.forget(job.id);
     this.events.notice?.('job.page', { job_id: job.id, items: saved.items });
     if (await this.store.get(CANCELLED, job.id)) return void (await this.finish(saved, 'cancelled'));
     if (finished) return void (await this.finish(saved, 'done'));
@@ -257,6 +274,19 @@ export class Jobs {
 }
 
 export const listOf = (jobId: string): string => `job:${jobId}`;
+
+/**
+ * How a page was read and what it leaves: through the iterator (spent or not), or through the chunk
+ * method, re-reading (`replaying`) what the job held when its iterator was lost.
+ */
+function pagingOf(job: JobRecord, read: number, iterating: IteratorRun | undefined): { paging: 'iterator' | 'chunks'; done: boolean; replaying: boolean; replay?: number } {
+  const outcome = iterating?.outcome();
+  if (outcome && !outcome.gone) return { paging: 'iterator', done: outcome.done, replaying: false };
+  const lost = job.paging === 'iterator'; // this page is the chunk method's first: the iterator left no cursor
+  const before = lost ? job.items : job.replay ?? 0;
+  const left = Math.max(0, before - read);
+  return { paging: 'chunks', done: false, replaying: before > 0, ...(left > 0 ? { replay: left } : {}) };
+}
 
 /** A job's owner; one started before owners were kept belongs to its account. */
 const jobOwner = (job: JobRecord): Owner => job.owner ?? (job.account ? { account: job.account.pk } : {});

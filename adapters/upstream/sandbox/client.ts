@@ -6,6 +6,7 @@ import { fail, upstreamError } from './errors.js';
 import type { Rng } from './prng.js';
 import { bindArgs, type ClientState, type Ctx, type MethodDef, type SandboxCore } from './registry.js';
 import { FIXED } from './world/users.js';
+import { Cursors } from './methods/iterators.js';
 
 export interface Faults {
   readonly latencyMs: number;
@@ -31,6 +32,8 @@ export function upgradeAppProfile(state: ClientState): void {
 
 export class SandboxClient implements UpstreamClient {
   readonly state: ClientState;
+  /** The async iterators read a page at a time (CallOptions.page). */
+  private readonly cursors = new Cursors();
 
   constructor(
     private readonly core: SandboxCore,
@@ -55,7 +58,13 @@ export class SandboxClient implements UpstreamClient {
       this.core.used(ctx.me().pk);
       if (this.state.pk === FIXED.demo_throttled) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { message: 'Please wait a few minutes before you try again.', status: 'fail' });
     }
+    if (opts.page) return this.cursors.page(method, args, opts.page, this.chunkRunner(ctx));
     return def!.run(ctx, args);
+  }
+
+  /** An iterator's chunk calls: bound like any call, run with the context of the page being read. */
+  private chunkRunner(ctx: Ctx) {
+    return (method: string, kwargs: Readonly<Record<string, unknown>>) => this.methods.get(method)!.run(ctx, bindArgs(method, kwargs, this.core.signatures));
   }
 
   account(): string | undefined {
