@@ -30,6 +30,8 @@ class Cursors:
         if cursor is None:
             generator = fn(**kwargs)
             if not inspect.isasyncgen(generator):
+                if inspect.iscoroutine(generator):
+                    generator.close()  # never started: no "was never awaited" warning
                 raise SidecarError("SidecarProtocolError", "only an async iterator is read a page at a time")
             cursor = f"c{next(_serial)}"
             await self.keep(cursor, generator)
