@@ -101,7 +101,10 @@ class LiveStream {
         this.sent.set(list, text);
         this.write(`event: ${list}\ndata: ${text}\n\n`);
       },
-      (error) => this.write(`event: problem\ndata: ${JSON.stringify({ detail: `listing ${list} failed: ${error instanceof Error ? error.name : 'error'}` })}\n\n`),
+      (error) => {
+        const detail = `listing ${list} failed: ${error instanceof Error ? error.name : 'error'}`;
+        this.write(`event: problem\ndata: ${JSON.stringify({ detail })}\n\n`);
+      },
     );
   }
 

@@ -17,7 +17,8 @@ export function installJobs(services: Services): void {
   if (!services.work) return;
   const pools = new Pools(services.work.store, services.sessions, services.config.sessionCacheTtlMs);
   const jobs = new Jobs({
-    work: services.work, sessions: services.sessions, routes: services.routes, upstream: services.upstream, pools, log: services.log, settings: jobSettings(services.config.extra),
+    work: services.work, sessions: services.sessions, routes: services.routes, upstream: services.upstream, pools, log: services.log,
+    settings: jobSettings(services.config.extra),
   });
   jobs.install();
   services.pools = pools;

@@ -61,7 +61,8 @@ export class IteratorPaging {
       call: async (method, kwargs, opts) => {
         if (method !== spec.chunk) return client.call(method, kwargs, opts);
         try {
-          const page = (await client.call(spec.spec.name, passedOf(spec.spec, kwargs), { ...opts, page: { cursor, size: sizeOf(spec.spec, kwargs, size) } })) as IteratorPage;
+          const paging = { ...opts, page: { cursor, size: sizeOf(spec.spec, kwargs, size) } };
+          const page = (await client.call(spec.spec.name, passedOf(spec.spec, kwargs), paging)) as IteratorPage;
           done = !page.cursor;
           if (page.cursor) this.open.set(job.id, page.cursor);
           else this.open.delete(job.id);

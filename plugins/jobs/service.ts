@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../engine/http-error.js';
 import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import { owns } from '../../engine/owner.js';
-import type { UpstreamAdapter, Caller, Events, InputBag, Owner, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
+import type {
+  BackgroundRoutes, Caller, Events, InputBag, Logger, Owner, SessionRecord, SessionService, UpstreamAdapter, WorkItem, WorkLayer, WorkOutcome, WorkStore,
+} from '../../engine/types.js';
 import { itemKey, jobKinds, type JobKind } from './kinds.js';
 import { sessionRef } from '../../adapters/events/ids.js';
 import type { Pools } from './pools.js';

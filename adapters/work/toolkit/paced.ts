@@ -58,7 +58,8 @@ export class PacedWork {
     if (status === 401) return { reason: 'logged_out', detail: pauseDetail('logged_out') };
     const wait = deferralOf(status, retryAfter);
     if (wait === undefined) return undefined;
-    return { reason: 'deferred', until: this.now() + wait, exc_type: excType, detail: `Refused with ${excType}; the work resumes in ${Math.ceil(wait / 1000)} s.` };
+    const detail = `Refused with ${excType}; the work resumes in ${Math.ceil(wait / 1000)} s.`;
+    return { reason: 'deferred', until: this.now() + wait, exc_type: excType, detail };
   }
 
   /** The work for a session, paused rather than run or failed when the session or a refusal says so; other failures throw. */

@@ -29,6 +29,8 @@ export const iteratorMethods: MethodTable = Object.fromEntries(
   Object.keys(WALKS).map((name) => [name, { run: () => fail('TypeError', `${name}() is an async iterator: read it a page at a time`) }]),
 );
 
+const GONE = "the iterator's cursor is gone (the client was reopened); read on through the chunk method";
+
 /** Runs one chunk method for the walk (through the client's registry, with the current call's context). */
 export type ChunkRunner = (method: string, kwargs: Args) => unknown;
 
@@ -47,7 +49,7 @@ export class Cursors {
       cursor = `c${++this.serial}`;
       this.open.set(cursor, walked(walk, args, () => this.current!));
     }
-    const iterator = this.open.get(cursor) ?? fail('SidecarCursorGone', "the iterator's cursor is gone (the client was reopened); read on through the chunk method");
+    const iterator = this.open.get(cursor) ?? fail('SidecarCursorGone', GONE);
     const items: unknown[] = [];
     while (items.length < Math.max(1, page.size)) {
       const next = iterator.next();
