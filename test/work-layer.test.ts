@@ -1,5 +1,5 @@
 // The background layer on its in-process engine: the queue's contract (idempotent adds, delays,
-// retries with backoff, later-without-an-attempt, repeating work, concurrency), the work store
+// retries with backoff, later-without-an-attempt, concurrency), the work store
 // (documents, atomic appends deduplicated by key, sealed secrets), and durability: a worker
 // process killed with SIGKILL mid-work loses nothing, and what it was running runs again.
 import t from 'tap';
@@ -84,26 +84,18 @@ t.test('retryAt and delayMs run the item again later without counting an attempt
   t.same(attempts, [1, 1, 1, 1], 'every run is still the first attempt');
 });
 
-t.test('scheduled work repeats until unscheduled; concurrency caps runs at once', async (t) => {
+t.test('concurrency caps runs at once', async (t) => {
   const { queue, close } = layer();
   t.teardown(close);
-  let ticks = 0;
   let busy = 0;
   let peak = 0;
-  queue.define('tick', async () => void ticks++);
   queue.define('slow', async () => {
     peak = Math.max(peak, ++busy);
     await sleep(30);
     busy--;
   }, { concurrency: 2 });
-  await queue.schedule('tick', 'w', {}, { everyMs: 20, jitter: 0.2 });
   for (let i = 0; i < 6; i++) await queue.add('slow', `s${i}`, {});
   await queue.start();
-  await until('three ticks', () => ticks >= 3);
-  await queue.unschedule('tick', 'w');
-  const stopped = ticks;
-  await sleep(80);
-  t.ok(ticks <= stopped + 1, `no ticks after unschedule (${stopped} → ${ticks})`);
   await until('the slow items', async () => busy === 0 && peak > 0);
   await sleep(200);
   t.equal(peak, 2, 'never more than two slow items at once');

@@ -2,7 +2,7 @@
 // second emit of one event adds nothing) and handed to a fan-out work item that queues one webhook
 // delivery per matching endpoint. SSE streams of this instance are woken on each new event; streams
 // of other instances find it on their next look at the log (EVENTS_POLL_MS).
-import type { EventLog, ListEntry, Logger, WorkEvent, WorkLayer } from '../../engine/types.js';
+import type { EventLog, EventNotice, ListEntry, Logger, WorkEvent, WorkLayer } from '../../engine/types.js';
 import { logOf } from './ids.js';
 
 export const FANOUT = 'events.fanout';
@@ -19,6 +19,7 @@ export interface OutboxOptions {
 
 export class Outbox implements EventLog {
   private readonly waiters = new Set<() => void>();
+  private readonly listeners = new Set<(notice: EventNotice) => void>();
   private readonly now: () => number;
   private appends = 0;
 
@@ -53,6 +54,7 @@ export class Outbox implements EventLog {
     if (!added) return false;
     this.options.counted?.(event.type);
     this.wake();
+    this.tell(event);
     // Trimmed now and then, not on every append: one DELETE per hundred events is plenty.
     if (++this.appends % 100 === 0) await this.work.store.trim(list, this.options.retainCount).catch(() => undefined);
     return true;
@@ -94,6 +96,20 @@ export class Outbox implements EventLog {
       this.waiters.add(done);
       signal.addEventListener('abort', done, { once: true });
     });
+  }
+
+  /** Hears each event this instance logs first and each notice (the console's live stream); answers the function that stops it. */
+  listen(listener: (notice: EventNotice) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  notice(type: string, data?: Readonly<Record<string, unknown>>): void {
+    this.tell({ type, data });
+  }
+
+  private tell(notice: EventNotice): void {
+    for (const listener of [...this.listeners]) listener(notice);
   }
 
   private wake(): void {

@@ -13,6 +13,7 @@ import type { Caller, Owner, WorkEvent, WorkItem, WorkLayer, WorkOutcome } from 
 import { checkAddress, type AllowList } from '../transfer/address-guard.js';
 import { guardedLookup, resolveChecked, systemResolver, type Resolver } from '../transfer/guarded-lookup.js';
 import { TransferError } from '../transfer/errors.js';
+import { deferralOf } from '../work/toolkit/index.js';
 
 export const DELIVER = 'webhooks.deliver';
 const ENDPOINTS = 'webhooks';
@@ -168,16 +169,16 @@ export class Webhooks {
     const result = await this.send(endpoint, event, item.signal).catch((error: Error) => ({ status: 0, retryAfter: undefined, error: error.message }));
     const outcome = outcomeOf(result.status, result.retryAfter, item.attempt >= this.options.backoffMs.length + 1);
     const latency = this.now() - started;
-    this.options.observed?.(outcome, latency / 1000);
     const attempt: DeliveryAttempt = {
       event_id: event.id, type: event.type, session: event.session, attempt: item.attempt, at: started, status: result.status, outcome, latency_ms: latency,
       ...(item.data.replay ? { replay: true } : {}), ...('error' in result && result.error ? { error: result.error } : {}),
     };
     await this.work.store.append(logOfEndpoint(endpoint.id), [{ key: `${item.id}:${item.attempt}:${started}`, value: attempt }]);
+    this.options.observed?.(outcome, latency / 1000); // after the attempt is logged: a live view that hears it finds it
     if (Math.random() < 0.01) await this.work.store.trim(logOfEndpoint(endpoint.id), LOG_KEEP).catch(() => undefined);
     if (outcome === 'delivered') return void (await this.work.store.put(DELIVERED, mark, { at: this.now() }));
     if (outcome === 'disabled') return void (await this.disable(endpoint.id, 'the receiver answered 410 Gone'));
-    if (outcome === 'deferred') return { delayMs: result.retryAfter! * 1000 };
+    if (outcome === 'deferred') return { delayMs: deferralOf(result.status, result.retryAfter)! };
     throw new Error(`webhook delivery to ${endpoint.id} failed: ${result.status ? 'HTTP ' + result.status : ('error' in result && result.error) || 'no answer'}`);
   };
 
@@ -236,7 +237,7 @@ export function webhookBody(event: WorkEvent): string {
 function outcomeOf(status: number, retryAfter: number | undefined, last: boolean): DeliveryOutcome {
   if (status >= 200 && status < 300) return 'delivered';
   if (status === 410) return 'disabled';
-  if ((status === 429 || status === 503) && retryAfter !== undefined) return 'deferred';
+  if (deferralOf(status, retryAfter) !== undefined) return 'deferred';
   return last ? 'failed' : 'retry';
 }
 

@@ -38,8 +38,6 @@ export function boundedQueue(queue: WorkQueue, ms: number): WorkQueue {
     define: (kind, handler, options) => queue.define(kind, handler, options),
     add: (kind, id, data, options) => bound('write', () => queue.add(kind, id, data, options)),
     remove: (kind, id) => bound('delete', () => queue.remove(kind, id)),
-    schedule: (kind, id, data, options) => bound('write', () => queue.schedule(kind, id, data, options)),
-    unschedule: (kind, id) => bound('delete', () => queue.unschedule(kind, id)),
     start: () => queue.start(),
     close: () => queue.close(),
   };

@@ -2,11 +2,12 @@
 // a worker. One BullMQ queue per work kind (its concurrency is the kind's), the item id as the
 // BullMQ job id (a second add while one is waiting, delayed or active is a no-op), attempts with
 // our backoff steps as a custom strategy, "later without an attempt" as moveToDelayed plus
-// DelayedError, and job schedulers for repeating work. A killed instance's active jobs stall and
+// DelayedError (repeating work reschedules itself that way). A killed instance's active jobs stall and
 // BullMQ hands them to another worker. No queue or lock of our own.
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
-import type { AddOptions, DefineOptions, Logger, ScheduleOptions, WorkHandler, WorkItem, WorkQueue } from '../../engine/types.js';
+import type { AddOptions, DefineOptions, Logger, WorkHandler, WorkItem, WorkQueue } from '../../engine/types.js';
 import { isStoreDown, outageReporter } from '../store/bounded.js';
+import { stepOf } from './toolkit/index.js';
 
 export interface BullOptions {
   /** ioredis connection options or a redis:// URL; or a PostgreSQL connection string with `backend`. */
@@ -62,14 +63,6 @@ export class BullWorkQueue implements WorkQueue {
 
   async remove(kind: string, id: string): Promise<void> {
     await this.queue(kind).remove(jobIdOf(id)).catch(() => undefined); // an active job is locked: it finishes its run
-  }
-
-  async schedule<T>(kind: string, id: string, data: T, options: ScheduleOptions): Promise<void> {
-    await this.queue(kind).upsertJobScheduler(jobIdOf(id), { every: options.everyMs }, { name: kind, data: { data, backoffMs: [] } satisfies Data<T>, opts: { removeOnComplete: true, removeOnFail: true } });
-  }
-
-  async unschedule(kind: string, id: string): Promise<void> {
-    await this.queue(kind).removeJobScheduler(jobIdOf(id));
   }
 
   async start(): Promise<void> {
@@ -204,10 +197,6 @@ const queueName = (kind: string) => `${PREFIX}-${kind}`;
 // BullMQ refuses ':' in custom ids (it separates key parts): ids are escaped one way, both ways.
 const jobIdOf = (id: string) => 'w' + encodeURIComponent(id);
 const idOf = (jobId: string) => decodeURIComponent(jobId.slice(1));
-
-function stepOf(steps: readonly number[], attemptsMade: number): number {
-  return steps[Math.min(Math.max(0, attemptsMade - 1), steps.length - 1)] ?? 1000;
-}
 
 const CLOSE_MS = 5000;
 const SEVER_MS = 500;

@@ -2,7 +2,7 @@
 // cost some 30 MB of memory once imported, and the default (SQLite, in process) never needs them.
 // Kinds defined before the load are kept and defined on the loaded queue when it starts; every other
 // call waits for the load. Secrets are sealed at once (the sealer needs no server).
-import type { AddOptions, DefineOptions, ListEntry, ScheduleOptions, WorkHandler, WorkQueue, WorkStore, DocWrite } from '../../engine/types.js';
+import type { AddOptions, DefineOptions, ListEntry, WorkHandler, WorkQueue, WorkStore, DocWrite } from '../../engine/types.js';
 import type { Sealer } from './sealer.js';
 
 export interface Loaded {
@@ -29,8 +29,6 @@ export function deferredParts(engine: string, sealer: Sealer, load: () => Promis
     define: (kind, handler, options) => void defined.push([kind, handler as WorkHandler<unknown>, options]),
     add: async <T>(kind: string, id: string, data: T, options?: AddOptions) => (await started()).add(kind, id, data, options),
     remove: async (kind, id) => (await started()).remove(kind, id),
-    schedule: async <T>(kind: string, id: string, data: T, options: ScheduleOptions) => (await started()).schedule(kind, id, data, options),
-    unschedule: async (kind, id) => (await started()).unschedule(kind, id),
     start() {
       starting ??= (async () => {
         const real = (await loaded()).queue;

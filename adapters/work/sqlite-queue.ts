@@ -3,15 +3,15 @@
 // start, what a killed process left running is pending again, so it runs again: delivery is at
 // least once. One instance only: two processes on one file would both claim (use BullMQ for that).
 import { randomBytes } from 'node:crypto';
-import type { AddOptions, DefineOptions, Logger, ScheduleOptions, WorkHandler, WorkItem, WorkOutcome, WorkQueue } from '../../engine/types.js';
+import type { AddOptions, DefineOptions, Logger, WorkHandler, WorkItem, WorkOutcome, WorkQueue } from '../../engine/types.js';
+import { stepOf } from './toolkit/index.js';
 import type { Row, SqliteDb } from './sqlite-db.js';
 
 export const QUEUE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS work_items (
   kind TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL,
   state TEXT NOT NULL, run_at INTEGER NOT NULL, token TEXT NOT NULL DEFAULT '',
-  attempt INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 1, backoff TEXT NOT NULL DEFAULT '[1000]',
-  every_ms INTEGER NOT NULL DEFAULT 0, jitter REAL NOT NULL DEFAULT 0, error TEXT,
+  attempt INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 1, backoff TEXT NOT NULL DEFAULT '[1000]', error TEXT,
   PRIMARY KEY (kind, id));
 CREATE INDEX IF NOT EXISTS work_items_due ON work_items (kind, state, run_at);
 `;
@@ -34,8 +34,6 @@ interface Claimed {
   readonly attempt: number;
   readonly attempts: number;
   readonly backoff: string;
-  readonly every_ms: number;
-  readonly jitter: number;
 }
 
 export interface SqliteQueueOptions {
@@ -79,21 +77,6 @@ export class SqliteWorkQueue implements WorkQueue {
 
   async remove(kind: string, id: string): Promise<void> {
     await this.db.run('DELETE FROM work_items WHERE kind = ? AND id = ?', [kind, id]);
-  }
-
-  async schedule<T>(kind: string, id: string, data: T, options: ScheduleOptions): Promise<void> {
-    if (!(options.everyMs > 0)) throw new Error('schedule needs everyMs > 0');
-    const jitter = Math.min(1, Math.max(0, options.jitter ?? 0));
-    await this.db.run(
-      `INSERT INTO work_items (kind, id, data, state, run_at, every_ms, jitter) VALUES (?, ?, ?, 'pending', ?, ?, ?)
-       ON CONFLICT (kind, id) DO UPDATE SET data = excluded.data, every_ms = excluded.every_ms, jitter = excluded.jitter`,
-      [kind, id, JSON.stringify(data ?? null), this.now() + spread(options.everyMs, jitter), options.everyMs, jitter],
-    );
-    this.wake();
-  }
-
-  unschedule(kind: string, id: string): Promise<void> {
-    return this.remove(kind, id);
   }
 
   async start(): Promise<void> {
@@ -190,20 +173,17 @@ export class SqliteWorkQueue implements WorkQueue {
     await this.settle(row, outcome).catch((error) => this.options.log.warn('work item not settled', { kind: item.kind, error: String(error) }));
   }
 
-  /** Done: removed, or (repeating work) due again after its interval. Later: pending at that time. */
+  /** Done: removed. Later: pending at that time. */
   private async settle(row: Claimed, outcome: WorkOutcome): Promise<void> {
     const later = laterOf(outcome, this.now());
     if (later !== undefined) return void (await this.update(row, "state = 'pending', run_at = ?", [later]));
-    if (row.every_ms > 0) return void (await this.update(row, "state = 'pending', attempt = 0, run_at = ?", [this.now() + spread(row.every_ms, row.jitter)]));
     await this.db.run('DELETE FROM work_items WHERE kind = ? AND id = ? AND token = ?', [row.kind, row.id, row.token]);
   }
 
   private async failed(kind: Kind, item: WorkItem, row: Claimed, error: unknown): Promise<void> {
     const name = error instanceof Error ? error.name : 'error';
-    if (row.every_ms > 0) return void (await this.update(row, "state = 'pending', run_at = ?, error = ?", [this.now() + spread(row.every_ms, row.jitter), name]));
     if (item.attempt < row.attempts) {
-      const steps = JSON.parse(row.backoff) as number[];
-      const wait = steps[Math.min(item.attempt - 1, steps.length - 1)] ?? 1000;
+      const wait = stepOf(JSON.parse(row.backoff) as number[], item.attempt);
       return void (await this.update(row, "state = 'pending', attempt = ?, run_at = ?, error = ?", [item.attempt, this.now() + wait, name]));
     }
     await this.update(row, "state = 'failed', attempt = ?, error = ?", [item.attempt, name]);
@@ -229,9 +209,4 @@ function laterOf(outcome: WorkOutcome, now: number): number | undefined {
   if ('retryAt' in outcome) return outcome.retryAt;
   if ('delayMs' in outcome) return now + Math.max(0, outcome.delayMs);
   return undefined;
-}
-
-/** An interval varied by up to ±jitter of itself. */
-export function spread(everyMs: number, jitter: number): number {
-  return Math.max(0, Math.round(everyMs * (1 + jitter * (Math.random() * 2 - 1))));
 }

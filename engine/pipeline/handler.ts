@@ -49,7 +49,8 @@ export function routeRunner(route: RouteSpec, deps: RouteDeps): RouteRunner {
   const { sessions } = deps.services;
   const work: RouteRunner = async (state, _problems, signal) => {
     const session = state.session;
-    const client = session ? sessions.client(session) : sessions.anonymous();
+    const own = session ? sessions.client(session) : sessions.anonymous();
+    const client = state.via ? state.via(own) : own;
     if (resolve) {
       const resolving = resolve(state.bag, client, session);
       if (resolving) await resolving;

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import type { Caller, CallOrigin, InputBag, KeyGrant, ReplyMeta, SessionRecord, UploadedFile } from '../types.js';
+import type { Caller, CallOrigin, ClientVia, InputBag, KeyGrant, ReplyMeta, SessionRecord, UploadedFile } from '../types.js';
 
 type Cleanup = () => Promise<void> | void;
 
@@ -18,6 +18,8 @@ export class RequestState {
   address?: string;
   /** The session is a pool member chosen for an X-Pool read: it is not the caller's own. */
   viaPool = false;
+  /** Background work's own reading of the route's upstream calls (a job paging through an iterator); the session's client otherwise. */
+  via?: ClientVia;
   /** Who runs the route: an HTTP request, an MCP tool call, or background work (route guards read it). */
   origin: CallOrigin = 'http';
   /** Headers (and a status) the route's guards add to the answer; the engine writes them. */

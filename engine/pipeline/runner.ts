@@ -28,6 +28,7 @@ export function backgroundRoutes(manifest: Manifest, steps: (route: RouteSpec) =
       state.origin = 'background';
       if (extra?.files) state.files = [...extra.files];
       if (extra?.header) state.header = extra.header;
+      state.via = extra?.via;
       Object.assign(state.bag, bag);
       state.session = session;
       try {

@@ -28,6 +28,8 @@ export interface PluginInput {
   readonly signal: AbortSignal;
   /** A request header ('' when absent); HTTP requests only, for protocols that put input there (SSE's Last-Event-ID). */
   readonly header?: (name: string) => string;
+  /** Wraps the session's client for this run (a job paging through the library's iterator). */
+  readonly via?: ClientVia;
   /** Run the route's declared calls (manifest `calls`) on the session's client with this bag. */
   invoke(bag: InputBag): Promise<unknown>;
   /** A private temp folder for this request, removed with everything in it after the response. */
@@ -40,6 +42,9 @@ export interface PluginInput {
 export interface SessionClient {
   call(method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown>;
 }
+
+/** Wraps a session's client for one background run: the calls go through it, then (or instead) through the session's lane and governor. */
+export type ClientVia = (client: SessionClient) => SessionClient;
 
 export interface Plugin {
   /** Upstream methods the plugin may call (for the audit). */
@@ -99,6 +104,8 @@ export interface BackgroundRoutes {
 export interface BackgroundRunExtra {
   readonly files?: readonly UploadedFile[];
   readonly header?: (name: string) => string;
+  /** Wraps the session's client for this run (a job paging through the library's iterator). */
+  readonly via?: ClientVia;
 }
 
 /**

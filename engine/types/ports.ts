@@ -55,6 +55,18 @@ export interface CallOptions {
   /** Security code to hand the upstream's challenge handler for this one call only. */
   readonly challengeCode?: string;
   readonly signal?: AbortSignal;
+  /**
+   * The call is to one of the library's async iterators (UpstreamCapabilities.iterators), read as
+   * a server-side cursor: without `cursor` the iterator is started, with it the open one goes on;
+   * the answer is an IteratorPage of at most `size` items.
+   */
+  readonly page?: { readonly cursor?: string; readonly size: number };
+}
+
+/** One page read from an async iterator: its items, and the cursor to read on with (absent once it is spent). */
+export interface IteratorPage {
+  readonly items: readonly unknown[];
+  readonly cursor?: string;
 }
 
 export interface ReadyCheck {

@@ -41,12 +41,6 @@ export interface AddOptions {
   readonly backoffMs?: readonly number[];
 }
 
-export interface ScheduleOptions {
-  readonly everyMs: number;
-  /** Fraction of everyMs (0..1) each interval may vary by, so many watchers do not beat together. */
-  readonly jitter?: number;
-}
-
 export interface WorkQueue {
   /** Which engine runs the work ("sqlite", "bullmq-redis", "bullmq-postgres"), for /ready and logs. */
   readonly engine: string;
@@ -56,9 +50,6 @@ export interface WorkQueue {
   add<T>(kind: string, id: string, data: T, options?: AddOptions): Promise<void>;
   /** Removes a pending item (a running one finishes its current run and is not run again). */
   remove(kind: string, id: string): Promise<void>;
-  /** Repeating work (watchers), idempotent by (kind, id); the data of a later call replaces the earlier. */
-  schedule<T>(kind: string, id: string, data: T, options: ScheduleOptions): Promise<void>;
-  unschedule(kind: string, id: string): Promise<void>;
   start(): Promise<void>;
   /** Stops taking work, aborts handlers' signals and waits for running handlers to return. */
   close(): Promise<void>;
@@ -131,6 +122,18 @@ export interface WorkEvent {
 
 export interface Events {
   emit(event: WorkEvent): Promise<void>;
+  /**
+   * Tells this instance's live views (the console's stream) of a change that is no event: a job's
+   * page, a webhook delivery. Neither logged nor delivered; absent on the default events.
+   */
+  notice?(type: string, data?: Readonly<Record<string, unknown>>): void;
+}
+
+/** What the outbox's listeners hear: each event this instance logs first, and each notice. */
+export interface EventNotice {
+  readonly type: string;
+  readonly session?: string;
+  readonly data?: Readonly<Record<string, unknown>>;
 }
 
 /** The outbox's reading side, for consumers the engine knows only by this port (MCP resources and subscriptions). */

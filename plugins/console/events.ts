@@ -1,9 +1,11 @@
-// GET /console/events: the console's live updates as server-sent events. A session change made
-// by this instance (login, state, throttle, revocation) is pushed within a moment; growing use
-// counts at most every few seconds; jobs twice a second while one is under way; health every ten.
-// The page never polls.
+// GET /console/events: the console's live updates as server-sent events, fed by the events outbox
+// (plugins/events): what this instance logs (session.state.changed, job.*) and its notices (a job's
+// page, a webhook delivery) say which list to send again; session changes made by this instance
+// (a label, a login) come from the session service. One timer per open page: the keep-alive, which
+// also sends the health figures and looks at the store for what other instances changed (their
+// events are in the shared log, not heard here). The page never polls.
 import { PassThrough } from 'node:stream';
-import type { Services, StreamResult } from '../../engine/types.js';
+import type { EventNotice, Services, StreamResult } from '../../engine/types.js';
 import { healthOf } from './health.js';
 import { listSessions } from './sessions.js';
 import { allJobs } from './jobs.js';
@@ -15,20 +17,21 @@ import { onConsoleChange, type Topic } from './changes.js';
 export interface EventTimings {
   /** A burst of changes is sent as one list after this delay. */
   readonly settleMs: number;
-  readonly usageEveryMs: number;
-  readonly healthEveryMs: number;
-  readonly keepAliveMs: number;
-  /** Jobs are re-read this often while one is under way (their bars move), five times slower otherwise. */
-  readonly jobsEveryMs: number;
+  /** The one timer: health, the store's view of other instances' changes, use counts and the keep-alive. */
+  readonly tickMs: number;
 }
 
-export const TIMINGS: EventTimings = { settleMs: 150, usageEveryMs: 3000, healthEveryMs: 10_000, keepAliveMs: 15_000, jobsEveryMs: 500 };
-/** Webhook endpoints and their newest deliveries are re-read this often, and sent when they changed. */
-const WEBHOOKS_EVERY_MS = 1000;
-/** The session list is read from the store this often too, for changes made by other instances; sent when it changed. */
-const STORE_LOOK_EVERY_MS = 10_000;
+export const TIMINGS: EventTimings = { settleMs: 150, tickMs: 5000 };
 
-const UNDER_WAY = new Set(['queued', 'running', 'paused']);
+type List = 'sessions' | 'jobs' | 'webhooks';
+
+/** Which list an outbox event or notice changes. */
+export function listsOf(notice: Pick<EventNotice, 'type'>): readonly List[] {
+  if (notice.type.startsWith('session.')) return ['sessions'];
+  if (notice.type.startsWith('job.')) return ['jobs'];
+  if (notice.type.startsWith('webhook.')) return ['webhooks'];
+  return []; // platform events (messages, follows...): their deliveries are told as webhook notices
+}
 
 export function consoleEvents(services: Services, signal: AbortSignal, timings: EventTimings = TIMINGS): StreamResult {
   const live = new LiveStream(services, timings);
@@ -36,50 +39,33 @@ export function consoleEvents(services: Services, signal: AbortSignal, timings: 
   return { kind: 'stream', stream: live.stream, contentType: 'text/event-stream; charset=utf-8', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
 }
 
-/** One open stream: what it last sent, its timers, and its subscriptions, all gone when it closes. */
+/** One open stream: what it last sent, its one timer and its subscriptions, all gone when it closes. */
 class LiveStream {
   readonly stream = new PassThrough();
-  private usageSeen: number;
-  private pending?: NodeJS.Timeout;
-  private jobsSent = '';
-  private sessionsSent = '';
-  private webhooksSent = '';
-  private jobsActive = true;
-  private jobTicks = 0;
-  private readonly timers: NodeJS.Timeout[];
-  private readonly unsubscribe: () => void;
-  private readonly unheard: () => void;
-  private readonly told = (topic: Topic) => (topic === 'jobs' ? this.jobsNow() : this.sessionsSoon());
-  private readonly settleMs: number;
+  private settling?: NodeJS.Timeout;
+  private readonly due = new Set<List>();
+  private readonly sent = new Map<List, string>();
+  private readonly tick: NodeJS.Timeout;
+  private readonly unsubscribe: (() => void)[];
 
-  constructor(private readonly services: Services, timings: EventTimings) {
-    this.settleMs = timings.settleMs;
-    this.usageSeen = services.usage.version;
-    this.unsubscribe = services.sessions.subscribe(() => this.sessionsSoon());
-    this.unheard = onConsoleChange(services, this.told);
-    this.timers = [
-      setInterval(() => services.usage.version !== this.usageSeen && this.sessionsSoon(), timings.usageEveryMs),
-      setInterval(() => this.pushHealth(), timings.healthEveryMs),
-      setInterval(() => this.pushJobs(), timings.jobsEveryMs),
-      setInterval(() => this.pushWebhooks(), WEBHOOKS_EVERY_MS),
-      // What other instances sharing the store changed (a login, a revocation) is read from the store.
-      setInterval(() => this.sessionsSoon(), STORE_LOOK_EVERY_MS),
-      setInterval(() => this.write(': keep-alive\n\n'), timings.keepAliveMs),
+  constructor(private readonly services: Services, private readonly timings: EventTimings) {
+    this.unsubscribe = [
+      services.sessions.subscribe(() => this.soon(['sessions'])),
+      onConsoleChange(services, (topic: Topic) => this.soon([topic])),
+      eventsOf(services)?.outbox.listen((notice) => this.soon(listsOf(notice))) ?? (() => undefined),
     ];
+    this.tick = setInterval(() => this.look(), timings.tickMs);
     this.stream.once('close', () => this.stop());
     // The reconnection delay a browser waits after a drop, then the current state at once.
     this.write('retry: 2000\n\n');
-    this.pushSessions();
     this.pushHealth();
-    this.pushJobs();
-    this.pushWebhooks();
+    for (const list of ['sessions', 'jobs', 'webhooks'] as const) this.push(list);
   }
 
   stop(): void {
-    this.unsubscribe();
-    this.unheard();
-    for (const timer of this.timers) clearInterval(timer);
-    if (this.pending) clearTimeout(this.pending);
+    for (const off of this.unsubscribe) off();
+    clearInterval(this.tick);
+    if (this.settling) clearTimeout(this.settling);
     this.stream.end();
   }
 
@@ -87,58 +73,48 @@ class LiveStream {
     if (!this.stream.destroyed && !this.stream.writableEnded) this.stream.write(text);
   }
 
-  private send(event: string, data: unknown): void {
-    this.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  /** The timer's round: health, every list as the store has it now (sent only if changed), a keep-alive. */
+  private look(): void {
+    this.pushHealth();
+    this.soon(['sessions', 'jobs', 'webhooks']);
+    this.write(': keep-alive\n\n');
   }
 
-  /** A burst of changes (a login writes its record more than once) is sent as one list. */
-  private sessionsSoon(): void {
-    this.pending ??= setTimeout(() => this.pushSessions(), this.settleMs);
+  /** A burst of changes (a login writes its record more than once; a job's pages) is sent as one list each. */
+  private soon(lists: readonly List[]): void {
+    for (const list of lists) this.due.add(list);
+    if (this.due.size === 0) return;
+    this.settling ??= setTimeout(() => {
+      this.settling = undefined;
+      for (const list of this.due) this.push(list);
+      this.due.clear();
+    }, this.timings.settleMs);
   }
 
-  private pushSessions(): void {
-    this.pending = undefined;
-    this.usageSeen = this.services.usage.version;
-    listSessions(this.services).then(
-      (list) => {
-        const text = JSON.stringify(list);
-        if (text === this.sessionsSent) return;
-        this.sessionsSent = text;
-        this.send('sessions', list);
+  private push(list: List): void {
+    const read = this.read(list);
+    if (!read) return;
+    read.then(
+      (value) => {
+        const text = JSON.stringify(value);
+        if (text === this.sent.get(list)) return;
+        this.sent.set(list, text);
+        this.write(`event: ${list}\ndata: ${text}\n\n`);
       },
-      (error) => this.send('problem', { detail: `listing sessions failed: ${error instanceof Error ? error.name : 'error'}` }),
+      (error) => {
+        const detail = `listing ${list} failed: ${error instanceof Error ? error.name : 'error'}`;
+        this.write(`event: problem\ndata: ${JSON.stringify({ detail })}\n\n`);
+      },
     );
   }
 
+  private read(list: List): Promise<unknown> | undefined {
+    if (list === 'sessions') return listSessions(this.services);
+    if (list === 'jobs') return jobsOf(this.services) ? allJobs(this.services) : undefined;
+    return eventsOf(this.services) ? consoleWebhooks(this.services) : undefined;
+  }
+
   private pushHealth(): void {
-    healthOf(this.services).then((health) => this.send('health', health), () => undefined);
-  }
-
-  private jobsNow(): void {
-    this.jobsActive = true;
-    this.pushJobs();
-  }
-
-  /** Endpoints with their newest deliveries, sent when something changed (a delivery, a rotation). */
-  private pushWebhooks(): void {
-    if (!eventsOf(this.services)) return;
-    consoleWebhooks(this.services).then((list) => {
-      const text = JSON.stringify(list);
-      if (text === this.webhooksSent) return;
-      this.webhooksSent = text;
-      this.write(`event: webhooks\ndata: ${text}\n\n`);
-    }, () => undefined);
-  }
-
-  /** Sent when they changed: a bar moves while its job runs; nothing is re-sent while none does. */
-  private pushJobs(): void {
-    if (!jobsOf(this.services) || (!this.jobsActive && this.jobTicks++ % 5 !== 0)) return;
-    allJobs(this.services).then((list) => {
-      this.jobsActive = list.jobs.some((job) => UNDER_WAY.has(String(job.state)));
-      const text = JSON.stringify(list.jobs.map(({ rate: _r, eta_seconds: _e, elapsed_seconds: _s, ...stable }) => stable));
-      if (text === this.jobsSent && !this.jobsActive) return;
-      this.jobsSent = text;
-      this.send('jobs', list);
-    }, () => undefined);
+    healthOf(this.services).then((health) => this.write(`event: health\ndata: ${JSON.stringify(health)}\n\n`), () => undefined);
   }
 }

@@ -37,7 +37,10 @@ export function installEvents(services: Services): void {
   const outbox = new Outbox(work, services.log, { retentionMs: settings.retentionMs, retainCount: settings.retainCount, counted: metrics.emitted });
   const webhooks = new Webhooks(work, {
     backoffMs: settings.webhookBackoffMs, timeoutMs: settings.webhookTimeoutMs, allow: transferSettingsFor(services.config.extra).fetch.allow,
-    observed: metrics.delivered,
+    observed: (outcome, seconds) => {
+      metrics.delivered(outcome, seconds);
+      outbox.notice('webhook.delivery', { outcome });
+    },
   });
   const watchers = new Watchers({ work, sessions: services.sessions, routes: services.routes, outbox, settings, log: services.log, checked: metrics.checked, truncated: metrics.truncated });
   work.events = outbox;

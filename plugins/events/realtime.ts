@@ -8,6 +8,7 @@
 // reconciliation, so nothing depends on the stream alone.
 import type { Logger, SessionRecord, SessionService, RealtimeSubscription } from '../../engine/types.js';
 import type { RealtimeLinks, Watchers } from './watch.js';
+import { stepOf } from '../../adapters/work/toolkit/index.js';
 
 const MESSAGES = 'direct.message.created' as const;
 const RECONNECT_MS = [5_000, 30_000, 120_000, 300_000];
@@ -108,7 +109,7 @@ export class Realtime implements RealtimeLinks {
     if (this.links.get(ref) !== link) return;
     this.options.counted?.('lost');
     void this.options.watchers.sourceIs(ref, 'poll').catch(() => undefined);
-    const wait = RECONNECT_MS[Math.min(link.failures++, RECONNECT_MS.length - 1)];
+    const wait = stepOf(RECONNECT_MS, ++link.failures);
     this.options.log.warn('a realtime stream was lost; reconnecting', { ref, reason, in_ms: wait });
     link.retry = setTimeout(() => void this.connect(ref, link), wait);
     link.retry.unref();

@@ -22,7 +22,7 @@ export interface WatchState {
   readonly next_check_at?: number;
   /** How late the last check ran against its schedule. */
   readonly lag_ms?: number;
-  readonly paused?: { readonly reason: string; readonly until?: number };
+  readonly paused?: { readonly reason: string; readonly until?: number; readonly exc_type?: string };
   readonly last_error?: { readonly exc_type: string; readonly at: number };
   /** The instance (host:pid) that ran the last check. */
   readonly instance?: string;
@@ -34,14 +34,19 @@ export interface WatchState {
 
 /** GET /events/watch: the state with times as ISO strings. */
 export function viewOf(state: WatchState, now: number): Record<string, unknown> {
-  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
   return {
     watching: true, ref: state.ref, account: state.account, kinds: state.kinds, interval_seconds: state.interval_ms / 1000, source: state.source,
     started_at: iso(state.started_at), last_check_at: iso(state.last_check_at), next_check_at: iso(state.next_check_at),
     lag_seconds: state.lag_ms === undefined ? null : Math.round(state.lag_ms) / 1000,
-    paused: state.paused ? { reason: state.paused.reason, until: iso(state.paused.until) } : null,
+    paused: state.paused ? pausedView(state.paused) : null,
     checks: state.checks, emitted: state.emitted, truncated: state.truncated ?? 0, instance: state.instance ?? null,
     last_error: state.last_error ? { exc_type: state.last_error.exc_type, at: iso(state.last_error.at) } : null,
     overdue: state.next_check_at !== undefined && !state.paused && now - state.next_check_at > state.interval_ms,
   };
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+function pausedView(paused: NonNullable<WatchState['paused']>): Record<string, unknown> {
+  return { reason: paused.reason, until: iso(paused.until), ...(paused.exc_type ? { exc_type: paused.exc_type } : {}) };
 }

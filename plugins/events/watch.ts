@@ -18,7 +18,7 @@ import { FINDERS, WATCH_KINDS, type Marks, type WatchKind } from '../../adapters
 import { REACH } from '../../adapters/events/reach.js';
 import { isStoreDown } from '../../adapters/store/bounded.js';
 import { viewOf, type WatchItemData, type WatchState } from './watch-state.js';
-import { stateOf } from '../jobs/pools.js';
+import { jittered, PacedWork, type Pause } from '../../adapters/work/toolkit/index.js';
 
 export const WATCH = 'events.watch';
 const BUCKET = 'watches';
@@ -28,6 +28,8 @@ const ERROR_BACKOFF_MS = 60_000;
 const STORE_RETRY_MS = 1000;
 /** Which instance ran a check: operators see where a watcher runs and that it moved when one died. */
 const INSTANCE = `${hostname()}:${process.pid}`;
+/** ±20 %: many watchers started together do not beat together. */
+const JITTER = 0.2;
 
 export type { WatchState } from './watch-state.js';
 
@@ -53,12 +55,15 @@ export interface RealtimeLinks {
 
 export class Watchers {
   private readonly now: () => number;
+  /** Health and refusals around each check (adapters/work/toolkit). */
+  private readonly paced: PacedWork;
 
   /** Realtime streams, set by the events module when the upstream has them. */
   links?: RealtimeLinks;
 
   constructor(private readonly deps: WatchersDeps) {
     this.now = deps.now ?? Date.now;
+    this.paced = new PacedWork({ sessions: deps.sessions, routes: deps.routes, now: this.now });
   }
 
   install(): void {
@@ -165,14 +170,14 @@ export class Watchers {
     const record = await this.deps.sessions.find(this.deps.work.store.open(item.data.session, ref));
     if (!record) return void (await this.forget(ref)); // revoked or logged out
     const now = this.now();
-    const health = stateOf(record, now);
-    if (health.state !== 'healthy') {
+    const ill = this.paced.blocked(record);
+    if (ill) {
       await this.links?.drop(ref);
-      return this.pause(state, health.reason!, health.until);
+      return this.pause(state, ill);
     }
     const found = await this.collect(state, record, state.kinds, item.signal);
     if ('failed' in found) return this.failed(state, record, found.failed);
-    const wait = jittered(state.interval_ms);
+    const wait = jittered(state.interval_ms, JITTER);
     const lag = state.next_check_at ? Math.max(0, now - state.next_check_at) : 0;
     const source = (await this.links?.keep(record, ref, state.kinds, state.interval_ms)) ? 'realtime' : 'poll';
     await this.save(ref, (current) => ({
@@ -190,7 +195,7 @@ export class Watchers {
    */
   async checkNow(ref: string, record: SessionRecord, kinds: readonly WatchKind[]): Promise<void> {
     const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
-    if (!state || stateOf(record, this.now()).state !== 'healthy') return;
+    if (!state || this.paced.blocked(record)) return;
     const found = await this.collect(state, record, kinds.filter((k) => state.kinds.includes(k)), AbortSignal.timeout(60_000));
     if ('failed' in found) this.deps.log.warn('a realtime-triggered check failed', { ref, exc_type: this.deps.routes.statusOf(found.failed).excType });
   }
@@ -238,20 +243,20 @@ export class Watchers {
   }
 
   /** Throttled: look again when the governor allows; challenge or logged out: after the interval. */
-  private async pause(state: WatchState, reason: string, until: number | undefined): Promise<WorkOutcome> {
-    const at = until ?? this.now() + state.interval_ms;
-    await this.save(state.ref, (current) => ({ ...current, paused: { reason, until: at }, next_check_at: at }));
+  private async pause(state: WatchState, pause: Pause): Promise<WorkOutcome> {
+    const at = pause.until ?? this.now() + state.interval_ms;
+    const paused = { reason: pause.reason, until: at, ...(pause.exc_type ? { exc_type: pause.exc_type } : {}) };
+    await this.save(state.ref, (current) => ({ ...current, paused, next_check_at: at }));
     this.deps.checked?.('paused');
     return { retryAt: at };
   }
 
-  /** A throttle or challenge met mid-check pauses; anything else is noted and retried after a while. */
+  /** A throttle, a challenge or a refusal with Retry-After met mid-check pauses; anything else is noted and retried after a while. */
   private async failed(state: WatchState, record: SessionRecord, error: unknown): Promise<WorkOutcome> {
-    const now = await this.deps.sessions.find(record.id);
-    const health = stateOf(now, this.now());
-    if (health.state !== 'healthy') return this.pause(state, health.reason!, health.until);
-    const { excType, retryAfter } = this.deps.routes.statusOf(error);
-    const wait = Math.max(ERROR_BACKOFF_MS, state.interval_ms, (retryAfter ?? 0) * 1000);
+    const pause = await this.paced.troubleOf(record, error);
+    if (pause) return this.pause(state, pause);
+    const { excType } = this.deps.routes.statusOf(error);
+    const wait = Math.max(ERROR_BACKOFF_MS, state.interval_ms);
     await this.save(state.ref, (current) => ({ ...current, last_error: { exc_type: excType, at: this.now() }, next_check_at: this.now() + wait }));
     this.deps.log.warn('a watcher check failed', { ref: state.ref, exc_type: excType });
     this.deps.checked?.('error');
@@ -268,9 +273,4 @@ function laterOf(current: Marks, found: Marks): Marks {
   const out: Marks = { ...current };
   for (const [kind, mark] of Object.entries(found) as [WatchKind, number][]) out[kind] = Math.max(out[kind] ?? 0, mark);
   return out;
-}
-
-/** ±20 %: many watchers started together do not beat together. */
-function jittered(ms: number): number {
-  return Math.round(ms * (0.8 + Math.random() * 0.4));
 }

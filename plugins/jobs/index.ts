@@ -16,7 +16,10 @@ const installed = new WeakMap<Services, { jobs: Jobs; pools: Pools }>();
 export function installJobs(services: Services): void {
   if (!services.work) return;
   const pools = new Pools(services.work.store, services.sessions, services.config.sessionCacheTtlMs, Date.now, () => services.budgets);
-  const jobs = new Jobs({ work: services.work, sessions: services.sessions, routes: services.routes, pools, log: services.log, settings: jobSettings(services.config.extra) });
+  const jobs = new Jobs({
+    work: services.work, sessions: services.sessions, routes: services.routes, upstream: services.upstream, pools, log: services.log,
+    settings: jobSettings(services.config.extra),
+  });
   jobs.install();
   services.pools = pools;
   installed.set(services, { jobs, pools });

@@ -7,6 +7,7 @@ import type { HttpError } from '../../engine/http-error.js';
 import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import { checkAccount, entitledToPool, owns, ownerOf } from '../../engine/owner.js';
 import type { BudgetPeek, Caller, Owner, PoolChooser, SessionRecord, SessionService, WorkStore } from '../../engine/types.js';
+import { healthOf } from '../../adapters/work/toolkit/index.js';
 
 const BUCKET = 'pools';
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
@@ -148,7 +149,7 @@ export class Pools implements PoolChooser {
   private async health(pool: string, member: StoredMember): Promise<{ view: MemberView; record?: SessionRecord }> {
     const id = this.store.open(member.sealed, pool);
     const record = this.sessions.peek(id) ?? (await this.sessions.find(id));
-    return { view: { pk: member.pk, username: member.username, ...stateOf(record, this.now()) }, record };
+    return { view: { pk: member.pk, username: member.username, ...healthOf(record, this.now()) }, record };
   }
 
   private async viewOf(pool: StoredPool): Promise<{ name: string; members: MemberView[] }> {
@@ -187,14 +188,6 @@ export class Pools implements PoolChooser {
     if (direct) return direct.pk;
     return pool.members.find((m) => this.store.open(m.sealed, pool.name) === member)?.pk;
   }
-}
-
-/** A member's health from its session record: the governor's view, never a call to the platform. */
-export function stateOf(record: SessionRecord | undefined, now: number): Pick<MemberView, 'state' | 'reason' | 'until'> {
-  if (!record) return { state: 'quarantined', reason: 'revoked' };
-  if ((record.throttledUntil ?? 0) > now) return { state: 'cooling', reason: 'throttled', until: record.throttledUntil };
-  if (record.state === 'challenge' || record.state === 'logged_out') return { state: 'quarantined', reason: record.state };
-  return { state: 'healthy' };
 }
 
 function mergeMembers(current: readonly StoredMember[], added: readonly StoredMember[]): StoredMember[] {

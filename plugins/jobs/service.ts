@@ -7,10 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../engine/http-error.js';
 import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import { owns } from '../../engine/owner.js';
-import type { Caller, Events, InputBag, Owner, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
+import type {
+  BackgroundRoutes, Caller, Events, InputBag, Logger, Owner, SessionRecord, SessionService, UpstreamAdapter, WorkItem, WorkLayer, WorkOutcome, WorkStore,
+} from '../../engine/types.js';
 import { itemKey, jobKinds, type JobKind } from './kinds.js';
 import { sessionRef } from '../../adapters/events/ids.js';
-import { stateOf, type Pools } from './pools.js';
+import type { Pools } from './pools.js';
+import { jittered, PacedWork, type Pause } from '../../adapters/work/toolkit/index.js';
+import { IteratorPaging, type IteratorRun } from './iterate.js';
 
 export const JOB_WORK = 'job';
 const BUCKET = 'jobs';
@@ -20,6 +24,8 @@ const ATTEMPTS = 4;
 const BACKOFF_MS = [2000, 10_000, 60_000];
 /** Pages in a row that bring nothing new before a job ends: a cursor that loops or comes back empty. */
 const STALE_PAGES = 3;
+/** Pages of one session are spaced by the interval ±25 %. */
+const JITTER = 0.25;
 
 export type JobState = 'queued' | 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
 
@@ -38,13 +44,17 @@ export interface JobRecord {
   /** Who started it (absent on jobs started before owners were kept: then its account's). */
   readonly owner?: Owner;
   readonly state: JobState;
-  readonly paused?: { readonly reason: string; readonly until?: number; readonly detail?: string };
+  readonly paused?: Pause;
   readonly error?: { readonly exc_type: string; readonly detail: string };
   readonly items: number;
   readonly pages: number;
   readonly cursor: string;
   /** Pages in a row that brought no new item. */
   readonly stale: number;
+  /** How its pages are read: the library's async iterator, or the chunk method (./iterate.ts); absent before either. */
+  readonly paging?: 'iterator' | 'chunks';
+  /** Items read again through the chunk method after an iterator was lost: their pages are not stale. */
+  readonly replay?: number;
   readonly created_at: number;
   readonly started_at?: number;
   readonly updated_at: number;
@@ -63,6 +73,8 @@ export interface JobsDeps {
   readonly sessions: SessionService;
   readonly routes: BackgroundRoutes;
   readonly pools: Pools;
+  /** The upstream, for its capabilities (the async iterators it has). */
+  readonly upstream?: Pick<UpstreamAdapter, 'library'>;
   readonly log: Logger;
   readonly settings: JobSettings;
   readonly now?: () => number;
@@ -74,13 +86,16 @@ export class Jobs {
   readonly kinds: ReadonlyMap<string, JobKind>;
   private readonly store: WorkStore;
   private readonly now: () => number;
-  /** When each session (or pool member) last fetched a page, for the pacing between pages. */
-  private readonly lastPage = new Map<string, number>();
+  /** Health, refusals and the spacing between pages of one session (or pool member). */
+  private readonly paced: PacedWork;
+  private readonly iterators: IteratorPaging;
 
   constructor(private readonly deps: JobsDeps) {
     this.kinds = jobKinds(deps.routes.routes, deps.routes.schemas);
     this.store = deps.work.store;
     this.now = deps.now ?? Date.now;
+    this.paced = new PacedWork({ sessions: deps.sessions, routes: deps.routes, now: this.now });
+    this.iterators = new IteratorPaging(() => deps.upstream?.library.capabilities?.iterators ?? []);
   }
 
   private get events(): Events {
@@ -162,18 +177,19 @@ export class Jobs {
     const kind = this.kindFor(job.route);
     const chosen = await this.sessionFor(job);
     if ('pause' in chosen) return this.pause(job, chosen.pause);
-    const wait = this.paceFor(chosen.record.id);
+    const wait = this.paced.waitFor(chosen.record.id, this.deps.settings.intervalMs * (1 - JITTER));
     if (wait > 0) return { delayMs: wait };
-    let body: Record<string, unknown>;
-    try {
-      this.lastPage.set(chosen.record.id, this.now());
-      body = (await this.deps.routes.run(kind.route, this.bagFor(kind, job), chosen.record, item.signal)) as Record<string, unknown>;
-    } catch (error) {
-      const pause = await this.troubleOf(job, chosen.record, error);
-      if (pause) return this.pause(job, pause);
-      throw error;
-    }
-    return this.savePage(kind, job, body);
+    this.paced.ran(chosen.record.id);
+    const iterating = this.iterators.runFor(job, kind, kind.amount?.max ?? 50);
+    const bag = this.bagFor(kind, job);
+    const page = await this.paced.run(chosen.record, (record) => this.deps.routes.run(kind.route, bag, record, item.signal, iterating && { via: iterating.via }));
+    if ('pause' in page) return this.pause(job, this.memberTrouble(job, page.pause));
+    return this.savePage(kind, job, page.value as Record<string, unknown>, iterating);
+  }
+
+  /** A pool member that fell ill is already out of the choice: the next member is tried at once. */
+  private memberTrouble(job: JobRecord, pause: Pause): Pause {
+    return job.pool && pause.reason !== 'deferred' ? { reason: 'member_' + pause.reason, until: this.now() } : pause;
   }
 
   private bagFor(kind: JobKind, job: JobRecord): InputBag {
@@ -183,28 +199,29 @@ export class Jobs {
   }
 
   /** Appends the page's new items and the advanced record in one transaction. */
-  private async savePage(kind: JobKind, job: JobRecord, body: Record<string, unknown>): Promise<WorkOutcome> {
+  private async savePage(kind: JobKind, job: JobRecord, body: Record<string, unknown>, iterating?: IteratorRun): Promise<WorkOutcome> {
     const items = Array.isArray(body.items) ? body.items : [];
     const room = job.limit > 0 ? job.limit - job.items : Infinity;
     const entries = items.map((value) => ({ key: itemKey(kind, value), value })).slice(0, Math.max(0, room));
-    const next = String(body[kind.cursorField] ?? '');
+    const read = pagingOf(job, items.length, iterating);
+    const next = read.paging === 'iterator' ? '' : String(body[kind.cursorField] ?? '');
     const now = this.now();
     let saved!: JobRecord;
     await this.store.append(listOf(job.id), entries, (added) => {
-      const stale = added === 0 ? job.stale + 1 : 0;
-      saved = { ...job, state: 'running', paused: undefined, items: job.items + added, pages: job.pages + 1, cursor: next, stale, started_at: job.started_at ?? now, updated_at: now };
+      const stale = added > 0 ? 0 : read.replaying ? job.stale : job.stale + 1;
+      saved = {
+        ...job, state: 'running', paused: undefined, items: job.items + added, pages: job.pages + 1, cursor: next, stale, paging: read.paging, replay: read.replay,
+        started_at: job.started_at ?? now, updated_at: now,
+      };
       return { bucket: BUCKET, key: job.id, value: saved };
     });
-    const finished = !next || next === job.cursor || saved.stale >= STALE_PAGES || (job.limit > 0 && saved.items >= job.limit);
+    const spent = read.paging === 'iterator' ? read.done : !next || next === job.cursor;
+    const finished = spent || saved.stale >= STALE_PAGES || (job.limit > 0 && saved.items >= job.limit);
+    if (finished) this.iterators.forget(job.id);
+    this.events.notice?.('job.page', { job_id: job.id, items: saved.items });
     if (await this.store.get(CANCELLED, job.id)) return void (await this.finish(saved, 'cancelled'));
     if (finished) return void (await this.finish(saved, 'done'));
-    return { delayMs: jittered(this.deps.settings.intervalMs) };
-  }
-
-  private paceFor(sessionId: string): number {
-    const last = this.lastPage.get(sessionId);
-    if (last === undefined || this.deps.settings.intervalMs === 0) return 0;
-    return last + this.deps.settings.intervalMs * 0.75 - this.now();
+    return { delayMs: jittered(this.deps.settings.intervalMs, JITTER) };
   }
 
   /** The job's session, or a healthy pool member; when there is none, why and until when. */
@@ -220,37 +237,15 @@ export class Jobs {
     }
     const id = job.session ? this.store.open(job.session, job.id) : '';
     const record = id ? await this.deps.sessions.find(id) : undefined;
-    const health = stateOf(record, this.now());
-    if (health.state === 'healthy') return { record: record! };
-    return { pause: { reason: health.reason!, until: health.until, detail: pauseDetail(health.reason!) } };
-  }
-
-  /**
-   * After a failed page: a throttle, a challenge or a dead session pauses the job, and so does a 429 of
-   * the route's class alone (the platform blocked the class, or a guard refused it) until its Retry-After;
-   * anything else is an error.
-   */
-  private async troubleOf(job: JobRecord, record: SessionRecord, error: unknown): Promise<Pause | undefined> {
-    const { status, excType, retryAfter } = this.deps.routes.statusOf(error);
-    if (status !== 429 && status !== 401 && status !== 403) return undefined;
-    // The account-safety policy refused the page before the platform: wait for its window, like a throttle.
-    const policy = POLICY_PAUSES[excType];
-    // A pool job asks the pool again at once: it chooses a member with budget left, or says when one has.
-    if (policy && retryAfter !== undefined) return job.pool ? { reason: 'member_' + policy, until: this.now() } : { reason: policy, until: this.now() + retryAfter * 1000, detail: error instanceof Error ? error.message : undefined };
-    const now = await this.deps.sessions.find(record.id);
-    const health = stateOf(now, this.now());
-    if (health.state !== 'healthy') return job.pool ? { reason: 'member_' + health.reason, until: this.now() } : { reason: health.reason!, until: health.until, detail: pauseDetail(health.reason!) };
-    if (status === 401) return { reason: 'logged_out', detail: pauseDetail('logged_out') };
-    if (status === 429) return { reason: excType, until: this.now() + (retryAfter ?? 60) * 1000, detail: error instanceof Error ? error.message : excType };
-    return undefined;
+    const ill = this.paced.blocked(record);
+    return ill ? { pause: ill } : { record: record! };
   }
 
   private async pause(job: JobRecord, pause: Pause): Promise<WorkOutcome> {
     const until = pause.until ?? this.now() + this.deps.settings.recheckMs;
-    // A pool member in trouble is already out of the choice: try the next member at once.
     if (pause.reason.startsWith('member_')) return { retryAt: until };
     const changed = job.state !== 'paused' || job.paused?.reason !== pause.reason;
-    await this.store.put(BUCKET, job.id, { ...job, state: 'paused', paused: { reason: pause.reason, until, detail: pause.detail }, updated_at: this.now() });
+    await this.store.put(BUCKET, job.id, { ...job, state: 'paused', paused: { ...pause, until }, updated_at: this.now() });
     if (changed) await this.emit('job.paused', job, { reason: pause.reason, until });
     return { retryAt: until };
   }
@@ -280,31 +275,23 @@ export class Jobs {
   }
 }
 
-/** The policy's refusals a job waits out (reason shown in `paused`): a spent budget, a closed activity window. */
-const POLICY_PAUSES: Readonly<Record<string, string>> = { ActionBudgetExceeded: 'budget', OutsideActivityWindow: 'window' };
-
-interface Pause {
-  readonly reason: string;
-  readonly until?: number;
-  readonly detail?: string;
-}
-
 export const listOf = (jobId: string): string => `job:${jobId}`;
+
+/**
+ * How a page was read and what it leaves: through the iterator (spent or not), or through the chunk
+ * method, re-reading (`replaying`) what the job held when its iterator was lost.
+ */
+function pagingOf(job: JobRecord, read: number, iterating: IteratorRun | undefined): { paging: 'iterator' | 'chunks'; done: boolean; replaying: boolean; replay?: number } {
+  const outcome = iterating?.outcome();
+  if (outcome && !outcome.gone) return { paging: 'iterator', done: outcome.done, replaying: false };
+  const lost = job.paging === 'iterator'; // this page is the chunk method's first: the iterator left no cursor
+  const before = lost ? job.items : job.replay ?? 0;
+  const left = Math.max(0, before - read);
+  return { paging: 'chunks', done: false, replaying: before > 0, ...(left > 0 ? { replay: left } : {}) };
+}
 
 /** A job's owner; one started before owners were kept belongs to its account. */
 const jobOwner = (job: JobRecord): Owner => job.owner ?? (job.account ? { account: job.account.pk } : {});
-
-function pauseDetail(reason: string): string {
-  switch (reason) {
-    case 'throttled': return 'The platform throttled this session; the job resumes when the governor allows.';
-    case 'challenge': return 'The session has a challenge to resolve (POST /auth/challenge/resolve); the job resumes once it is resolved.';
-    default: return 'The session is logged out or revoked; log in again (PATCH /auth/relogin) and the job resumes.';
-  }
-}
-
-function jittered(ms: number): number {
-  return ms === 0 ? 0 : Math.round(ms * (0.75 + Math.random() * 0.5));
-}
 
 /** What status answers show: the record with its rate and estimate of the time left. */
 export function jobView(job: JobRecord, now = Date.now()): Record<string, unknown> {

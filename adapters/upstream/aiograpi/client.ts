@@ -40,6 +40,7 @@ export class SidecarClient implements UpstreamClient {
       method,
       kwargs,
       ...(opts.challengeCode !== undefined ? { challenge_code: opts.challengeCode } : {}),
+      ...(opts.page ? { page: { cursor: opts.page.cursor ?? null, size: opts.page.size } } : {}),
     };
     return this.onOpenClient(method, (process) => process.request(message, { timeoutMs: this.timeoutMs, what: method, signal: opts.signal }));
   }

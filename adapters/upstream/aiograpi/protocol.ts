@@ -20,6 +20,8 @@ export type Request =
       readonly method: string;
       readonly kwargs: Readonly<Record<string, unknown>>;
       readonly challenge_code?: string;
+      /** An async iterator read as a server-side cursor (sidecar_cursors.py). */
+      readonly page?: { readonly cursor: string | null; readonly size: number };
     }
   | { readonly op: 'export'; readonly client: string }
   | { readonly op: 'realtime_start'; readonly client: string }

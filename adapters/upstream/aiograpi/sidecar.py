@@ -6,6 +6,7 @@ One request per line, one answer per line, matched by id; logs go to stderr.
   {"id": 2, "op": "introspect"}                            → methods.json-shaped list of public Client methods
   {"id": 3, "op": "open", "client": "h1", "settings": {...}, "proxy": "...", "locale": "en_US", "timezone": 3600, "upgrade_app_profile": true?}
   {"id": 4, "op": "call", "client": "h1", "method": "user_info", "kwargs": {...}, "challenge_code": "123456"?}
+  {"id": 4, "op": "call", ..., "method": "iter_user_followers_v1", "page": {"cursor": null, "size": 50}} → {items, cursor?}
   {"id": 5, "op": "export", "client": "h1"}                 → the client's settings export
   {"id": 6, "op": "close", "client": "h1"}
   {"id": 7, "op": "cancel", "target": 4}                   → no answer; the target's answer is dropped
@@ -24,6 +25,7 @@ import sys
 
 from sidecar_codec import SidecarError, convert_kwargs, encode_error, to_json
 from sidecar_compat import build_client, capabilities
+from sidecar_cursors import Cursors
 from sidecar_introspect import describe, public_methods
 from sidecar_realtime import op_realtime_start, op_realtime_stop, realtime_capable, stop_realtime
 from sidecar_redact import install as install_redaction, kwargs_secrets, proxy_secrets, settings_secrets
@@ -82,6 +84,7 @@ class Entry:
     def __init__(self, client):
         self.client = client
         self.lock = asyncio.Lock()
+        self.cursors = Cursors()
 
 
 class Sidecar:
@@ -252,6 +255,7 @@ async def op_open(sidecar, message):
     previous = sidecar.clients.get(message.get("client"))
     sidecar.clients[message.get("client")] = Entry(client)
     if previous:
+        await previous.cursors.close()
         await release(previous.client)
     return True
 
@@ -272,6 +276,8 @@ async def op_call(sidecar, message):
 
             entry.client.challenge_code_handler = challenge_code_handler
         try:
+            if message.get("page") is not None:
+                return await entry.cursors.page(fn, kwargs, message["page"])
             result = fn(**kwargs)
             if inspect.isawaitable(result):
                 result = await result
@@ -294,6 +300,7 @@ async def op_close(sidecar, message):
     entry = sidecar.clients.pop(message.get("client"), None)
     if entry:
         async with entry.lock:
+            await entry.cursors.close()
             await release(entry.client)
     sidecar.secrets.forget(message.get("client"))
     return entry is not None

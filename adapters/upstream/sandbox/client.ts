@@ -8,6 +8,7 @@ import type { ActionLimits } from './limits.js';
 import type { Rng } from './prng.js';
 import { bindArgs, type ClientState, type Ctx, type MethodDef, type SandboxCore } from './registry.js';
 import { FIXED } from './world/users.js';
+import { Cursors } from './methods/iterators.js';
 
 export interface Faults {
   readonly latencyMs: number;
@@ -37,6 +38,8 @@ export function upgradeAppProfile(state: ClientState): void {
 
 export class SandboxClient implements UpstreamClient {
   readonly state: ClientState;
+  /** The async iterators read a page at a time (CallOptions.page). */
+  private readonly cursors = new Cursors();
 
   constructor(
     private readonly core: SandboxCore,
@@ -62,9 +65,15 @@ export class SandboxClient implements UpstreamClient {
       if (this.state.pk === FIXED.demo_throttled) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { message: 'Please wait a few minutes before you try again.', status: 'fail' });
       this.faults.limits?.count(ctx.me().pk, method);
     }
+    if (opts.page) return this.cursors.page(method, args, opts.page, this.chunkRunner(ctx));
     const result = await def!.run(ctx, args);
     if (!def!.local) loseAnswer(method, this.faults.lostAnswerRate, this.faults.rng);
     return result;
+  }
+
+  /** An iterator's chunk calls: bound like any call, run with the context of the page being read. */
+  private chunkRunner(ctx: Ctx) {
+    return (method: string, kwargs: Readonly<Record<string, unknown>>) => this.methods.get(method)!.run(ctx, bindArgs(method, kwargs, this.core.signatures));
   }
 
   account(): string | undefined {

@@ -5,6 +5,7 @@ import { invalidParams } from '../../../engine/service-errors.js';
 import type { ClientOptions, HappeningRequest, ReadyCheck, UpstreamAdapter, UpstreamClient } from '../../../engine/types.js';
 import { SandboxClient, upgradeAppProfile } from './client.js';
 import { ALL_TABLES } from './methods/index.js';
+import { WALKS } from './methods/iterators.js';
 import { createRng, hash32 } from './prng.js';
 import { ActionLimits } from './limits.js';
 import { happen, LIVE_KINDS, LiveError, tickRequest, type Happened, type LiveKind, type LiveRequest } from './live.js';
@@ -105,7 +106,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
     sessionIdFor: (pk) => decodeURIComponent(core.sessionFor(pk)),
     happen: (account, request) =>
       asParams(() => happen(world, account, liveRequest(request), Math.floor(now() / 1000), hash32(`${seed}:now:${now()}:${++happenings}`))),
-    library: { name: 'aiograpi', version, emulated: true },
+    library: { name: 'aiograpi', version, emulated: true, ...capabilitiesOf(methods) },
     methods: new Set(methods.keys()),
     world,
     mediaBytes(url) {
@@ -199,4 +200,10 @@ function versionFromEnv(raw: string | undefined): Pick<SandboxOptions, 'version'
   const version = SANDBOX_VERSIONS.find((known) => known === raw.trim());
   if (!version) throw new Error(`SOCIALGATE_SANDBOX_VERSION: the sandbox plays aiograpi ${SANDBOX_VERSIONS.join(' or ')}, got "${raw}"`);
   return { version };
+}
+
+/** What the played version can do, as the sidecar tells the real library's: 1.12.13's async iterators (1.0.9 has none). */
+function capabilitiesOf(methods: ReadonlyMap<string, unknown>): { capabilities?: { iterators: string[] } } {
+  const iterators = Object.keys(WALKS).filter((name) => methods.has(name));
+  return iterators.length ? { capabilities: { iterators } } : {};
 }

@@ -11,6 +11,7 @@ import { liveMethods } from './live.js';
 import { mediaMethods } from './media.js';
 import { musicMethods } from './music.js';
 import { newerMethods } from './newer.js';
+import { iteratorMethods } from './iterators.js';
 import { newsMethods } from './news.js';
 import { placeMethods } from './places.js';
 import { searchMethods } from './search.js';
@@ -24,5 +25,5 @@ import { userMethods } from './users.js';
 export const ALL_TABLES: readonly MethodTable[] = [
   authMethods, accountMethods, userMethods, feedMethods, timelineMethods, mediaMethods, commentMethods, liveMethods, storyMethods, placeMethods,
   searchMethods, shareMethods, mediaExtraMethods, musicMethods, newsMethods, directMethods, directSendMethods, uploadMethods, downloadMethods,
-  newerMethods,
+  newerMethods, iteratorMethods,
 ];

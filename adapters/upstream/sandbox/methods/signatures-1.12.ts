@@ -32,6 +32,10 @@ export const ADDED_1_12: Readonly<Record<string, readonly ParamDecl[]>> = {
   story_poll_vote: ['story_id', 'poll_id', 'vote'],
   user_report: ['user_id', ['reason', 'spam']],
   video_upload_to_story_with_music: ['path', 'caption', 'track', ...STORY_EXTRAS, ...STORY_MUSIC],
+  // The async iterators (methods/iterators.ts): they take what their chunk method takes but the cursor.
+  iter_user_followers_v1: ['user_id', ['max_amount', 0]],
+  iter_user_medias: ['user_id', ['amount', 0]],
+  iter_hashtag_medias: ['name', ['amount', 0], ['tab_key', '']],
 };
 
 const POST_EXTRAS: readonly ParamDecl[] = [
