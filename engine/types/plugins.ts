@@ -62,8 +62,6 @@ export interface Services {
   readonly routes: BackgroundRoutes;
   /** The background layer (queue, store, events); absent when the app was built without one. */
   readonly work?: WorkLayer;
-  /** Read routes may name a pool (X-Pool) instead of a session; set by the pools module at boot. */
-  pools?: PoolChooser;
   /** Requests and errors per session and route family, counted by this instance (the console's). */
   readonly usage: UsageCounter;
   /** The API keys (legacy and named) and the count of wrong ones per client address. */

@@ -2,6 +2,7 @@
 // (upstream, session store, plugins, registries) that adapters and plugins implement.
 // Everything downstream of the loader reads these types, never raw YAML.
 
+import type { ServiceErrorTable } from '../service-errors.js';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type ParamSource = 'query' | 'form' | 'file';
 export type ParamType = 'string' | 'id' | 'integer' | 'number' | 'boolean' | 'json' | 'file' | 'url';
@@ -155,6 +156,8 @@ export interface Manifest {
   readonly schemas: Readonly<Record<string, JsonSchema>>;
   readonly tags: readonly { readonly name: string; readonly description?: string }[];
   readonly errors: ErrorTable;
+  /** The service's own error rows: the engine's and its feature modules' (engine/modules.ts); the engine's alone when absent. */
+  readonly serviceErrors?: ServiceErrorTable;
 }
 
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────

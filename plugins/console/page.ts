@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONSOLE_COOKIE, consoleDir, consoleToken, sameSecret } from '../../engine/console.js';
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import type { PluginInput, ReplyResult } from '../../engine/types.js';
 
 /** The cookie (and the token in it, checked by the service) lasts a working day. */

@@ -3,7 +3,7 @@
 // port (jobs emit through it too), defines the fan-out, delivery and watcher work kinds, turns
 // every session state change into session.state.changed, and adds the metrics.
 import { ownerOf } from '../../engine/owner.js';
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import { ownedFilter } from './webhook-filter.js';
 import { errorCode } from '../../engine/log.js';
 import type { Plugin, PluginInput, Services, SessionStateChange, WorkEvent, WorkItem } from '../../engine/types.js';

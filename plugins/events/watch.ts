@@ -9,7 +9,7 @@
 // work store alone, read fresh by every check (never from a session record another instance may
 // have cached before the watch started).
 import { hostname } from 'node:os';
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import type { BackgroundRoutes, Logger, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
 import { sessionRef } from '../../adapters/events/ids.js';
 import type { Outbox } from '../../adapters/events/outbox.js';
@@ -18,7 +18,7 @@ import { FINDERS, WATCH_KINDS, type Marks, type WatchKind } from '../../adapters
 import { REACH } from '../../adapters/events/reach.js';
 import { isStoreDown } from '../../adapters/store/bounded.js';
 import { viewOf, type WatchItemData, type WatchState } from './watch-state.js';
-import { stateOf } from '../jobs/pools.js';
+import { stateOf } from '../pools/pools.js';
 
 export const WATCH = 'events.watch';
 const BUCKET = 'watches';

@@ -5,12 +5,13 @@
 // page: the page in flight is fetched again and its items are already there or not at all.
 import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../engine/http-error.js';
-import { invalidParams, serviceError } from '../../engine/service-errors.js';
+import { invalidParams } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import { owns } from '../../engine/owner.js';
 import type { Caller, Events, InputBag, Owner, Logger, BackgroundRoutes, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome, WorkStore } from '../../engine/types.js';
 import { itemKey, jobKinds, type JobKind } from './kinds.js';
 import { sessionRef } from '../../adapters/events/ids.js';
-import { stateOf, type Pools } from './pools.js';
+import { stateOf, type Pools } from '../pools/pools.js';
 
 export const JOB_WORK = 'job';
 const BUCKET = 'jobs';
