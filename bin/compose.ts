@@ -80,7 +80,7 @@ export function productParts(config: Config) {
   const work = (log: Logger) => openWork(config, log);
   return {
     plugins: modules.plugins, resolvers: { ...modules.resolvers, ...productResolvers(config) }, zip: zipFiles, contentType: contentTypeFor, limits, work,
-    background: modules.background, bounds: productBounds(config), guards: modules.guards, sessionSources: modules.sessionSources, assets: modules.assets,
+    background: modules.background, bounds: productBounds(config), guards: modules.guards, sessionSources: modules.sessionSources, assets: modules.assets, keyProofs: modules.keyProofs,
     errors: modules.errors,
   };
 }

@@ -22,7 +22,7 @@ import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import { compileTyper, type Typer } from './typing.js';
-import type { AppInfo, Background, Config, JsonText, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteGuard, RouteSpec, Services, SessionLease, SessionSource, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer } from './types.js';
+import type { AppInfo, Background, Config, JsonText, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, KeyProof, RouteGuard, RouteSpec, Services, SessionLease, SessionSource, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
@@ -69,6 +69,8 @@ export interface AppOptions {
   readonly sessionSources?: readonly SessionSource[];
   /** The features' static answers by exact path (the console's built assets). */
   readonly assets?: () => ReadonlyMap<string, Koa.Middleware>;
+  /** The features' proofs of the deployment's key for requests that send none (the console's cookie). */
+  readonly keyProofs?: readonly KeyProof[];
   /** The features' error rows, beside the engine's (engine/service-errors.ts): the documents list them. */
   readonly errors?: ServiceErrorTable;
   /** Where named API keys are kept (beside the sessions); without it, in this process's memory. */
@@ -142,7 +144,10 @@ export function createApp(options: AppOptions): App {
   // One Koa middleware: request context around the (key check and) route table, with the 404 as
   // the table's `next`. Each further app middleware would cost every request a hop of Koa's chain.
   const routed = router.dispatch();
-  const guarded = authenticate({ ring: keys.ring, wrong: keys.wrong, manifest, legacyKey: options.config.apiKey, metricsOpen: options.config.metricsOpen }, routed);
+  const guarded = authenticate({
+    ring: keys.ring, wrong: keys.wrong, manifest, legacyKey: options.config.apiKey, metricsOpen: options.config.metricsOpen,
+    openPaths: router.assetPaths, proofs: options.keyProofs,
+  }, routed);
   koa.use(requestContext(manifest, metrics, options.log, (ctx) => guarded(ctx, noSuchRoute)));
   return {
     koa, router, manifest, openapi, services, metrics,
@@ -180,6 +185,8 @@ function startBackground(work: WorkLayer, services: Services, modules: readonly 
  */
 export interface RouteTable {
   readonly routers: ReadonlyMap<string, Router>;
+  /** The features' asset paths, answered without a key. */
+  readonly assetPaths: readonly string[];
   dispatch(): Koa.Middleware;
   /** Every registered (method, path), for the drift tests. */
   entries(): { method: string; path: string }[];
@@ -209,11 +216,13 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
   }
   const chains = new Map<string, Koa.Middleware>([...routers].map(([path, router]) => [path, chain(router, path)]));
   for (const [path, serve] of docsAssets()) chains.set(path, serve);
-  for (const [path, serve] of options.assets?.() ?? []) chains.set(path, serve);
+  const assets = options.assets?.() ?? new Map<string, Koa.Middleware>();
+  for (const [path, serve] of assets) chains.set(path, serve);
   const mcp = mcpFor(manifest, (route) => steps.get(route)!, services);
   if (mcp) chains.set(MCP_PATH, mcp);
   return {
     routers,
+    assetPaths: [...assets.keys()],
     dispatch: () => (ctx, next) => (chains.get(ctx.path) ?? next)(ctx, next),
     entries: () => [...routers.values()].flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })))),
   };

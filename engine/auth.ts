@@ -1,14 +1,13 @@
 // Which key a request carries, checked before its route: the open system routes and assets pass;
 // when the service has keys (the legacy SOCIALGATE_API_KEY or named ones) every other request needs
-// one, in X-API-Key or Authorization: Bearer, or the console's cookie. The grant rides on
+// one, in X-API-Key or Authorization: Bearer, or a feature's proof of the deployment's key (the console's cookie). The grant rides on
 // ctx.state.key to the route's steps, which check its scope and limits (engine/owner.ts). Wrong
 // keys are counted per client address (WrongKeys): past the limit every try waits, unchecked.
 import type Koa from 'koa';
-import { CONSOLE_ASSET_PREFIX, CONSOLE_COOKIE, CONSOLE_HEADER, validToken } from './console.js';
 import type { KeyRing, WrongKeys } from './keys.js';
 import { legacyGrant } from './owner.js';
 import { serviceError } from './service-errors.js';
-import type { KeyGrant, Manifest } from './types.js';
+import type { KeyGrant, KeyProof, Manifest } from './types.js';
 
 export interface AuthDeps {
   readonly ring: KeyRing;
@@ -17,13 +16,18 @@ export interface AuthDeps {
   readonly legacyKey?: string;
   /** /metrics answers without a key (its pool gauge then names no pool). */
   readonly metricsOpen: boolean;
+  /** Paths served without a key besides the open routes (the features' assets). */
+  readonly openPaths?: Iterable<string>;
+  /** Other proofs of the legacy key for a request that sends none (the console's cookie). */
+  readonly proofs?: readonly KeyProof[];
 }
 
 export function authenticate(deps: AuthDeps, routed: Koa.Middleware): Koa.Middleware {
   const open = new Set(deps.manifest.routes.filter((r) => r.scope === 'none').map((r) => r.path));
   if (deps.metricsOpen) open.add('/metrics');
+  for (const path of deps.openPaths ?? []) open.add(path);
   return async (ctx, next) => {
-    if (open.has(ctx.path) || ctx.path.startsWith('/docs/') || ctx.path.startsWith(CONSOLE_ASSET_PREFIX)) return routed(ctx, next);
+    if (open.has(ctx.path) || ctx.path.startsWith('/docs/')) return routed(ctx, next);
     if (!(await deps.ring.required())) return routed(ctx, next);
     ctx.state.key = await grantOf(ctx, deps);
     return routed(ctx, next);
@@ -33,7 +37,7 @@ export function authenticate(deps: AuthDeps, routed: Koa.Middleware): Koa.Middle
 async function grantOf(ctx: Koa.Context, deps: AuthDeps): Promise<KeyGrant> {
   const given = ctx.get('x-api-key') || ctx.get('authorization').replace(/^Bearer\s+/i, '');
   if (!given) {
-    if (deps.legacyKey && fromConsole(ctx, deps.legacyKey)) return legacyGrant();
+    if (deps.legacyKey && proven(ctx, deps.legacyKey, deps.proofs ?? [])) return legacyGrant();
     throw serviceError('ApiKeyRequired', 'API key required');
   }
   deps.wrong.check(ctx.ip);
@@ -43,13 +47,8 @@ async function grantOf(ctx: Koa.Context, deps: AuthDeps): Promise<KeyGrant> {
   throw serviceError('ApiKeyRequired', 'API key wrong or revoked');
 }
 
-/**
- * The console page's own requests carry the key's cookie (set by POST /console/key). A request that
- * changes something must also carry the console's header, which another site's form or link
- * cannot add: the cookie alone authorises reads only (the page's event stream cannot send headers).
- */
-function fromConsole(ctx: Koa.Context, key: string): boolean {
-  const cookie = ctx.cookies.get(CONSOLE_COOKIE);
-  if (!cookie || !validToken(key, cookie)) return false;
-  return ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.get(CONSOLE_HEADER) === '1';
+/** A feature's proof of the legacy key on a request that sent none (the console page's cookie). */
+function proven(ctx: Koa.Context, key: string, proofs: readonly KeyProof[]): boolean {
+  const request = { method: ctx.method, header: (name: string) => ctx.get(name), cookie: (name: string) => ctx.cookies.get(name) };
+  return proofs.some((proof) => proof.proves(request, key));
 }

@@ -3,7 +3,7 @@
 // assets. Two modules declaring one name stop the boot with an error naming both (Fastify refuses a
 // second decorator of one name the same way): a later module never silently replaces an earlier one.
 import type { ServiceErrorRow } from './service-errors.js';
-import type { Background, EventTypeRow, FeatureModule, Plugin, Resolver, RouteGuard, SessionSource, SettingRow } from './types.js';
+import type { Background, EventTypeRow, FeatureModule, KeyProof, Plugin, Resolver, RouteGuard, SessionSource, SettingRow } from './types.js';
 import type Koa from 'koa';
 
 /** A setting row with the module that declares it (the table's "module" column). */
@@ -21,6 +21,7 @@ export interface MergedModules {
   readonly sessionSources: readonly SessionSource[];
   readonly background: readonly Background[];
   readonly resolvers: Readonly<Record<string, Resolver>>;
+  readonly keyProofs: readonly KeyProof[];
   /** Every module's served assets, by exact path. */
   assets(): ReadonlyMap<string, Koa.Middleware>;
 }
@@ -46,6 +47,7 @@ export function mergeModules(modules: readonly FeatureModule[], reserved: Reserv
     sessionSources: Object.freeze(modules.flatMap((m) => m.sessionSources ?? [])),
     background: Object.freeze(modules.flatMap((m) => (m.background ? [m.background] : []))),
     resolvers: Object.freeze(Object.assign({}, ...modules.map((m) => m.resolvers ?? {})) as Record<string, Resolver>),
+    keyProofs: Object.freeze(modules.flatMap((m) => m.keyProofs ?? [])),
     assets: () => new Map(modules.flatMap((m) => [...(m.assets?.() ?? [])])),
   });
 }
@@ -60,6 +62,7 @@ function claimAll(claims: Claims, module: FeatureModule): void {
   for (const guard of module.guards ?? []) claims.claim('route guard', guard.name, owner);
   for (const source of module.sessionSources ?? []) claims.claim('session source', source.name, owner);
   for (const name of Object.keys(module.resolvers ?? {})) claims.claim('resolver', name, owner);
+  for (const proof of module.keyProofs ?? []) claims.claim('key proof', proof.name, owner);
 }
 
 /** Who declared each name of each kind; a second declaration is the boot error. */

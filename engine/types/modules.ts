@@ -51,6 +51,22 @@ export interface SourceRequest {
   readonly caller: Caller;
 }
 
+/**
+ * Another way a request proves the deployment's own key (SOCIALGATE_API_KEY) when it sends none in a
+ * header: the console page's cookie. Checked only for requests that carry no key.
+ */
+export interface KeyProof {
+  readonly name: string;
+  proves(request: ProofRequest, key: string): boolean;
+}
+
+export interface ProofRequest {
+  readonly method: string;
+  /** A request header ('' when absent). */
+  header(name: string): string;
+  cookie(name: string): string | undefined;
+}
+
 /** Static answers served by exact path beside the route table (the console's built assets). */
 export type AssetHandlers = () => ReadonlyMap<string, Koa.Middleware>;
 
@@ -71,5 +87,7 @@ export interface FeatureModule {
   readonly background?: Background;
   /** Resolvers by the name the manifest uses. */
   readonly resolvers?: Readonly<Record<string, Resolver>>;
+  /** Served by exact path, without a key (the page's assets carry no secret). */
   readonly assets?: AssetHandlers;
+  readonly keyProofs?: readonly KeyProof[];
 }

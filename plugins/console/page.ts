@@ -3,7 +3,8 @@
 // a URL or in script.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CONSOLE_COOKIE, consoleDir, consoleToken, sameSecret } from '../../engine/console.js';
+import { sameSecret } from '../../engine/keys.js';
+import { CONSOLE_COOKIE, consoleDir, consoleToken } from './assets.js';
 import { serviceError } from './errors.js';
 import type { PluginInput, ReplyResult } from '../../engine/types.js';
 

@@ -1,12 +1,14 @@
 // The operator console's static side: its built assets (dist/console, written by `npm run build`
 // from console/ and the preact and htm packages; no CDN, works offline), served by exact path like
 // the /docs assets, and the cookie that carries the API key's proof for the page's own requests.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import type Koa from 'koa';
-import { projectRoot } from './root.js';
+import { projectRoot } from '../../engine/root.js';
+import { sameSecret } from '../../engine/keys.js';
+import type { KeyProof } from '../../engine/types.js';
 
 export const CONSOLE_ASSET_PREFIX = '/console/assets/';
 export const CONSOLE_COOKIE = 'socialgate_console';
@@ -65,6 +67,16 @@ export function validToken(apiKey: string, cookie: string, now = Date.now()): bo
   return Number.isSafeInteger(expiresAt) && expiresAt * 1000 > now && sameSecret(cookie, consoleToken(apiKey, expiresAt));
 }
 
-export function sameSecret(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
-}
+/**
+ * The console page's own requests carry the key's cookie (set by POST /console/key). A request that
+ * changes something must also carry the console's header, which another site's form or link
+ * cannot add: the cookie alone authorises reads only (the page's event stream cannot send headers).
+ */
+export const consoleCookie: KeyProof = {
+  name: 'console.cookie',
+  proves(request, key) {
+    const cookie = request.cookie(CONSOLE_COOKIE);
+    if (!cookie || !validToken(key, cookie)) return false;
+    return request.method === 'GET' || request.method === 'HEAD' || request.header(CONSOLE_HEADER) === '1';
+  },
+};
