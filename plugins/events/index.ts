@@ -16,7 +16,6 @@ import { transferSettingsFor } from '../../adapters/transfer/settings.js';
 import { Realtime } from './realtime.js';
 import { Watchers } from './watch.js';
 
-export { EVENTS_SETTING_KEYS } from '../../adapters/events/settings.js';
 
 export interface EventsParts {
   readonly outbox: Outbox;

@@ -9,7 +9,6 @@ import { exportJob, type ExportFormat } from './export.js';
 import { Pools } from '../pools/pools.js';
 import { jobView, Jobs, type JobSettings } from './service.js';
 
-export const JOB_SETTING_KEYS = ['JOB_INTERVAL_MS', 'JOB_RECHECK_MS'];
 const installed = new WeakMap<Services, { jobs: Jobs; pools: Pools }>();
 
 /** The background module: defines the job work kind, keeps the pools (X-Pool reads find them here), adds the gauges. */
