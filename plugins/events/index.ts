@@ -6,7 +6,7 @@ import { ownerOf } from '../../engine/owner.js';
 import { serviceError } from './errors.js';
 import { ownedFilter } from './webhook-filter.js';
 import { errorCode } from '../../engine/log.js';
-import type { Plugin, PluginInput, Services, SessionStateChange, WorkEvent, WorkItem } from '../../engine/types.js';
+import type { EventTypeRow, Plugin, PluginInput, Services, SessionStateChange, WorkEvent, WorkItem } from '../../engine/types.js';
 import { eventId, sessionRef } from '../../adapters/events/ids.js';
 import { FANOUT, Outbox } from '../../adapters/events/outbox.js';
 import { eventsSettingsFrom, type EventsSettings } from '../../adapters/events/settings.js';
@@ -87,13 +87,19 @@ async function fanOut(outbox: Outbox, webhooks: Webhooks, event: WorkEvent): Pro
   await webhooks.fanOut(event);
 }
 
+/** Emitted for every session, watched or not. */
+export const SESSION_STATE_CHANGED: EventTypeRow = {
+  type: 'session.state.changed',
+  describe: 'A session became active, challenged, throttled (until when) or logged out, with the reason. Emitted for every session, watched or not.',
+};
+
 /** session.state.changed for every session, watched or not; a logged-out session's watcher ends with it. */
 function onStateChange(outbox: Outbox, watchers: Watchers, change: SessionStateChange): void {
   const ref = sessionRef(change.record.id);
   const at = Date.now();
   outbox.emitQuietly({
-    id: eventId('session.state.changed', ref, change.from, change.to, change.throttledUntil ?? at),
-    type: 'session.state.changed', session: ref, timestamp: at,
+    id: eventId(SESSION_STATE_CHANGED.type, ref, change.from, change.to, change.throttledUntil ?? at),
+    type: SESSION_STATE_CHANGED.type, session: ref, timestamp: at,
     data: {
       account: change.record.account, ref, from: change.from, to: change.to, reason: change.reason,
       throttled_until: change.throttledUntil ? new Date(change.throttledUntil).toISOString() : null,

@@ -2,9 +2,10 @@
 // webhooks module (endpoints and their deliveries), which share the outbox the events module keeps.
 import { eventsSettingsFrom } from '../../adapters/events/settings.js';
 import { WEBHOOK_ERRORS } from '../../adapters/events/errors.js';
+import { WATCH_EVENT_TYPES } from '../../adapters/events/sources.js';
 import type { FeatureModule, Plugin, SettingRow } from '../../engine/types.js';
 import { EVENT_ERRORS } from './errors.js';
-import { eventPlugins, installEvents } from './index.js';
+import { eventPlugins, installEvents, SESSION_STATE_CHANGED } from './index.js';
 import { sandboxPlugins } from './sandbox.js';
 
 const pick = (prefix: string, webhooks: boolean): Record<string, Plugin> =>
@@ -18,12 +19,7 @@ export const eventsModule: FeatureModule = {
   plugins: { ...pick('webhooks.', false), ...sandboxPlugins },
   errors: EVENT_ERRORS,
   background: installEvents,
-  eventTypes: [
-    { type: 'direct.message.created', describe: 'A message arrived in an inbox thread (not one the account sent): thread, item, sender and text.' },
-    { type: 'direct.request.created', describe: 'A new message request (a pending thread) arrived: thread, who from, first message.' },
-    { type: 'notification.created', describe: "A new item in the activity inbox: a like, comment, follow, mention, tag or follow request, with the platform's kind." },
-    { type: 'session.state.changed', describe: 'A session became active, challenged, throttled (until when) or logged out, with the reason. Emitted for every session, watched or not.' },
-  ],
+  eventTypes: [...WATCH_EVENT_TYPES, SESSION_STATE_CHANGED],
   settings: [
     row('WATCH_INTERVAL_SECONDS', '60', "default interval between a watcher's checks"),
     row('WATCH_FLOOR_SECONDS', '30', 'the shortest interval a watch may ask for'),
