@@ -83,6 +83,8 @@ export interface RawFile {
   doc: {
     format: 1;
     area?: string;
+    /** The service's own area (its records, not the platform's). */
+    own?: boolean;
     /** The class of the area's writes where a route names none. */
     action?: ActionClass;
     tag?: { name: string; description?: string };

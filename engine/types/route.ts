@@ -135,6 +135,8 @@ export interface RouteSpec {
   readonly upstreamOnly?: string;
   /** Beyond the specification's endpoint catalogue (manifest `extension: true`): a route this service adds. */
   readonly extension?: true;
+  /** In one of the service's own areas (manifest area `own: true`): the service's records, not the platform's. */
+  readonly own?: true;
   readonly plugin?: string;
   readonly params: readonly ParamSpec[];
   /** The same parameters, by where the request carries them: what the reader, the body parser and the document read. */
