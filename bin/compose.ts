@@ -1,36 +1,46 @@
-// The composition root: builds the adapters a config names and hands them to the engine. The only
-// module that knows every adapter and plugin.
+// The composition root: builds the adapters a config names and hands them, with the feature modules
+// it lists, to the engine. The only module that knows every adapter and feature.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, type App } from '../engine/app.js';
 import type { SettingBounds } from '../engine/manifest/bounds.js';
-import { checkExtraKeys } from '../engine/config.js';
+import { checkSettings, coreSettingNames } from '../engine/config.js';
+import { mergeModules, type MergedModules } from '../engine/modules.js';
+import { codes } from '../engine/service-errors.js';
 import { createLogger } from '../engine/log.js';
 import { projectRoot } from '../engine/manifest/load.js';
 import { SERVICE_VERSION } from '../engine/openapi.js';
-import type { Background, Config, KeyStore, Logger, RouteGuard, SessionStore, UpstreamAdapter } from '../engine/types.js';
+import type { Config, FeatureModule, KeyStore, Logger, RouteGuard, SessionStore, UpstreamAdapter } from '../engine/types.js';
 import { openKeyStore } from '../adapters/store/keys.js';
-import { openStore, STORE_SETTING_KEYS, storeTimeoutMs } from '../adapters/store/index.js';
-import { LEASE_SETTING_KEYS, leaseSettings, openLease } from '../adapters/store/lease.js';
-import { lockMsOf, openWork, WORK_SETTING_KEYS } from '../adapters/work/index.js';
+import { openStore, storeTimeoutMs } from '../adapters/store/index.js';
+import { openLease } from '../adapters/store/lease.js';
+import { openWork } from '../adapters/work/index.js';
 import { zipFiles } from '../adapters/transfer/zip.js';
 import { contentTypeFor } from '../adapters/transfer/content-type.js';
 import { downloadGuard, PLATFORM_MEDIA_HOSTS } from '../adapters/transfer/download-guard.js';
 import { MEDIA_HOST as SANDBOX_MEDIA_HOST } from '../adapters/upstream/sandbox/files.js';
 import { resolvers } from '../engine/resolvers.js';
-import { TRANSFER_DEFAULTS, transferSettingsFor } from '../adapters/transfer/settings.js';
+import { transferSettingsFor } from '../adapters/transfer/settings.js';
 import { createSandbox, sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
-import { plugins } from '../plugins/index.js';
-import { installJobs, JOB_SETTING_KEYS, jobSettings } from '../plugins/jobs/index.js';
-import { EVENTS_SETTING_KEYS, installEvents } from '../plugins/events/index.js';
+import { ADAPTER_MODULES } from './settings.js';
+import { authModule } from '../plugins/auth/module.js';
+import { consoleModule } from '../plugins/console/module.js';
+import { eventsModule, webhooksModule } from '../plugins/events/module.js';
+import { jobsModule } from '../plugins/jobs/module.js';
+import { keysModule } from '../plugins/keys/module.js';
+import { poolsModule } from '../plugins/pools/index.js';
+import { systemModule } from '../plugins/system/module.js';
+import { uploadModule } from '../plugins/upload/module.js';
 import { eventsSettingsFrom } from '../adapters/events/settings.js';
 import { streamCapFor } from '../plugins/upload/index.js';
-import { policyGuard, POLICY_SETTING_KEYS, policySettings } from '../plugins/policy/index.js';
-import { idempotencyGuards, WRITES_SETTING_KEYS } from '../plugins/writes/index.js';
-import { installWrites, SCHEDULE_SETTING_KEYS, scheduleGuard, scheduleSettings } from '../plugins/writes/schedule.js';
+import { policyGuard } from '../plugins/policy/index.js';
+import { freezeGuard, freezeSettings } from '../plugins/policy/freeze.js';
+import { policyModule } from '../plugins/policy/module.js';
+import { idempotencyGuards } from '../plugins/writes/index.js';
+import { scheduleGuard } from '../plugins/writes/schedule.js';
 import { deferGuard } from '../plugins/writes/defer.js';
-import { FREEZE_SETTING_KEYS, freezeGuard, freezeSettings } from '../plugins/policy/freeze.js';
+import { writesModule } from '../plugins/writes/module.js';
 
 export interface ComposeOverrides {
   readonly upstream?: UpstreamAdapter;
@@ -44,44 +54,22 @@ export interface ComposeOverrides {
 }
 
 /**
- * SOCIALGATE_* settings read by adapters and plugins (beyond the core ones in engine/config.ts).
- * Checked at start so that a misspelt setting is an error, not a silent default.
+ * The feature modules, in order: what each brings (plugins, errors, settings, event types, guards,
+ * session sources, background work, assets) is merged at boot, and two declaring one name stop it.
  */
-const EXTRA_KEYS = [
-  'SANDBOX_LATENCY_MS', 'SANDBOX_THROTTLE_RATE', 'SANDBOX_THROTTLE_SECONDS', 'SANDBOX_ERROR_RATE', 'SANDBOX_LOST_ANSWER_RATE', // sandbox fault injection (the seed is SOCIALGATE_SEED)
-  'SANDBOX_LIVE_SECONDS', // the live sandbox world's clock
-  'SANDBOX_LIMIT_SCALE', 'SANDBOX_BLOCK_SECONDS', // the sandbox's hidden limits per action class
-  'SANDBOX_VERSION', // the aiograpi version the sandbox plays
-  'PYTHON', 'PYTHONPATH', 'SIDECAR_PROCESSES', 'SIDECAR_TIMEOUT_MS', 'SIDECAR_LOG_LEVEL', // aiograpi sidecar
-  ...Object.keys(TRANSFER_DEFAULTS), 'FETCH_ALLOW', // uploads and by-URL fetches
-  'DOWNLOAD_HOSTS', // hosts the by-URL download routes may name
-  'SESSION_KEY', 'SESSION_KEY_FILE', 'SESSION_IDLE_DAYS', // session encryption and expiry
-  ...STORE_SETTING_KEYS, // the session store's call timeout
-  ...LEASE_SETTING_KEYS, // one call at a time per session across instances
-  'GIT_SHA', // /build, when the build has no git checkout
-  ...JOB_SETTING_KEYS, // pacing of jobs
-  ...WORK_SETTING_KEYS, // the background layer
-  ...EVENTS_SETTING_KEYS, // events, watchers and webhooks
-  ...POLICY_SETTING_KEYS, // the account-safety policy's warm-up, interactive share and window reads
-  ...WRITES_SETTING_KEYS, // idempotency keys
-  ...SCHEDULE_SETTING_KEYS, // scheduled and deferred writes
-  ...FREEZE_SETTING_KEYS, // action classes the platform blocked
+export const FEATURES: readonly FeatureModule[] = [
+  systemModule, authModule, uploadModule, eventsModule, webhooksModule, jobsModule, poolsModule, consoleModule, keysModule, policyModule, writesModule,
 ];
 
-/** Background modules, each defining its work kinds before the queue starts. */
-const background: readonly Background[] = [installEvents, installJobs, installWrites];
+/** The features and the adapters' settings, merged once (the table is the same for every app of the process). */
+let merged: MergedModules | undefined;
+export function productModules(): MergedModules {
+  merged ??= mergeModules([...ADAPTER_MODULES, ...FEATURES], { errors: codes(), settings: coreSettingNames() });
+  return merged;
+}
 
 export async function composeApp(config: Config, overrides: ComposeOverrides = {}): Promise<App> {
-  checkExtraKeys(config.extra, EXTRA_KEYS);
-  jobSettings(config.extra); // a bad pacing value stops the start
-  eventsSettingsFrom(config.extra);
-  policySettings(config.policy, config.extra);
-  scheduleSettings(config.extra);
-  lockMsOf(config.extra);
-  storeTimeoutMs(config.extra);
-  leaseSettings(config.extra);
-  freezeSettings(config.extra);
-  transferSettingsFor(config.extra); // parse the transfer limits now: a bad value stops the start
+  checkSettings(config.extra, productModules().settings); // a misspelt name or a bad value stops the start by name
   const log = overrides.log ?? createLogger(config.logLevel);
   const upstream = overrides.upstream ?? (await createUpstream(config, log));
   const store = overrides.store ?? (await openStore(config, { log }));
@@ -95,19 +83,31 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
 
 /** The product's plugins, extra resolvers, file helpers and background layer: what createApp and the loader need. */
 export function productParts(config: Config, options: { readonly policyClock?: () => number } = {}) {
+  const modules = productModules();
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
   const work = (log: Logger) => openWork(config, log);
-  // The features' route guards, outermost first: exactly-once writes (idempotency keys) first (a replay
-  // spends no budget); a deferred write catches the policy's refusal and a scheduled one spends no
-  // budget now, so both sit outside the account-safety policy, which goes last.
-  const guards: readonly RouteGuard[] = [...idempotencyGuards(config.extra), deferGuard, scheduleGuard, freezeGuard(freezeSettings(config.extra)), policyGuard({ now: options.policyClock })];
-  return { plugins, resolvers: productResolvers(config), zip: zipFiles, contentType: contentTypeFor, limits, work, background, bounds: productBounds(config), guards };
+  return {
+    plugins: modules.plugins, resolvers: { ...modules.resolvers, ...productResolvers(config) }, zip: zipFiles, contentType: contentTypeFor, limits, work,
+    background: modules.background, bounds: productBounds(config), guards: [...modules.guards, ...featureGuards(config, options)], sessionSources: modules.sessionSources,
+    assets: modules.assets, keyProofs: modules.keyProofs, errors: modules.errors,
+  };
+}
+
+/**
+ * The route guards that read the app's own settings (and, in tests, a clock), built per app, outermost
+ * first: exactly-once writes (idempotency keys) first, since a replay spends no budget; a deferred
+ * write catches the policy's refusal and a scheduled one spends no budget now, so both sit outside the
+ * account-safety policy: the freeze of a class the platform blocked, then the budgets.
+ */
+function featureGuards(config: Config, options: { readonly policyClock?: () => number }): RouteGuard[] {
+  return [...idempotencyGuards(config.extra), deferGuard, scheduleGuard, freezeGuard(freezeSettings(config.extra)), policyGuard({ now: options.policyClock })];
 }
 
 /** For tools that load the manifest without serving (openapi, routes, audit). */
 export function productRegistries(config: Config) {
-  return { plugins, registries: { resolvers: { ...resolvers, ...productResolvers(config) } }, bounds: productBounds(config) };
+  const modules = productModules();
+  return { plugins: modules.plugins, registries: { resolvers: { ...resolvers, ...productResolvers(config) } }, bounds: productBounds(config), errors: modules.errors };
 }
 
 /** Bounds that settings decide, documented and validated as configured: the watch interval's floor. */

@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { LRUCache } from 'lru-cache';
 import { mapError } from './errors.js';
-import { serviceError } from './service-errors.js';
+import { serviceError, type ServiceErrorTable } from './service-errors.js';
 import { loadManifest, defaultManifestDir } from './manifest/load.js';
 import type { SettingBounds } from './manifest/bounds.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -22,11 +22,10 @@ import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import { compileTyper, type Typer } from './typing.js';
-import type { AppInfo, Background, Config, JsonText, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, RouteGuard, RouteSpec, Services, SessionLease, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer, WorkStore } from './types.js';
+import type { AppInfo, Background, Config, JsonText, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, KeyProof, RouteGuard, RouteSpec, Services, SessionLease, SessionSource, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer, WorkStore } from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
-import { consoleAssets } from './console.js';
 import { authenticate } from './auth.js';
 import { KeyRing, memoryKeyStore, WrongKeys } from './keys.js';
 import { RecentMetrics } from './recent.js';
@@ -72,6 +71,14 @@ export interface AppOptions {
   /** The features' route guards (policy, idempotency), outermost first (engine/types/guards.ts). */
   readonly guards?: readonly RouteGuard[];
   readonly background?: readonly Background[];
+  /** The features' session sources (X-Pool), tried when a request names no session by id. */
+  readonly sessionSources?: readonly SessionSource[];
+  /** The features' static answers by exact path (the console's built assets). */
+  readonly assets?: () => ReadonlyMap<string, Koa.Middleware>;
+  /** The features' proofs of the deployment's key for requests that send none (the console's cookie). */
+  readonly keyProofs?: readonly KeyProof[];
+  /** The features' error rows, beside the engine's (engine/service-errors.ts): the documents list them. */
+  readonly errors?: ServiceErrorTable;
   /** Where named API keys are kept (beside the sessions); without it, in this process's memory. */
   readonly keys?: KeyStore;
   /** Whether the key store held keys at boot: the document then describes the key. */
@@ -91,7 +98,7 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const allResolvers = { ...resolvers, ...(options.resolvers ?? {}) };
-  const manifest = forUpstream(loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers }, bounds: options.bounds }), options.upstream.name);
+  const manifest = forUpstream(loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers }, bounds: options.bounds, errors: options.errors }), options.upstream.name);
   const metrics = createMetrics();
   sweepGauges(metrics, options.store);
   const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey || !!options.keysAtBoot }));
@@ -144,7 +151,10 @@ export function createApp(options: AppOptions): App {
   // One Koa middleware: request context around the (key check and) route table, with the 404 as
   // the table's `next`. Each further app middleware would cost every request a hop of Koa's chain.
   const routed = router.dispatch();
-  const guarded = authenticate({ ring: keys.ring, wrong: keys.wrong, manifest, legacyKey: options.config.apiKey, metricsOpen: options.config.metricsOpen }, routed);
+  const guarded = authenticate({
+    ring: keys.ring, wrong: keys.wrong, manifest, legacyKey: options.config.apiKey, metricsOpen: options.config.metricsOpen,
+    openPaths: router.assetPaths, proofs: options.keyProofs,
+  }, routed);
   koa.use(requestContext(manifest, metrics, options.log, (ctx) => guarded(ctx, noSuchRoute)));
   return {
     koa, router, manifest, openapi, services, metrics,
@@ -184,6 +194,8 @@ function startBackground(work: WorkLayer, services: Services, modules: readonly 
  */
 export interface RouteTable {
   readonly routers: ReadonlyMap<string, Router>;
+  /** The features' asset paths, answered without a key. */
+  readonly assetPaths: readonly string[];
   dispatch(): Koa.Middleware;
   /** Every registered (method, path), for the drift tests. */
   entries(): { method: string; path: string }[];
@@ -204,7 +216,7 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
     const deps = {
       services, validator: validators.get(route)!, shape: shapes[route.result.shape], plugin: route.plugin ? options.plugins[route.plugin] : undefined,
       resolvers: options.resolvers ?? resolvers, resolverCache, limits, zip: options.zip, contentType: options.contentType,
-      typer: typerFor(route, manifest, services.upstream), guards: options.guards,
+      typer: typerFor(route, manifest, services.upstream), guards: options.guards, sessionSources: options.sessionSources,
     };
     const run = routeRunner(route, deps);
     const check = inputCheck(route, deps.validator, () => services.upstream.library.version);
@@ -215,12 +227,14 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
   }
   const chains = new Map<string, Koa.Middleware>([...routers].map(([path, router]) => [path, chain(router, path)]));
   for (const [path, serve] of docsAssets()) chains.set(path, serve);
-  for (const [path, serve] of consoleAssets()) chains.set(path, serve);
+  const assets = options.assets?.() ?? new Map<string, Koa.Middleware>();
+  for (const [path, serve] of assets) chains.set(path, serve);
   const mcp = mcpFor(manifest, (route) => steps.get(route)!, services);
   if (mcp) chains.set(MCP_PATH, mcp.middleware);
   return {
     close: async () => mcp?.close(),
     routers,
+    assetPaths: [...assets.keys()],
     dispatch: () => (ctx, next) => (chains.get(ctx.path) ?? next)(ctx, next),
     entries: () => [...routers.values()].flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })))),
   };

@@ -1,7 +1,7 @@
 // Configuration from flags and environment variables, checked once at start: an unknown flag or a
 // malformed value stops the start with a message naming it.
 import { join } from 'node:path';
-import { CONFIRM_CLASSES, TOOL_SETS, type Config } from './types.js';
+import { CONFIRM_CLASSES, TOOL_SETS, type Config, type SettingRow } from './types.js';
 
 export interface Setting {
   readonly flag: string;
@@ -82,7 +82,7 @@ function parseFlags(argv: readonly string[]): Map<string, string> {
 /**
  * SOCIALGATE_* variables that belong to adapters and plugins, with the prefix removed. Which names
  * exist is known only to the modules that read them: the composition root checks them against the
- * union of those modules' keys (checkExtraKeys), so a typo stops the start.
+ * settings table the feature modules declare (checkSettings), so a typo stops the start.
  */
 function extraSettings(env: NodeJS.ProcessEnv): Record<string, string> {
   const extra: Record<string, string> = {};
@@ -97,6 +97,23 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   // A still sandbox world unless a test asks for a live one: tests assert what the world holds; no
   // account-safety budgets unless a test asks for a preset (the policy's own tests do).
   return Object.freeze({ ...loadConfig([], {}), store: 'memory://', logLevel: 'silent' as const, policy: 'off', ...overrides, extra: { SANDBOX_LIVE_SECONDS: '0', ...(overrides.extra ?? {}) } });
+}
+
+/** The core settings' names as config.extra would hold them (SOCIALGATE_ removed): a module may not declare them again. */
+export function coreSettingNames(): string[] {
+  return SETTINGS.filter((s) => s.env.startsWith(PREFIX)).map((s) => s.env.slice(PREFIX.length));
+}
+
+/**
+ * The start's check of config.extra against the settings table (engine/modules.ts merges the
+ * modules' rows): a variable no row names, or a value its row's parser refuses, stops the start.
+ */
+export function checkSettings(extra: Readonly<Record<string, string>>, table: readonly SettingRow[]): void {
+  checkExtraKeys(extra, table.map((row) => row.name));
+  for (const row of table) {
+    const raw = extra[row.name];
+    if (raw !== undefined && raw !== '') row.parse?.(raw);
+  }
 }
 
 /** Refuses SOCIALGATE_* variables that no module reads: a misspelt setting must not pass silently. */

@@ -4,10 +4,9 @@
 // and serves the cached set through a store outage. Wrong keys are counted per client address:
 // past ten a minute every try from that address waits for the minute's end, unchecked.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { LEGACY_KEY_NAME, legacyGrant } from './owner.js';
-import { sameSecret } from './console.js';
 import { invalidParams, serviceError } from './service-errors.js';
 import type { KeyGrant, KeyScope, KeyStore, StoredKey } from './types.js';
 
@@ -172,4 +171,9 @@ export class WrongKeys {
     if (!window || now - window.start >= 60_000) this.windows.set(address, (window = { start: now, count: 0 }));
     return window;
   }
+}
+
+/** Compares two secrets in constant time (by their digests, so their lengths do not show). */
+export function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }

@@ -2,7 +2,7 @@
 // validators use. Nothing about a route is written here by hand.
 import { OpenApiBuilder, type EncodingObject, type OperationObject, type ParameterObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
 import { forOpenApi } from './openapi-schema.js';
-import { codes, keyedWrite, SERVICE_ERRORS, serviceCodesFor } from './service-errors.js';
+import { codes, keyedWrite, SERVICE_ERRORS, serviceCodesFor, type ServiceErrorTable } from './service-errors.js';
 import type { ErrorTable, JsonValue, Manifest, ParamSpec, RouteSpec } from './types.js';
 
 export const SERVICE_VERSION = '6.0.0';
@@ -24,11 +24,12 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
   for (const [name, schema] of Object.entries(manifest.schemas)) builder.addSchema(name, forOpenApi(schema) as SchemaObject);
   builder.addSchema('ErrorBody', errorBodySchema());
   builder.addResponse('Error', { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
-  const errors = errorStatuses(manifest.errors);
+  const own = ownErrors(manifest);
+  const errors = errorStatuses(manifest.errors, own);
   for (const [status, description] of errors.descriptions) builder.addResponse(errorResponseName(status), errorResponse(description));
   const paths: Record<string, Record<string, OperationObject>> = {};
   for (const route of manifest.routes) {
-    const { operation, requestSchema } = operationFor(route, !!opts.apiKeyAuth && route.scope !== 'none', errors.upstream);
+    const { operation, requestSchema } = operationFor(route, !!opts.apiKeyAuth && route.scope !== 'none', errors.upstream, own);
     if (requestSchema) builder.addSchema(requestSchemaName(route), requestSchema);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
@@ -47,7 +48,7 @@ function securityOf(route: RouteSpec, apiKey: boolean): OperationObject['securit
 
 export const requestSchemaName = (route: RouteSpec): string => route.id[0].toUpperCase() + route.id.slice(1) + 'Request';
 
-function operationFor(route: RouteSpec, apiKey: boolean, upstream: readonly number[]): { operation: OperationObject; requestSchema?: SchemaObject } {
+function operationFor(route: RouteSpec, apiKey: boolean, upstream: readonly number[], own: ServiceErrorTable): { operation: OperationObject; requestSchema?: SchemaObject } {
   const { query, form, files } = route.request;
   const operation: OperationObject = {
     operationId: route.id,
@@ -57,7 +58,7 @@ function operationFor(route: RouteSpec, apiKey: boolean, upstream: readonly numb
     // The action class: which per-class budget counts the call, and whether it is a write.
     'x-action-class': route.action,
     parameters: [...query.map(queryParameter), ...(keyedWrite(route) ? [IDEMPOTENCY_KEY] : [])],
-    responses: responsesFor(route, apiKey, upstream),
+    responses: responsesFor(route, apiKey, upstream, own),
   };
   operation.security = securityOf(route, apiKey);
   const body = [...form, ...files];
@@ -138,18 +139,18 @@ function describeParam(param: ParamSpec): string {
   return parts.join(' ');
 }
 
-function responsesFor(route: RouteSpec, apiKey: boolean, upstream: readonly number[]): ResponsesObject {
+function responsesFor(route: RouteSpec, apiKey: boolean, upstream: readonly number[], own: ServiceErrorTable): ResponsesObject {
   const ok = route.result.description ?? 'Success';
   const schema = forOpenApi(route.result.schema) as SchemaObject;
   const responses: ResponsesObject = { [String(route.result.options.status ?? 200)]: { description: ok, content: { [route.result.contentType]: { schema } } } };
   // By reference: written out on each of ~280 operations they were half of the document's bytes.
-  for (const status of errorStatusesOf(route, apiKey, upstream)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
+  for (const status of errorStatusesOf(route, apiKey, upstream, own)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
   return responses;
 }
 
 /** Every status the route can answer besides 200: its own codes' (engine/service-errors.ts) and, when it calls the upstream, the upstream table's. */
-export function errorStatusesOf(route: RouteSpec, apiKey: boolean, upstream: readonly number[]): string[] {
-  const own = serviceCodesFor(route).filter((code) => apiKey || !keyedOnly(code, route)).map((code) => SERVICE_ERRORS[code].status);
+export function errorStatusesOf(route: RouteSpec, apiKey: boolean, upstream: readonly number[], table: ServiceErrorTable = SERVICE_ERRORS): string[] {
+  const own = serviceCodesFor(route, table).filter((code) => apiKey || !keyedOnly(code, route)).map((code) => table[code]!.status);
   const theirs = route.calls.length > 0 || route.plugin ? upstream : [];
   return [...new Set([...own, ...theirs])].sort((a, b) => a - b).map(String);
 }
@@ -161,10 +162,13 @@ function keyedOnly(code: string, route: RouteSpec): boolean {
 }
 
 /** The statuses of both registries, each described by the codes that answer it. */
-function errorStatuses(table: ErrorTable): { upstream: number[]; descriptions: [string, string][] } {
+/** The service's own rows the manifest was loaded with (the engine's and its modules'). */
+const ownErrors = (manifest: Manifest): ServiceErrorTable => manifest.serviceErrors ?? SERVICE_ERRORS;
+
+function errorStatuses(table: ErrorTable, own: ServiceErrorTable): { upstream: number[]; descriptions: [string, string][] } {
   const byStatus = new Map<number, { own: string[]; upstream: string[] }>();
   const at = (status: number) => byStatus.get(status) ?? byStatus.set(status, { own: [], upstream: [] }).get(status)!;
-  for (const code of codes()) at(SERVICE_ERRORS[code].status).own.push(code);
+  for (const code of codes(own)) at(own[code]!.status).own.push(code);
   for (const [name, row] of Object.entries(table.rows)) at(row.status).upstream.push(name);
   for (const message of table.messages) at(message.row.status);
   at(UNMAPPED_STATUS).upstream.push('any unmapped exception');
@@ -213,13 +217,13 @@ function describeService(manifest: Manifest): string {
     '',
     'Every operation comes with an example request that works as shown: its ids are real in the sandbox\'s default world (seed 1) as seen by demo. Mutually exclusive parameters show one of them; lists are sent as repeated fields; JSON fields are sent as JSON text.',
     '',
-    ...errorTable(rows, messages, ownRows()),
+    ...errorTable(rows, messages, ownRows(ownErrors(manifest))),
   ].join('\n');
 }
 
-const ownRows = (): string[] => codes().map((code) => {
-  const row = SERVICE_ERRORS[code];
-  return `| ${code} | ${row.status} | ${row.when}${'hint' in row ? ` ${row.hint}` : ''} |`;
+const ownRows = (own: ServiceErrorTable): string[] => codes(own).map((code) => {
+  const row = own[code]!;
+  return `| ${code} | ${row.status} | ${row.when}${row.hint ? ` ${row.hint}` : ''} |`;
 });
 
 /** Collapsed behind a link so the landing screen stays three steps and the Authorize button. */

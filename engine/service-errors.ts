@@ -28,14 +28,8 @@ const fetchesUrls = (route: RouteSpec): boolean => route.params.some((p) => p.ty
 const firstMatch = (route: RouteSpec): boolean => route.result.shape === 'find';
 const fileResult = (route: RouteSpec): boolean => route.result.body === 'file';
 const systemRoute = (route: RouteSpec): boolean => route.area === 'system';
-const byConsoleRef = (route: RouteSpec): boolean => route.area === 'console' && route.params.some((p) => p.name === 'ref');
 /** Areas whose routes read or write the session store or the background layer's work store. */
 const STORE_AREAS = new Set(['auth', 'console', 'events', 'webhooks', 'jobs', 'pools']);
-/** The scheduled writes' routes, and the writes that may be scheduled (they keep their item in the work store). */
-const scheduledWrites = (route: RouteSpec): boolean => route.area === 'writes' || route.params.some((p) => p.name === 'publish_at');
-const consoleWork = (route: RouteSpec): boolean => route.area === 'console' && /^\/console\/(jobs|pools)/.test(route.path);
-/** A GET that reads the platform may go to a pool member (X-Pool); the service's own records (jobs, webhooks) never do. */
-export const poolReads = (route: RouteSpec): boolean => route.method === 'GET' && route.session !== 'none' && route.upstreamMethods.length > 0;
 /** A POST, PATCH or DELETE that acts on one account's platform: what an Idempotency-Key applies to (plugins/writes). */
 export const keyedWrite = (route: RouteSpec): boolean => route.method !== 'GET' && route.session === 'required' && route.upstreamMethods.length > 0;
 
@@ -64,36 +58,18 @@ export const SERVICE_ERRORS = {
   SessionBusy: { status: 503, retryAfter: 1, on: withSession, when: 'Another instance sharing the store runs a call for this session and did not end within SOCIALGATE_LEASE_WAIT_MS (calls of one session never overlap anywhere).', hint: 'Retry after Retry-After; a balancer that routes by X-Session-ID avoids the wait.' },
   NotReady: { status: 503, on: systemRoute, when: 'GET /ready: a dependency (store, upstream) is not ready; `checks` says which.' },
   InternalError: { status: 500, on: always, when: 'A failure inside the service; the log has its class and frames under the request id.' },
-  ConsoleSessionNotFound: { status: 404, on: byConsoleRef, when: 'No session of the store has this ref (revoked, expired, or never listed).', hint: 'GET /console/sessions lists the refs.' },
-  ConsoleNotBuilt: { status: 503, on: (route) => route.key === 'GET /console', when: 'The console page has not been built into dist/console.', hint: 'Run `npm run build` (npm ci runs it).' },
   ApiKeyAttemptsExceeded: { status: 429, on: (route) => route.scope !== 'none' || route.key === 'POST /console/key', when: 'More than ten wrong API keys came from this client address this minute (headers or the console form): every try waits until the minute ends, unchecked.', hint: 'Wait for Retry-After, then send the right key.' },
   ApiKeyScopeMissing: { status: 403, on: (route) => route.scope !== 'none' || route.key === 'POST /console/key', when: "The request's API key lacks the scope the route needs (read, write or operator); the detail names it.", hint: 'Use a key with that scope (`socialgate keys add NAME --scope SCOPE`).' },
   ApiKeyAccountNotAllowed: { status: 403, on: (route) => route.scope !== 'none', when: "The request's API key is limited to other accounts than the session's (or a member's).", hint: 'Use a key allowed for that account, or a session of an account the key names.' },
   ApiKeyNameTaken: { status: 409, on: (route) => route.key === 'POST /keys', when: 'A key of that name exists.', hint: 'Revoke it first (DELETE /keys) or choose another name.' },
-  ApiKeyNotFound: { status: 404, on: (route) => route.key === 'DELETE /keys', when: 'No key has that name.', hint: 'GET /keys lists them.' },
-  PoolNameTaken: { status: 409, on: (route) => route.key === 'POST /pools' || route.key === 'POST /console/pools/members', when: 'Another owner has a pool of that name (pool names are shared by every owner).', hint: 'Choose another name.' },
-  ApiKeyWrong: { status: 401, on: (route) => route.key === 'POST /console/key', when: 'The key typed into the console is not this service\'s API key.', hint: 'The key is SOCIALGATE_API_KEY of this service, or a named key with the operator scope (`socialgate keys add NAME --scope operator`).' },
   HeaderTooLarge: { status: 431, on: 'outside', when: 'The request line and headers are over the server\'s limit (16 KB), as a query string that long.', hint: 'Send long values in a form body (POST) or shorten the query.' },
   NoSuchRoute: { status: 404, on: 'outside', when: 'No route has this path.', hint: 'GET /openapi.json lists every route.' },
   HostNotAllowed: { status: 403, on: 'outside', when: '/mcp: the Host header is not an allowed host (DNS-rebinding protection).', hint: 'Add the host name to SOCIALGATE_MCP_ALLOWED_HOSTS.' },
   OriginNotAllowed: { status: 403, on: 'outside', when: '/mcp: a browser Origin that is not an allowed host.', hint: 'Browsers may call /mcp only from an allowed host (SOCIALGATE_MCP_ALLOWED_HOSTS).' },
   LibraryTooOld: { status: 422, on: (route) => route.since !== undefined, when: 'The route needs a newer aiograpi than the one running (the manifest\'s `since`); nothing was sent to the platform.', hint: 'Upgrade aiograpi to the version the detail names (GET /deps names the running one); on the sandbox, set SOCIALGATE_SANDBOX_VERSION.' },
-  PoolNotAllowed: { status: 422, on: (route) => route.session === 'required' && !poolReads(route), when: 'A route that acts for one account (not a GET that reads the platform) was sent X-Pool instead of a session.', hint: 'Send X-Session-ID of the account that should act.' },
-  PoolsUnavailable: { status: 503, on: poolReads, when: 'X-Pool was sent to an instance built without the background layer.' },
-  PoolThrottled: { status: 429, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy and some cool down after a throttle, or every healthy member has spent its read budget (the account-safety policy); Retry-After says when the first is back.', hint: 'Retry after the Retry-After delay, or add members to the pool.' },
-  PoolUnavailable: { status: 503, on: (route) => poolReads(route) || route.area === 'jobs', when: 'X-Pool: no member is healthy, all are quarantined (challenge, logged out, revoked) or there are none.', retryAfter: 60, hint: "Resolve the members' challenges or log them in again (PATCH /auth/relogin), or add members." },
-  PoolNotFound: { status: 404, on: (route) => poolReads(route) || route.area === 'pools' || route.area === 'jobs' || consoleWork(route), when: 'X-Pool or `pool`/`name` names no pool.', hint: 'POST /pools creates one; GET /pools lists them.' },
-  PoolMemberNotFound: { status: 404, on: (route) => route.area === 'pools' || consoleWork(route), when: 'The pool has no such member.' },
-  WatchNotFound: { status: 404, on: (route) => route.key === 'DELETE /events/watch', when: 'The session is not watched (GET /events/watch answers `watching: false`).', hint: 'POST /events/watch starts watching it.' },
-  WebhookNotFound: { status: 404, on: (route) => route.area === 'webhooks' && route.params.some((p) => p.name === 'id'), when: 'No webhook endpoint has this id.', hint: 'GET /webhooks lists the endpoints.' },
-  WebhookUrlRefused: { status: 422, on: (route) => route.key === 'POST /webhooks', when: 'The endpoint URL cannot be delivered to: not http(s), credentials in it, or an address the guard refuses (loopback, private) without an allow-list entry.', hint: 'Use a public http(s) URL, or allow-list the host with SOCIALGATE_FETCH_ALLOW.' },
-  EventNotFound: { status: 404, on: (route) => route.key === 'POST /webhooks/replay', when: "The event is not in the endpoint's delivery log, or no longer in its session's retained log.", hint: 'GET /webhooks/deliveries lists the events sent to the endpoint.' },
-  EventsUnavailable: { status: 503, on: (route) => route.area === 'events' || route.area === 'webhooks' || route.key === 'POST /console/sessions/watch', when: 'The instance was built without the background layer.' },
   IdempotencyKeyReused: { status: 422, on: keyedWrite, when: 'The Idempotency-Key was used within its lifetime for another request (method, path, parameters or uploaded files differ).', hint: 'Use a new key for a new request; a key names one request.' },
   IdempotencyKeyInFlight: { status: 409, retryAfter: 1, on: keyedWrite, when: 'A request with this Idempotency-Key is still running (here or on another instance).', hint: 'Retry after Retry-After: the first request\'s answer is then replayed.' },
   WriteOutcomeUnknown: { status: 502, on: keyedWrite, when: 'The write went to the platform but its answer was lost, and reading back could not confirm whether it happened; the detail names what to check. A keyed repeat reads back again, never re-sends.', hint: 'Check the account as the detail says, or repeat with the same Idempotency-Key to read back again.' },
-  JobNotFound: { status: 404, on: (route) => route.area === 'jobs', when: 'No job has this id.', hint: 'GET /jobs lists the jobs of a session or pool.' },
-  JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools' || consoleWork(route) || scheduledWrites(route), when: 'The instance was built without the background layer.' },
   UnknownTool: { status: 404, on: 'outside', when: '/mcp: tools/call names no tool of this endpoint.', hint: 'tools/list names the tools of this endpoint (with the dynamic set, find_routes finds them).' },
   ConfirmationRequired: { status: 403, on: 'outside', when: '/mcp: the tool\'s write class is one SOCIALGATE_MCP_CONFIRM names and the client cannot ask its human (no elicitation on this connection).', hint: 'Use a client that supports elicitation (protocol 2026-07-28), or have the operator leave this class out of SOCIALGATE_MCP_CONFIRM.' },
   ConfirmationDeclined: { status: 403, on: 'outside', when: '/mcp: the human declined (or cancelled) the confirmation the tool asked for; nothing was sent to the platform.' },
@@ -105,12 +81,27 @@ export const SERVICE_ERRORS = {
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;
 
+/** A table of error rows: the engine's own, a module's, or all of them merged at boot. */
+export type ServiceErrorTable = Readonly<Record<string, ServiceErrorRow>>;
+
 /** Options a raise site may add: never a status or an exc_type, which the row decides. */
 export type RaiseOptions = Omit<HttpErrorOptions, 'excType'>;
 
 /** The one way the service raises an error of its own: by code, with the row's status and hint unless the site knows better. */
 export function serviceError(code: ServiceErrorCode, detail: string, options: RaiseOptions = {}): HttpError {
-  const row: ServiceErrorRow = SERVICE_ERRORS[code];
+  return raise(SERVICE_ERRORS[code], code, detail, options);
+}
+
+/**
+ * A feature module's raise function over its own rows and the engine's: `export const serviceError =
+ * raiserFor(POOL_ERRORS)` in the module's errors file, so its sites name only codes some table has.
+ */
+export function raiserFor<const R extends ServiceErrorTable>(rows: R): (code: (keyof R & string) | ServiceErrorCode, detail: string, options?: RaiseOptions) => HttpError {
+  const table: ServiceErrorTable = { ...SERVICE_ERRORS, ...rows };
+  return (code, detail, options = {}) => raise(table[code]!, code, detail, options);
+}
+
+function raise(row: ServiceErrorRow, code: string, detail: string, options: RaiseOptions): HttpError {
   return new HttpError(row.status, detail, { hint: row.hint, retryAfter: row.retryAfter, ...options, excType: code });
 }
 
@@ -120,12 +111,12 @@ export function invalidParams(errors: readonly ParamProblem[]): HttpError {
   return serviceError('ValidationError', detail, { errors });
 }
 
-/** The codes a route can answer, for its documented responses. */
-export function serviceCodesFor(route: RouteSpec): ServiceErrorCode[] {
-  return codes().filter((code) => {
-    const on: ErrorScope = SERVICE_ERRORS[code].on;
+/** The codes a route can answer, for its documented responses (the merged table: the engine's and its modules'). */
+export function serviceCodesFor(route: RouteSpec, table: ServiceErrorTable = SERVICE_ERRORS): string[] {
+  return codes(table).filter((code) => {
+    const on: ErrorScope = table[code]!.on;
     return on !== 'outside' && on(route);
   });
 }
 
-export const codes = (): ServiceErrorCode[] => Object.keys(SERVICE_ERRORS) as ServiceErrorCode[];
+export const codes = (table: ServiceErrorTable = SERVICE_ERRORS): string[] => Object.keys(table);

@@ -15,6 +15,7 @@ function asTuple(value: unknown, size: number, shape: string): unknown[] {
 }
 
 const page: ShapeEntry = {
+  paging: { param: 'cursor', field: 'next_cursor' },
   shape: (value) => {
     const [items, cursor] = asTuple(value, 2, 'page');
     return { items, next_cursor: cursor == null ? '' : String(cursor) };
@@ -31,6 +32,7 @@ const page: ShapeEntry = {
 };
 
 const streamPage: ShapeEntry = {
+  paging: { param: 'max_id', field: 'max_cursor' },
   shape: (value) => {
     const [items, min, max] = asTuple(value, 3, 'stream page');
     return { items, min_cursor: min == null ? '' : String(min), max_cursor: max == null ? '' : String(max) };

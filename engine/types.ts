@@ -9,3 +9,4 @@ export * from './types/work.js';
 export * from './types/caller.js';
 export * from './types/audit.js';
 export * from './types/guards.js';
+export * from './types/modules.js';

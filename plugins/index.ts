@@ -1,15 +1,6 @@
-// Every hand-written plugin, by the name the manifest uses. The engine refuses to boot when a
-// route names a plugin missing here, or a plugin here is named by no route.
+// Every hand-written plugin, by the name the manifest uses: the plugins of the feature modules the
+// composition root lists (bin/compose.ts FEATURES). Kept for callers that want the plugins alone.
 import type { Plugin } from '../engine/types.js';
-import { authPlugins } from './auth/index.js';
-import { consolePlugins } from './console/index.js';
-import { systemPlugins } from './system/index.js';
-import { uploadPlugins } from './upload/index.js';
-import { jobPlugins } from './jobs/index.js';
-import { eventPlugins } from './events/index.js';
-import { sandboxPlugins } from './events/sandbox.js';
-import { keyPlugins } from './keys/index.js';
-import { policyPlugins } from './policy/index.js';
-import { writePlugins } from './writes/schedule.js';
+import { FEATURES } from '../bin/compose.js';
 
-export const plugins: Readonly<Record<string, Plugin>> = Object.freeze({ ...systemPlugins, ...authPlugins, ...uploadPlugins, ...jobPlugins, ...consolePlugins, ...eventPlugins, ...sandboxPlugins, ...keyPlugins, ...policyPlugins, ...writePlugins });
+export const plugins: Readonly<Record<string, Plugin>> = Object.freeze(Object.assign({}, ...FEATURES.map((module) => module.plugins ?? {})) as Record<string, Plugin>);

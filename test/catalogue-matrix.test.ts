@@ -42,8 +42,8 @@ const ROTATES = new Set(['PATCH /auth/settings']);
 // Events and webhooks answer about watches and endpoints their own tests make, and GET /events holds
 // its stream open: test/events*.test.ts cover them. A named key, once added, makes every later
 // request need one: test/auth-keys.test.ts covers the keys.
-const SERVICE_AREAS = new Set(['system', 'jobs', 'pools', 'console', 'events', 'webhooks', 'keys']);
-const routes = orderForRun(app.manifest.routes.filter((r) => !SERVICE_AREAS.has(r.area)));
+// The service's own areas are the manifest's `own: true` ones.
+const routes = orderForRun(app.manifest.routes.filter((r) => !r.own));
 
 t.test('every route has a runnable example', async (t) => {
   const lacking = routes.map((r) => [r.key, missingFromExample(r)] as const).filter(([, missing]) => missing.length);

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { chromium, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS, withChromium } from './support/browser.js';
 import { product } from './helpers/full-app.js';
-import { consoleDir } from '../engine/console.js';
+import { consoleDir } from '../plugins/console/assets.js';
 import { startReceiver } from './support/webhook-receiver.js';
 
 const KEY = 'console-browser-key-0123456789';

@@ -6,7 +6,7 @@ import { createAjv, forAjv } from '../engine/validate.js';
 import type { JsonSchema } from '../engine/types.js';
 import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
-import { consoleToken } from '../engine/console.js';
+import { consoleToken } from '../plugins/console/assets.js';
 import { serve, stringBody, type Client } from './helpers/http.js';
 
 const KEY = 'console-key-for-tests-0123456789';

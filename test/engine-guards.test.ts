@@ -6,7 +6,7 @@
 import t from 'tap';
 import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
-import { serviceError } from '../engine/service-errors.js';
+import { serviceError } from '../plugins/pools/errors.js';
 import type { GuardedCall, RouteGuard } from '../engine/types.js';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { serve } from './helpers/http.js';

@@ -5,14 +5,17 @@
 import t from 'tap';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { composeApp } from '../bin/compose.js';
+import { composeApp, productModules } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
 import { projectRoot } from '../engine/manifest/load.js';
 import { errorStatusesOf } from '../engine/openapi.js';
-import { codes, SERVICE_ERRORS, serviceCodesFor, type ServiceErrorCode } from '../engine/service-errors.js';
+import { codes as codesOf, SERVICE_ERRORS as ENGINE_ERRORS, serviceCodesFor, type ServiceErrorTable } from '../engine/service-errors.js';
 import { serve } from './helpers/http.js';
 
 const root = projectRoot();
+/** The engine's rows and its feature modules', as the boot merges them. */
+const SERVICE_ERRORS: ServiceErrorTable = { ...ENGINE_ERRORS, ...productModules().errors };
+const codes = (): string[] => codesOf(SERVICE_ERRORS);
 const SOURCE_DIRS = ['engine', 'plugins', 'adapters', 'bin'];
 
 function sourceFiles(dir: string): string[] {
@@ -50,24 +53,25 @@ t.test('every operation documents every status its codes and the upstream can an
   let checked = 0;
   for (const route of app.manifest.routes) {
     const documented = Object.keys(doc.paths[route.path]![route.method.toLowerCase()]!.responses).filter((s) => s !== String(route.result.options.status ?? 200)); // the success status (202 for POST /jobs)
-    const expected = errorStatusesOf(route, route.area !== 'system', upstream);
+    const expected = errorStatusesOf(route, route.area !== 'system', upstream, SERVICE_ERRORS);
     t.same(documented.sort(), [...expected].sort(), `${route.key}`);
-    for (const code of serviceCodesFor(route)) {
+    for (const code of serviceCodesFor(route, SERVICE_ERRORS)) {
       if (code === 'ApiKeyRequired' && route.area === 'system') continue;
-      if (!documented.includes(String(SERVICE_ERRORS[code].status))) t.fail(`${route.key} can answer ${code} but does not document ${SERVICE_ERRORS[code].status}`);
+      if (!documented.includes(String(SERVICE_ERRORS[code]!.status))) t.fail(`${route.key} can answer ${code} but does not document ${SERVICE_ERRORS[code]!.status}`);
     }
     checked++;
   }
   t.equal(checked, app.manifest.routes.length);
   for (const code of codes()) {
-    t.match(doc.info.description, `| ${code} | ${SERVICE_ERRORS[code].status} |`, `${code} is in the document's error table`);
-    t.match(doc.components.responses[`Error${SERVICE_ERRORS[code].status}`]?.description, code, `the ${SERVICE_ERRORS[code].status} response names ${code}`);
+    const { status } = SERVICE_ERRORS[code]!;
+    t.match(doc.info.description, `| ${code} | ${status} |`, `${code} is in the document's error table`);
+    t.match(doc.components.responses[`Error${status}`]?.description, code, `the ${status} response names ${code}`);
   }
 });
 
 // What the running service answers for each kind of failure it decides itself, against the
 // operation's documented responses. [method, path, request, code]
-const CASES: [string, string, { query?: Record<string, string>; form?: Record<string, string>; headers?: Record<string, string>; body?: string }, ServiceErrorCode][] = [
+const CASES: [string, string, { query?: Record<string, string>; form?: Record<string, string>; headers?: Record<string, string>; body?: string }, string][] = [
   ['GET', '/user', { query: { user_id: '5000000002' } }, 'SessionRequired'],
   ['GET', '/user', { query: { user_id: '5000000002' }, headers: { 'x-session-id': 'x'.repeat(32) } }, 'SessionNotFound'],
   ['GET', '/user/followers', { query: { user_id: '5000000002', amount: '0' }, headers: { 'x-session-id': 'SID' } }, 'ValidationError'],
@@ -86,10 +90,10 @@ t.test('what the service answers is what the operation documents', async (t) => 
   for (const [method, path, request, code] of CASES) {
     const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k, v === 'SID' ? sid : v]));
     const reply = await client.request(method, path, { ...request, headers });
-    t.equal(reply.status, SERVICE_ERRORS[code].status, `${method} ${path}: ${code}'s status`);
+    t.equal(reply.status, SERVICE_ERRORS[code]!.status, `${method} ${path}: ${code}'s status`);
     t.match(reply.body, { exc_type: code }, `${method} ${path}: exc_type ${code}`);
     const operations = doc.paths[path];
-    if (SERVICE_ERRORS[code].on === 'outside') t.notOk(operations, `${code} is answered where no operation is`);
+    if (SERVICE_ERRORS[code]!.on === 'outside') t.notOk(operations, `${code} is answered where no operation is`);
     else {
       const documented = Object.values(operations ?? {}).flatMap((op) => Object.keys(op.responses));
       t.ok(documented.includes(String(reply.status)), `${method} ${path}: ${reply.status} is documented on the path`);

@@ -7,7 +7,7 @@ import t from 'tap';
 import { composeApp } from '../bin/compose.js';
 import { testConfig } from '../engine/config.js';
 import { HttpError } from '../engine/http-error.js';
-import { serviceError } from '../engine/service-errors.js';
+import { serviceError } from '../plugins/pools/errors.js';
 import type { GuardedCall, RouteGuard, WorkEvent } from '../engine/types.js';
 import { PASSWORD } from '../adapters/upstream/sandbox/index.js';
 import { deferGuard, prefersAsync } from '../plugins/writes/defer.js';

@@ -28,11 +28,6 @@ const HOUR = 60 * MINUTE;
 /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: the schedule the Standard Webhooks spec suggests. */
 export const STANDARD_BACKOFF_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR] as const;
 
-export const EVENTS_SETTING_KEYS = [
-  'EVENTS_RETENTION_HOURS', 'EVENTS_RETAIN', 'EVENTS_KEEPALIVE_SECONDS', 'EVENTS_POLL_MS', 'WEBHOOK_BACKOFF_MS', 'WEBHOOK_TIMEOUT_MS',
-  'WATCH_FLOOR_SECONDS', 'WATCH_INTERVAL_SECONDS', 'WATCH_PAGES', 'WATCH_THREAD_MESSAGES',
-] as const;
-
 export function eventsSettingsFrom(extra: Readonly<Record<string, string | undefined>>): EventsSettings {
   const floor = number(extra, 'WATCH_FLOOR_SECONDS', 30, 0.05) * SECOND;
   return {

@@ -2,12 +2,20 @@
 // JSON the HTTP routes answer, on every upstream) and the session's watermarks to the new events
 // and the advanced watermarks. Ids come from the platform's own ids, so a poll that sees an item
 // twice (a restart, a second instance, a reconnect) emits the same event id, which the log keeps once.
-import type { WorkEvent } from '../../engine/types.js';
+import type { EventTypeRow, WorkEvent } from '../../engine/types.js';
 import { eventId } from './ids.js';
 
 /** Event types a watcher produces, each from one route. */
 export const WATCH_KINDS = ['direct.message.created', 'direct.request.created', 'notification.created'] as const;
 export type WatchKind = (typeof WATCH_KINDS)[number];
+
+/** What each watch event means (GET /events/types; the events module declares these rows). */
+const WATCH_MEANS: Readonly<Record<WatchKind, string>> = {
+  'direct.message.created': 'A message arrived in an inbox thread (not one the account sent): thread, item, sender and text.',
+  'direct.request.created': 'A new message request (a pending thread) arrived: thread, who from, first message.',
+  'notification.created': "A new item in the activity inbox: a like, comment, follow, mention, tag or follow request, with the platform's kind.",
+};
+export const WATCH_EVENT_TYPES: readonly EventTypeRow[] = WATCH_KINDS.map((type) => ({ type, describe: WATCH_MEANS[type] }));
 
 /** Newest platform time (epoch ms) seen per source: what came at or before it is not new. */
 export type Marks = Partial<Record<WatchKind, number>>;

@@ -7,7 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import { owns } from '../../engine/owner.js';
 import type { Caller, Owner, WorkEvent, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
 import { checkAddress, type AllowList } from '../transfer/address-guard.js';

@@ -23,7 +23,6 @@ export async function openStore(config: Config, options: OpenOptions = {}): Prom
   return createStore(config.store, { codec: encryptingCodec(key), ttl: expiryFor(idleDays(config.extra)), log: options.log, timeoutMs: storeTimeoutMs(config.extra) });
 }
 
-export const STORE_SETTING_KEYS = ['STORE_TIMEOUT_MS'];
 
 /** How long one store call may take before it fails as StoreUnavailable (503 with Retry-After). */
 export function storeTimeoutMs(extra: Readonly<Record<string, string>>): number {

@@ -19,7 +19,6 @@ export interface LeaseSettings {
   readonly commandMs: number;
 }
 
-export const LEASE_SETTING_KEYS = ['LEASE_MS', 'LEASE_WAIT_MS'];
 
 export function leaseSettings(extra: Readonly<Record<string, string>>): LeaseSettings {
   return { leaseMs: millisSetting(extra, 'LEASE_MS', 15_000, 200, 3_600_000), waitMs: millisSetting(extra, 'LEASE_WAIT_MS', 30_000, 0, 3_600_000), commandMs: storeTimeoutMs(extra) };

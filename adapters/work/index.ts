@@ -81,7 +81,6 @@ function layer(queue: WorkQueue, store: WorkStore): OpenedWork {
   };
 }
 
-export const WORK_SETTING_KEYS = ['WORK_LOCK_MS'];
 
 /** How long a dead instance's running work stays locked before another instance takes it over. */
 export function lockMsOf(extra: Readonly<Record<string, string>>): number {

@@ -9,6 +9,7 @@ import { normalise } from './normalise.js';
 import { readManifestFiles } from './read.js';
 import { withSettingBounds, type SettingBounds } from './bounds.js';
 import { projectRoot } from '../root.js';
+import { SERVICE_ERRORS, type ServiceErrorTable } from '../service-errors.js';
 
 export { projectRoot };
 
@@ -19,6 +20,8 @@ export interface LoadOptions {
   readonly registries?: Partial<Omit<Registries, 'plugins'>>;
   /** Bounds from settings, written into the route records (engine/manifest/bounds.ts). */
   readonly bounds?: SettingBounds;
+  /** The feature modules' error rows, merged with the engine's into manifest.serviceErrors (the documents read them). */
+  readonly errors?: ServiceErrorTable;
 }
 
 export function loadManifest(dir: string, options: LoadOptions): Manifest {
@@ -29,7 +32,8 @@ export function loadManifest(dir: string, options: LoadOptions): Manifest {
     resolvers: options.registries?.resolvers ?? resolvers,
     plugins: options.plugins,
   };
-  return withSettingBounds(checkManifest(normalise(files, registries), registries, MANIFEST_FORMAT), options.bounds ?? {});
+  const manifest = withSettingBounds(checkManifest(normalise(files, registries), registries, MANIFEST_FORMAT), options.bounds ?? {});
+  return Object.freeze({ ...manifest, serviceErrors: Object.freeze({ ...SERVICE_ERRORS, ...options.errors }) });
 }
 
 

@@ -33,7 +33,7 @@ export function normalise(files: readonly RawFile[], registries: NormaliseRegist
   for (const { file, doc } of files) {
     if (doc.routes) {
       for (const tag of [doc.tag!, ...(doc.tags ?? [])]) addTag(out.tags, tag, file);
-      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, { file, area: doc.area!, tag: raw.tag ?? doc.tag!.name, writes: doc.action, reconcile: doc.reconcile }, registries));
+      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, { file, area: doc.area!, own: doc.own === true, tag: raw.tag ?? doc.tag!.name, writes: doc.action, reconcile: doc.reconcile }, registries));
     }
     if (doc.schemas) addSchemas(out.schemas, doc.schemas, file);
     if (doc.errors) {
@@ -95,6 +95,7 @@ export function normaliseRoute(raw: RawRoute, place: RoutePlace, registries: Nor
     core: raw.core === true,
     ...(raw.upstream_only ? { upstreamOnly: raw.upstream_only } : {}),
     ...(raw.extension ? { extension: true } : {}),
+    ...(place.own ? { own: true } : {}),
     plugin: raw.plugin,
     params: Object.freeze(params),
     request: requestParts(params),
@@ -117,6 +118,7 @@ function defaultScope(area: string, method: HttpMethod): RouteScope {
 export interface RoutePlace {
   readonly file: string;
   readonly area: string;
+  readonly own: boolean;
   readonly tag: string;
   readonly writes?: ActionClass;
   /** The file's read-back check of its writes, where a route names none. */

@@ -85,6 +85,8 @@ export interface RawFile {
   doc: {
     format: 1;
     area?: string;
+    /** The service's own area (its records, not the platform's). */
+    own?: boolean;
     /** The class of the area's writes where a route names none. */
     action?: ActionClass;
     /** The read-back check of the area's writes where a route names none (`none`: no natural check). */

@@ -2,6 +2,7 @@
 // validators and the OpenAPI document: a YAML edit that adds a route adds its tool, no code.
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { requestSchema } from '../validate.js';
+import { shapes } from '../shapes.js';
 import type { JsonSchema, Manifest, RouteSpec } from '../types.js';
 import { objectRoot, selfContained } from './schema.js';
 
@@ -60,14 +61,13 @@ function toolEntry(route: RouteSpec, components: Manifest['schemas']): ToolEntry
   return Object.freeze({ name: route.id, route, tool: Object.freeze(tool), link, wrapped });
 }
 
-/** Result shapes whose routes are job kinds: a whole list goes through the jobs tools, not page after page. */
-const PAGED = new Set(['page', 'stream_page']);
 const WHOLE_LIST = 'One page at a time. For the whole list, start a job instead (postJobs with this route), follow it with getJobsStatus and read it with getJobsResults (a link).';
 
 function describe(route: RouteSpec, link: boolean): string {
   const text = route.description ? `${route.summary}. ${route.description}` : route.summary;
   if (link) return `${text}\n\nAnswers a link to the file (and its name), never the bytes.`;
-  return PAGED.has(route.result.shape) && route.method === 'GET' ? `${text}\n\n${WHOLE_LIST}` : text;
+  // A paged shape's GET routes are job kinds: a whole list goes through the jobs tools, not page after page.
+  return shapes[route.result.shape]?.paging && route.method === 'GET' ? `${text}\n\n${WHOLE_LIST}` : text;
 }
 
 /** Where each tool names its route's action class, for clients and gateways that budget or gate by it. */

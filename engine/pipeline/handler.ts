@@ -2,12 +2,12 @@
 // invoke → shape → respond. Each step is a small function in this folder.
 import type { Middleware } from 'koa';
 import type { ParamProblem } from '../http-error.js';
-import { invalidParams, poolReads, serviceError } from '../service-errors.js';
+import { invalidParams, serviceError } from '../service-errors.js';
 import { compareVersions, VERSION } from '../versions.js';
 import type { Typer } from '../typing.js';
 import type { RouteValidator } from '../validate.js';
 import { checkKey } from '../owner.js';
-import type { Caller, FileMaker, GuardStep, InputBag, KeyGrant, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteGuard, RouteSpec, Services, SessionClient, SessionRecord, ShapeEntry, StreamResult } from '../types.js';
+import type { FileMaker, GuardStep, InputBag, KeyGrant, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteGuard, RouteSpec, Services, SessionClient, SessionFinder, SessionRecord, SessionSource, ShapeEntry, StreamResult } from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader, type ValuesReader } from './params.js';
@@ -31,6 +31,8 @@ export interface RouteDeps {
   readonly typer?: Typer;
   /** The features' steps around the upstream work (policy, idempotency), outermost first; bound per route below. */
   readonly guards?: readonly RouteGuard[];
+  /** The features' session sources (X-Pool), tried when a request names no session by id. */
+  readonly sessionSources?: readonly SessionSource[];
 }
 
 /**
@@ -87,9 +89,8 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
   const parseBody = bodyParserFor(route, deps.limits);
   const readInput = inputReader(route);
   const { sessions, usage } = deps.services;
-  // A read may go to any healthy member of a pool; a mutation acts for one account; a route naming
-  // an owned resource (a job, a webhook) is answered for the caller itself.
-  const readsFromPool = poolReads(route);
+  // Where a session can come from besides its id (a pool member for a read), bound once.
+  const lent = sessionSources(route, deps);
   // One async frame per request: the state settles in `finally` however the handler ends (answered,
   // thrown or cut off), and its temp files wait for that.
   return async (ctx) => {
@@ -104,13 +105,12 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
       const given = route.session === 'none' ? undefined : headerOrQuerySession(ctx);
       state.key = ctx.state.key as KeyGrant | undefined;
       let session = given ? sessions.peek(given) ?? (await findSession(given, sessions)) : undefined;
-      if (!session && readsFromPool) {
-        session = await poolSession(ctx, deps.services, state.caller);
-        state.viaPool = !!session;
+      if (!session && lent) {
+        session = await lent({ header: (name) => ctx.get(name), caller: state.caller });
+        state.borrowed = !!session;
       }
       if (parseBody) await parseBody(ctx, state);
       if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
-      if (!session && route.session === 'required' && ctx.get('x-pool')) throw serviceError('PoolNotAllowed', 'X-Pool names a pool for reads of the platform (GET) only; this route acts for one account');
       state.session = session;
       const value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx)).catch((error: unknown) => {
         replyMeta(ctx, state); // a guard's headers go on its refusal too (RateLimit with a 429)
@@ -136,12 +136,17 @@ function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefine
   return ctx.get('x-session-id').trim() || (typeof ctx.query.sessionid === 'string' ? ctx.query.sessionid : undefined) || undefined;
 }
 
-/** The session of a healthy member of the pool named by X-Pool, when one is named and the caller is entitled to it. */
-function poolSession(ctx: Parameters<Middleware>[0], services: Services, caller: Caller): Promise<SessionRecord> | undefined {
-  const pool = ctx.get('x-pool').trim();
-  if (!pool) return undefined;
-  if (!services.pools) throw serviceError('PoolsUnavailable', 'Pools are not available on this instance');
-  return services.pools.choose(pool, caller);
+/** The feature modules' session sources bound to the route, tried in order; undefined when none binds. */
+function sessionSources(route: RouteSpec, deps: RouteDeps): SessionFinder | undefined {
+  const finders = (deps.sessionSources ?? []).map((source) => source.bind(route, deps.services)).filter((finder): finder is SessionFinder => !!finder);
+  if (finders.length === 0) return undefined;
+  return async (request) => {
+    for (const find of finders) {
+      const found = await find(request);
+      if (found) return found;
+    }
+    return undefined;
+  };
 }
 
 /** The first step of a run: a session when the route needs one, then valid input; throws otherwise. */
@@ -162,7 +167,7 @@ export function admission(route: RouteSpec, validator: RouteValidator, library?:
   const gated = library ? route.params.filter((param) => param.since) : [];
   const needs = library && route.since;
   return (state, problems) => {
-    checkKey(route, state.caller, state.viaPool ? undefined : state.session?.account);
+    checkKey(route, state.caller, state.borrowed ? undefined : state.session?.account);
     if (needs) routeTooNew(route, library!());
     if (!state.session && route.session === 'required') throw sessionRequired();
     if (gated.length) problems.push(...tooNew(gated, state.bag, library!()));

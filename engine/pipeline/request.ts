@@ -16,8 +16,8 @@ export class RequestState {
   key?: KeyGrant;
   /** The client's address (HTTP requests only). */
   address?: string;
-  /** The session is a pool member chosen for an X-Pool read: it is not the caller's own. */
-  viaPool = false;
+  /** The session was lent by a feature's session source (a pool member for an X-Pool read): it is not the caller's own. */
+  borrowed = false;
   /** Background work's own reading of the route's upstream calls (a job paging through an iterator); the session's client otherwise. */
   via?: ClientVia;
   /** Who runs the route: an HTTP request, an MCP tool call, or background work (route guards read it). */
@@ -35,7 +35,7 @@ export class RequestState {
 
   /** Who asks: its key and its own session's account. */
   get caller(): Caller {
-    const account = this.viaPool ? undefined : this.session?.account.pk;
+    const account = this.borrowed ? undefined : this.session?.account.pk;
     return { ...(this.key ? { key: this.key } : {}), ...(account ? { account } : {}) };
   }
 

@@ -67,8 +67,6 @@ export interface Services {
   readonly routes: BackgroundRoutes;
   /** The background layer (queue, store, events); absent when the app was built without one. */
   readonly work?: WorkLayer;
-  /** Read routes may name a pool (X-Pool) instead of a session; set by the pools module at boot. */
-  pools?: PoolChooser;
   /** Which sessions have a class's budget spent, as this instance knows without asking a store; set by the account-safety policy at boot. */
   budgets?: BudgetPeek;
   /** Requests and errors per session and route family, counted by this instance (the console's). */

@@ -90,4 +90,9 @@ export interface ShapeEntry {
   readonly body?: ResultBody;
   /** The content type written and documented; application/json when unset (the manifest's `content_type` wins). */
   readonly contentType?: string;
+  /**
+   * A page of a longer list: the parameter the next page's cursor goes back in and the result field
+   * that holds it. Its GET routes are job kinds, and their MCP tools point to the jobs for the whole list.
+   */
+  readonly paging?: { readonly param: string; readonly field: string };
 }

@@ -2,6 +2,7 @@
 // (upstream, session store, plugins, registries) that adapters and plugins implement.
 // Everything downstream of the loader reads these types, never raw YAML.
 
+import type { ServiceErrorTable } from '../service-errors.js';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type ParamSource = 'query' | 'form' | 'file';
 export type ParamType = 'string' | 'id' | 'integer' | 'number' | 'boolean' | 'json' | 'file' | 'url';
@@ -139,6 +140,8 @@ export interface RouteSpec {
   readonly upstreamOnly?: string;
   /** Beyond the specification's endpoint catalogue (manifest `extension: true`): a route this service adds. */
   readonly extension?: true;
+  /** In one of the service's own areas (manifest area `own: true`): the service's records, not the platform's. */
+  readonly own?: true;
   readonly plugin?: string;
   readonly params: readonly ParamSpec[];
   /** The same parameters, by where the request carries them: what the reader, the body parser and the document read. */
@@ -160,6 +163,8 @@ export interface Manifest {
   readonly schemas: Readonly<Record<string, JsonSchema>>;
   readonly tags: readonly { readonly name: string; readonly description?: string }[];
   readonly errors: ErrorTable;
+  /** The service's own error rows: the engine's and its feature modules' (engine/modules.ts); the engine's alone when absent. */
+  readonly serviceErrors?: ServiceErrorTable;
 }
 
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────

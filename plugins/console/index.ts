@@ -10,7 +10,7 @@ import { closeConsole, consolePage, openConsole } from './page.js';
 import { upgradeAppProfile } from './upgrade.js';
 import { listSessions, recordOf, viewOf, watchesByRef } from './sessions.js';
 import { eventsOf } from '../events/index.js';
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from '../events/errors.js';
 
 const plugin = (handle: (input: PluginInput) => unknown, uses: readonly string[] = []): Plugin => ({ uses, handle: async (input) => handle(input) });
 

@@ -2,7 +2,7 @@
 // started for a session named by ref, and a session added to a pool by ref. Each goes through the
 // jobs module's own service, so its checks, pacing and events are the same as the API's.
 import { ownerOf } from '../../engine/owner.js';
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from '../jobs/errors.js';
 import type { PluginInput, Services } from '../../engine/types.js';
 import { jobsOf } from '../jobs/index.js';
 import { jobView } from '../jobs/service.js';

@@ -3,10 +3,10 @@
 // a URL or in script.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CONSOLE_COOKIE, consoleDir, consoleToken, sameSecret } from '../../engine/console.js';
-import { hashKey } from '../../engine/keys.js';
+import { hashKey, sameSecret } from '../../engine/keys.js';
 import { LEGACY_KEY_NAME } from '../../engine/owner.js';
-import { serviceError } from '../../engine/service-errors.js';
+import { CONSOLE_COOKIE, consoleDir, consoleToken } from './assets.js';
+import { serviceError } from './errors.js';
 import type { PluginInput, ReplyResult } from '../../engine/types.js';
 
 /** The cookie (and the token in it, checked by the service) lasts a working day. */

@@ -1,7 +1,7 @@
 // The console's view of sessions: every record of the store as the operator may see it (no id, no
 // setting, no cookie, the proxy's host only), named by a ref, a one-way digest of the id, so the
 // page never holds a credential; and finding a record again by its ref.
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import { effectiveState, proxyHost, sessionRef } from '../../engine/session-record.js';
 
 export { proxyHost };

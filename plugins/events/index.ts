@@ -3,10 +3,10 @@
 // port (jobs emit through it too), defines the fan-out, delivery and watcher work kinds, turns
 // every session state change into session.state.changed, and adds the metrics.
 import { ownerOf } from '../../engine/owner.js';
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import { ownedFilter } from './webhook-filter.js';
 import { errorCode } from '../../engine/log.js';
-import type { Plugin, PluginInput, Services, SessionStateChange, WorkEvent, WorkItem } from '../../engine/types.js';
+import type { EventTypeRow, Plugin, PluginInput, Services, SessionStateChange, WorkEvent, WorkItem } from '../../engine/types.js';
 import { eventId, sessionRef } from '../../adapters/events/ids.js';
 import { FANOUT, Outbox } from '../../adapters/events/outbox.js';
 import { eventsSettingsFrom, type EventsSettings } from '../../adapters/events/settings.js';
@@ -16,7 +16,6 @@ import { transferSettingsFor } from '../../adapters/transfer/settings.js';
 import { Realtime } from './realtime.js';
 import { Watchers } from './watch.js';
 
-export { EVENTS_SETTING_KEYS } from '../../adapters/events/settings.js';
 
 export interface EventsParts {
   readonly outbox: Outbox;
@@ -91,13 +90,19 @@ async function fanOut(outbox: Outbox, webhooks: Webhooks, event: WorkEvent): Pro
   await webhooks.fanOut(event);
 }
 
+/** Emitted for every session, watched or not. */
+export const SESSION_STATE_CHANGED: EventTypeRow = {
+  type: 'session.state.changed',
+  describe: 'A session became active, challenged, throttled (until when) or logged out, with the reason. Emitted for every session, watched or not.',
+};
+
 /** session.state.changed for every session, watched or not; a logged-out session's watcher ends with it. */
 function onStateChange(outbox: Outbox, watchers: Watchers, change: SessionStateChange): void {
   const ref = sessionRef(change.record.id);
   const at = Date.now();
   outbox.emitQuietly({
-    id: eventId('session.state.changed', ref, change.from, change.to, change.throttledUntil ?? at, ...(change.frozen ? [change.frozen.action, change.frozen.until] : [])),
-    type: 'session.state.changed', session: ref, timestamp: at,
+    id: eventId(SESSION_STATE_CHANGED.type, ref, change.from, change.to, change.throttledUntil ?? at, ...(change.frozen ? [change.frozen.action, change.frozen.until] : [])),
+    type: SESSION_STATE_CHANGED.type, session: ref, timestamp: at,
     data: {
       account: change.record.account, ref, from: change.from, to: change.to, reason: change.reason,
       throttled_until: change.throttledUntil ? new Date(change.throttledUntil).toISOString() : null,

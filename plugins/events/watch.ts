@@ -9,7 +9,7 @@
 // work store alone, read fresh by every check (never from a session record another instance may
 // have cached before the watch started).
 import { hostname } from 'node:os';
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import type { BackgroundRoutes, Logger, SessionRecord, SessionService, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
 import { sessionRef } from '../../adapters/events/ids.js';
 import type { Outbox } from '../../adapters/events/outbox.js';

@@ -1,18 +1,17 @@
 // The jobs and pools routes (manifest/jobs.yaml, manifest/pools.yaml) and the background module
 // that runs jobs. The module is installed once per app (bin/compose.ts lists it); the plugins find
 // its Jobs and Pools through the app's services.
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import { millisSetting } from '../../engine/config.js';
 import { ownerOf } from '../../engine/owner.js';
 import type { Plugin, PluginInput, Services } from '../../engine/types.js';
 import { exportJob, type ExportFormat } from './export.js';
-import { Pools } from './pools.js';
+import { Pools } from '../pools/pools.js';
 import { jobView, Jobs, type JobSettings } from './service.js';
 
-export const JOB_SETTING_KEYS = ['JOB_INTERVAL_MS', 'JOB_RECHECK_MS'];
 const installed = new WeakMap<Services, { jobs: Jobs; pools: Pools }>();
 
-/** The background module: defines the job work kind, offers pools to read routes, adds the gauges. */
+/** The background module: defines the job work kind, keeps the pools (X-Pool reads find them here), adds the gauges. */
 export function installJobs(services: Services): void {
   if (!services.work) return;
   const pools = new Pools(services.work.store, services.sessions, services.config.sessionCacheTtlMs, Date.now, () => services.budgets);
@@ -21,7 +20,6 @@ export function installJobs(services: Services): void {
     settings: jobSettings(services.config.extra),
   });
   jobs.install();
-  services.pools = pools;
   installed.set(services, { jobs, pools });
   poolGauge(services, pools);
 }
@@ -51,7 +49,8 @@ export function jobsOf(services: Services): { jobs: Jobs; pools: Pools } | undef
   return installed.get(services);
 }
 
-function parts(services: Services): { jobs: Jobs; pools: Pools } {
+/** The app's jobs and pools, or 503 when the instance runs no background layer. */
+export function parts(services: Services): { jobs: Jobs; pools: Pools } {
   const found = installed.get(services);
   if (!found) throw serviceError('JobsUnavailable', 'Background work is not available on this instance');
   return found;
@@ -98,13 +97,4 @@ export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   }),
 
   'jobs.cancel': plugin(async (input) => jobView(await parts(input.services).jobs.cancel(String(input.input.id), input.caller))),
-
-  'pools.create': plugin(async (input) => parts(input.services).pools.create(String(input.input.name), (input.input.sessions ?? []) as string[], input.caller)),
-  'pools.list': plugin(async (input) => parts(input.services).pools.list(input.caller)),
-  'pools.delete': plugin(async (input) => {
-    if (!(await parts(input.services).pools.remove(String(input.input.name), input.caller))) throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
-    return true;
-  }),
-  'pools.add_member': plugin(async (input) => parts(input.services).pools.addMember(String(input.input.name), String(input.input.session_id), input.caller)),
-  'pools.remove_member': plugin(async (input) => parts(input.services).pools.removeMember(String(input.input.name), String(input.input.member), input.caller)),
 });

@@ -3,6 +3,7 @@
 // back (page: next_cursor → cursor; stream_page: max_cursor → max_id); the item schema says the
 // primary key items are deduplicated by and the CSV columns.
 import { createHash } from 'node:crypto';
+import { shapes } from '../../engine/shapes.js';
 import type { JsonSchema, RouteSpec } from '../../engine/types.js';
 
 export interface JobKind {
@@ -19,10 +20,6 @@ export interface JobKind {
   readonly columns: readonly string[];
 }
 
-const PAGING: Readonly<Record<string, { readonly param: string; readonly field: string }>> = {
-  page: { param: 'cursor', field: 'next_cursor' },
-  stream_page: { param: 'max_id', field: 'max_cursor' },
-};
 const KEY_FIELDS = ['pk', 'id'];
 
 export function jobKinds(routes: readonly RouteSpec[], schemas: Readonly<Record<string, JsonSchema>>): ReadonlyMap<string, JobKind> {
@@ -35,7 +32,7 @@ export function jobKinds(routes: readonly RouteSpec[], schemas: Readonly<Record<
 }
 
 function kindOf(route: RouteSpec, schemas: Readonly<Record<string, JsonSchema>>): JobKind | undefined {
-  const paging = PAGING[route.result.shape];
+  const paging = shapes[route.result.shape]?.paging;
   if (!paging || route.method !== 'GET' || !route.params.some((p) => p.name === paging.param)) return undefined;
   const item = deref(route.result.options.items as JsonSchema | undefined, schemas) ?? {};
   const required = (item.required as string[] | undefined) ?? [];

@@ -5,14 +5,15 @@
 // page: the page in flight is fetched again and its items are already there or not at all.
 import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../engine/http-error.js';
-import { invalidParams, serviceError } from '../../engine/service-errors.js';
+import { invalidParams } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import { owns } from '../../engine/owner.js';
 import type {
-  BackgroundRoutes, Caller, Events, InputBag, Logger, Owner, SessionRecord, SessionService, UpstreamAdapter, WorkItem, WorkLayer, WorkOutcome, WorkStore,
+  BackgroundRoutes, Caller, EventTypeRow, Events, InputBag, Logger, Owner, SessionRecord, SessionService, UpstreamAdapter, WorkItem, WorkLayer, WorkOutcome, WorkStore,
 } from '../../engine/types.js';
 import { itemKey, jobKinds, type JobKind } from './kinds.js';
 import { sessionRef } from '../../adapters/events/ids.js';
-import type { Pools } from './pools.js';
+import type { Pools } from '../pools/pools.js';
 import { jittered, PacedWork, type Pause } from '../../adapters/work/toolkit/index.js';
 import { IteratorPaging, type IteratorRun } from './iterate.js';
 
@@ -79,6 +80,15 @@ export interface JobsDeps {
   readonly settings: JobSettings;
   readonly now?: () => number;
 }
+
+/** The events a job emits, and what each means (GET /events/types; the jobs module declares these rows). */
+const JOB_EVENT_MEANS = {
+  'job.paused': 'A job paused (throttle, challenge, logged out) with the reason and until when.',
+  'job.completed': 'A job collected everything (or its limit).',
+  'job.failed': 'A job failed after its retries, with the error.',
+} as const;
+type JobEventType = keyof typeof JOB_EVENT_MEANS;
+export const JOB_EVENT_TYPES: readonly EventTypeRow[] = Object.entries(JOB_EVENT_MEANS).map(([type, describe]) => ({ type, describe }));
 
 const TERMINAL = new Set<JobState>(['done', 'failed', 'cancelled']);
 
@@ -266,7 +276,7 @@ export class Jobs {
     await this.emit('job.failed', job, { exc_type: excType, detail });
   }
 
-  private async emit(type: string, job: JobRecord, data: Record<string, unknown>): Promise<void> {
+  private async emit(type: JobEventType, job: JobRecord, data: Record<string, unknown>): Promise<void> {
     const serial = type === 'job.paused' ? `${job.pages}.${job.paused?.reason ?? ''}` : '';
     // Named by the session's ref, like every event (a pool job belongs to no one session).
     const session = job.session ? sessionRef(this.store.open(job.session, job.id)) : undefined;

@@ -1,7 +1,7 @@
 // The named API keys' routes (manifest/keys.yaml): operator scope only; the ring (engine/keys.ts)
 // keeps them hashed in the key store and answers a new key once.
 import { keyView } from '../../engine/keys.js';
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import type { KeyScope, Plugin, PluginInput } from '../../engine/types.js';
 
 const plugin = (handle: (input: PluginInput) => Promise<unknown>): Plugin => ({ uses: [], handle });

@@ -2,7 +2,7 @@
 // the background module that runs them, the routes that list, show and cancel them, and the route
 // guard that turns a request with `publish_at` into a scheduled write answered 202. The guard sits
 // outside the account-safety policy: a scheduled write spends its budget when it runs, not now.
-import { serviceError } from '../../engine/service-errors.js';
+import { serviceError as jobsError } from '../jobs/errors.js';
 import { compareVersions, VERSION } from '../../engine/versions.js';
 import type { Plugin, PluginInput, RouteGuard, RouteSpec, Services } from '../../engine/types.js';
 import { publishTime, scheduleSettings } from './schedule-settings.js';
@@ -26,7 +26,7 @@ export function installWrites(services: Services): void {
 /** The app's scheduled writes; 503 on an instance built without the background layer. */
 export function writesOf(services: Services): ScheduledWrites {
   const found = installed.get(services);
-  if (!found) throw serviceError('JobsUnavailable', 'Background work is not available on this instance: writes cannot run later');
+  if (!found) throw jobsError('JobsUnavailable', 'Background work is not available on this instance: writes cannot run later');
   return found;
 }
 

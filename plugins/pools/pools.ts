@@ -4,7 +4,8 @@
 // session is quarantined until it is resolved. Members keep their own proxies (their sessions').
 // Session ids are secrets: the work store keeps them sealed, answers name members by account.
 import type { HttpError } from '../../engine/http-error.js';
-import { invalidParams, serviceError } from '../../engine/service-errors.js';
+import { invalidParams } from '../../engine/service-errors.js';
+import { serviceError } from './errors.js';
 import { checkAccount, entitledToPool, owns, ownerOf } from '../../engine/owner.js';
 import type { BudgetPeek, Caller, Owner, PoolChooser, SessionRecord, SessionService, WorkStore } from '../../engine/types.js';
 import { healthOf } from '../../adapters/work/toolkit/index.js';

@@ -1,12 +1,15 @@
 // The operator console's static side: its built assets (dist/console, written by `npm run build`
 // from console/ and the preact and htm packages; no CDN, works offline), served by exact path like
 // the /docs assets, and the cookie that carries the API key's proof for the page's own requests.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import type Koa from 'koa';
-import { projectRoot } from './root.js';
+import { projectRoot } from '../../engine/root.js';
+import { sameSecret } from '../../engine/keys.js';
+import { legacyGrant } from '../../engine/owner.js';
+import type { KeyProof } from '../../engine/types.js';
 
 export const CONSOLE_ASSET_PREFIX = '/console/assets/';
 export const CONSOLE_COOKIE = 'socialgate_console';
@@ -74,6 +77,20 @@ export function validToken(secret: string, cookie: string, now = Date.now(), nam
   return Number.isSafeInteger(expiresAt) && expiresAt * 1000 > now && sameSecret(cookie, consoleToken(secret, expiresAt, name));
 }
 
-export function sameSecret(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
-}
+/**
+ * The console page's own requests carry the key's cookie (set by POST /console/key): of the legacy
+ * key, or of a named key with the operator scope (still held, still an operator's). A request that
+ * changes something must also carry the console's header, which another site's form or link
+ * cannot add: the cookie alone authorises reads only (the page's event stream cannot send headers).
+ */
+export const consoleCookie: KeyProof = {
+  name: 'console.cookie',
+  async grant(request, { legacyKey, ring }) {
+    const cookie = request.cookie(CONSOLE_COOKIE);
+    if (!cookie || !(request.method === 'GET' || request.method === 'HEAD' || request.header(CONSOLE_HEADER) === '1')) return undefined;
+    const name = tokenKeyName(cookie);
+    if (name === undefined) return legacyKey && validToken(legacyKey, cookie) ? legacyGrant() : undefined;
+    const named = await ring.named(name);
+    return named?.grant.scopes.includes('operator') && validToken(named.hash, cookie, Date.now(), name) ? named.grant : undefined;
+  },
+};

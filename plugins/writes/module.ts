@@ -1,0 +1,27 @@
+// Exactly-once writes: idempotency keys with lost answers read back, scheduled writes (publish_at)
+// and deferred ones (Prefer: respond-async), each outcome an event. Its route guards are built per
+// app in bin/compose.ts (they read the app's settings).
+import type { FeatureModule, SettingRow } from '../../engine/types.js';
+import { idempotencySettings } from './idempotency-settings.js';
+import { installWrites, scheduleSettings, writePlugins } from './schedule.js';
+
+const keys = (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe, parse: (raw) => idempotencySettings({ [name]: raw }) });
+const schedule = (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe, parse: (raw) => scheduleSettings({ [name]: raw }) });
+
+export const writesModule: FeatureModule = {
+  name: 'writes',
+  plugins: writePlugins,
+  background: installWrites,
+  eventTypes: [
+    { type: 'write.completed', describe: 'a scheduled or deferred write ran: its answer and its Idempotency-Key' },
+    { type: 'write.failed', describe: 'a scheduled or deferred write failed: its error and its Idempotency-Key' },
+  ],
+  settings: [
+    keys('IDEMPOTENCY_TTL_HOURS', '24', 'how long an Idempotency-Key and its answer are kept'),
+    keys('IDEMPOTENCY_LEASE_MS', '15000', "how long a keyed request's claim outlives its owner"),
+    schedule('SCHEDULE_MAX_AHEAD_DAYS', '90', 'how far ahead publish_at may be'),
+    schedule('SCHEDULE_MAX_PENDING', '100', 'scheduled and deferred writes of one account waiting to run'),
+    schedule('SCHEDULE_MAX_MB', '1024', 'bytes of uploaded files kept for waiting writes'),
+    schedule('SCHEDULE_NATIVE', 'false', "`true`: publish_at goes to the library's own schedule_at where it has one"),
+  ],
+};
