@@ -33,7 +33,8 @@ export class Policy implements BudgetPeek {
     this.ttlMs = config.sessionCacheTtlMs;
     if (counters) this.opened = Promise.resolve(counters);
     this.ledger = new Ledger(() => this.store(), now);
-    this.refused = services?.app.counter('socialgate_policy_refusals_total', 'Calls the account-safety policy refused before the platform, by action class and reason (budget, window)', ['class', 'reason']);
+    const help = 'Calls the account-safety policy refused before the platform, by action class and reason (budget, window)';
+    this.refused = services?.app.counter('socialgate_policy_refusals_total', help, ['class', 'reason']);
   }
 
   store(): Promise<CounterStore> {
