@@ -7,11 +7,15 @@ import { WINDOWS } from './presets.js';
 
 type Out = (text: string) => void;
 type ClassView = { limits: Record<string, number>; used: Record<string, number>; resets: Record<string, string> };
+type View = {
+  preset: string; service_preset: string; classes: Record<string, ClassView>;
+  window: Record<string, unknown> | null; warmup: Record<string, unknown>; frozen: Record<string, string>;
+};
 
 export async function printPolicy(record: SessionRecord, config: Config, out: Out): Promise<void> {
   const policy = new Policy(config, Date.now);
   try {
-    const view = (await policyView(policy, record)) as { preset: string; service_preset: string; classes: Record<string, ClassView>; window: Record<string, unknown> | null; warmup: Record<string, unknown>; frozen: Record<string, string> };
+    const view = (await policyView(policy, record)) as View;
     out(`preset ${view.preset} (service: ${view.service_preset})\n`);
     out(`window ${view.window ? `${view.window.start}-${view.window.end} (UTC offset ${view.window.timezone_offset} s), ${view.window.open ? 'open' : `opens ${view.window.opens_at}`}` : 'none'}\n`);
     out(`warm-up day ${view.warmup.day} of ${view.warmup.days}: ${Math.round(Number(view.warmup.fraction) * 100)} % of the preset's write budgets\n`);

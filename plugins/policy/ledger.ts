@@ -7,7 +7,7 @@
 //     minute ended count as used in the hour and day; at most an eighth of the headroom left when
 //     they were reserved, and never more than MAX_BATCH - 1 per class, instance and minute.
 // Windows are fixed (minute, hour, UTC day), so every instance names the same counters.
-import type { ActionClass } from '../../engine/types.js';
+import { ACTION_CLASSES, type ActionClass } from '../../engine/types.js';
 import type { CounterKey, CounterStore } from './counters.js';
 import { WINDOW_MS, WINDOWS, type Limits, type PolicyWindow } from './presets.js';
 
@@ -29,7 +29,7 @@ export type Verdict = { readonly admitted: true; readonly standing: Standing } |
 
 interface Entry {
   readonly minute: number;
-  readonly sig: string;
+  readonly limits: Limits;
   slots: number;
   totals?: Partial<Record<PolicyWindow, number>>;
   exhausted?: Standing;
@@ -44,8 +44,17 @@ export function counterKey(ref: string, cls: ActionClass, window: PolicyWindow, 
   return { key: `${ref}:${cls}:${window}:${start}`, expiresAt: start + WINDOW_MS[window] + 60_000 };
 }
 
+/** A class and tier's name in the maps, made once: no string is built per call. */
+export const SLOTS: Readonly<Record<Tier, Readonly<Record<string, string>>>> = {
+  interactive: Object.fromEntries(ACTION_CLASSES.map((cls) => [cls, `${cls}|interactive`])),
+  background: Object.fromEntries(ACTION_CLASSES.map((cls) => [cls, `${cls}|background`])),
+};
+
+const sameLimits = (a: Limits, b: Limits): boolean => a === b || (a.minute === b.minute && a.hour === b.hour && a.day === b.day);
+
 export class Ledger {
-  private readonly entries = new Map<string, Entry>();
+  /** By session ref, then by SLOTS name. */
+  private readonly entries = new Map<string, Map<string, Entry>>();
 
   constructor(private readonly store: () => Promise<CounterStore>, private readonly now: () => number) {}
 
@@ -57,7 +66,7 @@ export class Ledger {
     const windows = WINDOWS.filter((window) => limits[window] !== undefined);
     if (windows.length === 0) return undefined;
     const now = this.now();
-    const entry = this.entryFor(`${ref}|${cls}|${tier}`, now, limits);
+    const entry = this.entryFor(ref, SLOTS[tier][cls], now, limits);
     if (entry.exhausted && entry.exhausted.resetAt > now) return { admitted: false, standing: entry.exhausted };
     entry.exhausted = undefined;
     if (entry.slots > 0) {
@@ -69,23 +78,27 @@ export class Ledger {
 
   /** Until when this instance knows the class's budget is spent for the session (no store call); undefined otherwise. */
   spentUntil(ref: string, cls: ActionClass, tier: Tier): number | undefined {
-    const until = this.entries.get(`${ref}|${cls}|${tier}`)?.exhausted?.resetAt;
+    const until = this.entries.get(ref)?.get(SLOTS[tier][cls])?.exhausted?.resetAt;
     return until !== undefined && until > this.now() ? until : undefined;
   }
 
   /** Forgets what this instance holds for a session (its limits changed). */
   forget(ref: string): void {
-    for (const key of this.entries.keys()) if (key.startsWith(ref + '|')) this.entries.delete(key);
+    this.entries.delete(ref);
   }
 
-  private entryFor(id: string, now: number, limits: Limits): Entry {
+  private entryFor(ref: string, slot: string, now: number, limits: Limits): Entry {
     const minute = Math.floor(now / WINDOW_MS.minute);
-    const sig = `${limits.minute}/${limits.hour}/${limits.day}`;
-    const held = this.entries.get(id);
-    if (held && held.minute === minute && held.sig === sig) return held;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    const entry: Entry = { minute, sig, slots: 0, exhausted: held?.sig === sig ? held.exhausted : undefined };
-    this.entries.set(id, entry);
+    let session = this.entries.get(ref);
+    const held = session?.get(slot);
+    if (held && held.minute === minute && sameLimits(held.limits, limits)) return held;
+    if (!session) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      this.entries.set(ref, (session = new Map()));
+    }
+    const same = held !== undefined && sameLimits(held.limits, limits);
+    const entry: Entry = { minute, limits, slots: 0, exhausted: same ? held.exhausted : undefined };
+    session.set(slot, entry);
     return entry;
   }
 

@@ -4,7 +4,7 @@ import { sessionRef } from '../../engine/session-record.js';
 import { serviceError } from '../../engine/service-errors.js';
 import type { ActionClass, BudgetPeek, Config, SessionRecord, Services } from '../../engine/types.js';
 import { openCounters, type CounterStore } from './counters.js';
-import { Ledger, type Standing, type Tier, type Verdict } from './ledger.js';
+import { Ledger, SLOTS, type Standing, type Tier, type Verdict } from './ledger.js';
 import { policySettings, type Limits, type PolicySettings } from './presets.js';
 import { effectiveLimits, parseSessionPolicy, untilWindowOpens, warmupOf, type SessionPolicy } from './rules.js';
 
@@ -23,7 +23,8 @@ export class Policy implements BudgetPeek {
   readonly ledger: Ledger;
   private opened?: Promise<CounterStore>;
   private readonly own = new Map<string, { readonly value: SessionPolicy; readonly at: number }>();
-  private readonly limits = new Map<string, { readonly own: SessionPolicy; readonly limits: Limits; readonly until: number }>();
+  /** By session ref, then by the ledger's SLOTS name. */
+  private readonly limits = new Map<string, Map<string, { readonly own: SessionPolicy; readonly limits: Limits; readonly until: number }>>();
   private readonly ttlMs: number;
   private readonly refused?: (labels: Readonly<Record<string, string>>) => void;
 
@@ -32,7 +33,8 @@ export class Policy implements BudgetPeek {
     this.ttlMs = config.sessionCacheTtlMs;
     if (counters) this.opened = Promise.resolve(counters);
     this.ledger = new Ledger(() => this.store(), now);
-    this.refused = services?.app.counter('socialgate_policy_refusals_total', 'Calls the account-safety policy refused before the platform, by action class and reason (budget, window)', ['class', 'reason']);
+    const help = 'Calls the account-safety policy refused before the platform, by action class and reason (budget, window)';
+    this.refused = services?.app.counter('socialgate_policy_refusals_total', help, ['class', 'reason']);
   }
 
   store(): Promise<CounterStore> {
@@ -71,12 +73,15 @@ export class Policy implements BudgetPeek {
 
   /** limitsFor, kept a minute per session, class and tier (the warm-up moves by the day) until the session's choices change. */
   private cachedLimits(record: SessionRecord, ref: string, cls: ActionClass, own: SessionPolicy, tier: Tier): Limits {
-    const key = `${ref}|${cls}|${tier}`;
-    const held = this.limits.get(key);
+    let session = this.limits.get(ref);
+    const held = session?.get(SLOTS[tier][cls]);
     if (held && held.own === own && held.until > this.now()) return held.limits;
     const limits = this.limitsFor(record, cls, own, tier);
-    if (this.limits.size > 100_000) this.limits.clear();
-    this.limits.set(key, { own, limits, until: this.now() + 60_000 });
+    if (!session) {
+      if (this.limits.size > 100_000) this.limits.clear();
+      this.limits.set(ref, (session = new Map()));
+    }
+    session.set(SLOTS[tier][cls], { own, limits, until: this.now() + 60_000 });
     return limits;
   }
 

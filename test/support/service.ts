@@ -80,7 +80,8 @@ async function service(options: ServiceOptions): Promise<Service> {
 function environment(key: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SOCIALGATE_') && name !== 'PORT' && name !== 'HOST') env[name] = value;
-  return { ...env, SOCIALGATE_SESSION_KEY: key, SOCIALGATE_UPSTREAM: 'sandbox', SOCIALGATE_SANDBOX_LIVE_SECONDS: '0' };
+  // No account-safety budgets unless a test asks (as testConfig): these tests run many calls a minute on one session.
+  return { ...env, SOCIALGATE_SESSION_KEY: key, SOCIALGATE_UPSTREAM: 'sandbox', SOCIALGATE_SANDBOX_LIVE_SECONDS: '0', SOCIALGATE_POLICY: 'off' };
 }
 
 async function isReady(url: string): Promise<boolean> {
