@@ -207,21 +207,6 @@ async function run(): Promise<void> {
     await row(page, 'demo').getByText('not watched').waitFor();
   });
 
-  t.test('scheduled writes: every owner\'s, cancelled from the page', async (t) => {
-    const sid = (await api('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
-    const later = new Date(Date.now() + 3_600_000).toISOString();
-    const made = await api('POST', '/direct/message', { form: { text: 'later', user_ids: '5000000100', publish_at: later }, headers: { 'x-session-id': sid } });
-    t.equal(made.status, 202, made.text);
-    const id = (made.body as { id: string }).id;
-    await page.getByRole('link', { name: 'Scheduled writes' }).click();
-    const item = page.locator(`li[data-write="${id}"]`);
-    await item.getByText('POST /direct/message').waitFor();
-    await axe(t, page, 'scheduled writes');
-    await item.getByRole('button', { name: `Cancel scheduled write ${id}` }).click();
-    await page.locator(`li[data-write="${id}"][data-state="cancelled"]`).waitFor();
-    t.match((await api('GET', '/writes/scheduled/item', { query: { id } })).body, { state: 'cancelled' }, 'cancelled in the service');
-  });
-
   t.test('health: the upstream and the last hour by family', async (t) => {
     await page.getByRole('link', { name: 'Health' }).click();
     await page.getByRole('heading', { name: 'Upstream' }).waitFor();

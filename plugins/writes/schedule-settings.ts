@@ -30,8 +30,8 @@ function numberSetting(extra: Readonly<Record<string, string | undefined>>, key:
   const raw = extra[key];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`SOCIALGATE_${key} must be a whole number of ${unit} from ${min} to ${max}, got "${raw}"`);
-  return value;
+  if (Number.isInteger(value) && value >= min && value <= max) return value;
+  throw new Error(`SOCIALGATE_${key} must be a whole number of ${unit} from ${min} to ${max}, got "${raw}"`);
 }
 
 function switchSetting(extra: Readonly<Record<string, string | undefined>>, key: string): boolean {

@@ -13,7 +13,9 @@ import { HttpError } from '../../engine/http-error.js';
 import { owns, ownerOf } from '../../engine/owner.js';
 import { serviceError } from '../../engine/service-errors.js';
 import { sessionRef } from '../../engine/session-record.js';
-import type { BackgroundRoutes, Caller, Events, GuardedCall, InputBag, Logger, Owner, SessionService, UploadedFile, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
+import type {
+  BackgroundRoutes, Caller, Events, GuardedCall, InputBag, Logger, Owner, SessionService, UploadedFile, WorkItem, WorkLayer, WorkOutcome,
+} from '../../engine/types.js';
 import type { ScheduleSettings } from './schedule-settings.js';
 
 export const WRITE_WORK = 'write';
@@ -101,7 +103,9 @@ export class ScheduledWrites {
   /** The write; with a caller, another owner's answers 404 as an unknown one. */
   async get(id: string, caller?: Caller): Promise<ScheduledWrite> {
     const write = await this.store.get<ScheduledWrite>(BUCKET, id);
-    if (!write || (caller && !owns(caller, write.owner))) throw serviceError('ResourceNotFound', 'No scheduled write with that id', { hint: 'GET /writes/scheduled lists the scheduled writes.' });
+    if (!write || (caller && !owns(caller, write.owner))) {
+      throw serviceError('ResourceNotFound', 'No scheduled write with that id', { hint: 'GET /writes/scheduled lists the scheduled writes.' });
+    }
     return write;
   }
 
@@ -115,7 +119,9 @@ export class ScheduledWrites {
   /** Cancels a write that has not started; one under way or finished is answered as it is. */
   async cancel(id: string, caller?: Caller): Promise<ScheduledWrite> {
     await this.get(id, caller);
-    const after = await this.store.update<ScheduledWrite>(BUCKET, id, (w) => (w?.state === 'scheduled' ? { ...w, state: 'cancelled', finished_at: this.now(), updated_at: this.now() } : undefined));
+    const now = this.now();
+    const after = await this.store.update<ScheduledWrite>(BUCKET, id, (w) =>
+      (w?.state === 'scheduled' ? { ...w, state: 'cancelled', finished_at: now, updated_at: now } : undefined));
     if (after?.state !== 'cancelled') return after!;
     await this.deps.work.queue.remove(WRITE_WORK, id);
     await this.forgetFiles(id);
@@ -163,14 +169,18 @@ export class ScheduledWrites {
     if (!(await this.claim(write.id))) return;
     const record = await this.deps.sessions.find(this.store.open(write.session, write.id));
     const route = this.deps.routes.route(write.route);
-    if (!record || !route) return this.finish(write, { failed: this.errorOf(serviceError('SessionNotFound', 'The session that scheduled the write is gone (revoked or logged out)')) });
+    if (!record || !route) {
+      const gone = serviceError('SessionNotFound', 'The session that scheduled the write is gone (revoked or logged out)');
+      return this.finish(write, { failed: this.errorOf(gone) });
+    }
     const run = await this.runFiles(write);
     try {
       const result = await this.deps.routes.run(route, { ...write.bag, ...run.bag }, record, item.signal, { files: run.files, header: keyHeader(write) });
       return await this.finish(write, { result, status: route.result.options.status as number | undefined });
     } catch (error) {
       const refused = this.deps.routes.statusOf(error);
-      if (refused.retryAfter !== undefined && (refused.status === 429 || refused.status === 503)) return this.putOff(write, refused.retryAfter, refused.excType);
+      const later = refused.retryAfter !== undefined && (refused.status === 429 || refused.status === 503);
+      if (later) return this.putOff(write, refused.retryAfter!, refused.excType);
       return this.finish(write, { failed: this.errorOf(error) });
     } finally {
       await rm(run.folder, { recursive: true, force: true });
@@ -207,14 +217,16 @@ export class ScheduledWrites {
 
   private async putOff(write: ScheduledWrite, seconds: number, reason: string): Promise<WorkOutcome> {
     const runAt = this.now() + seconds * 1000;
-    await this.store.update<ScheduledWrite>(BUCKET, write.id, (w) => (w?.state === 'running' ? { ...w, state: 'scheduled', run_at: runAt, reason, updated_at: this.now() } : undefined));
+    await this.store.update<ScheduledWrite>(BUCKET, write.id, (w) =>
+      (w?.state === 'running' ? { ...w, state: 'scheduled', run_at: runAt, reason, updated_at: this.now() } : undefined));
     return { retryAt: runAt };
   }
 
   private async finish(write: ScheduledWrite, outcome: { result?: unknown; status?: number; failed?: Failure }): Promise<void> {
     const now = this.now();
     const failed = outcome.failed;
-    const done: ScheduledWrite = { ...write, state: failed ? 'failed' : 'completed', result: failed ? undefined : outcome.result, error: failed, finished_at: now, updated_at: now };
+    const state = failed ? 'failed' : 'completed';
+    const done: ScheduledWrite = { ...write, state, result: failed ? undefined : outcome.result, error: failed, finished_at: now, updated_at: now };
     await this.store.put(BUCKET, write.id, done);
     await this.forgetFiles(write.id);
     const data = failed ? { ...failed } : { result: outcome.result ?? null, status: outcome.status ?? 200 };
