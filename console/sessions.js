@@ -120,7 +120,7 @@ function Actions({ session, say }) {
   return html`<div class="actions">
     <button type="button" onClick=${act('Relogin', 'POST', '/console/sessions/relogin')} disabled=${busy} aria-label=${'Relogin ' + name}>Relogin</button>
     ${session.throttled_until && html`<button type="button" onClick=${act('Clear throttle', 'DELETE', '/console/sessions/throttle')} disabled=${busy} aria-label=${'Clear throttle of ' + name}>Clear throttle</button>`}
-    <button type="button" onClick=${act('Upgrade app profile', 'POST', '/console/sessions/upgrade')} disabled=${busy} aria-label=${'Upgrade the app profile of ' + name} title="Rebuild the client with the library's current app profile, keeping the device and the session ID">Upgrade app profile</button>
+    <button type="button" onClick=${act('Upgrade app profile', 'POST', '/console/sessions/upgrade')} disabled=${busy} aria-label=${'Upgrade app profile of ' + name} title="Rebuild the client with the library's current app profile, keeping the device and the session ID">Upgrade app profile</button>
     <button type="button" class="danger" onClick=${() => setConfirming(true)} disabled=${busy} aria-label=${'Revoke ' + name}>Revoke</button>
   </div>`;
 }

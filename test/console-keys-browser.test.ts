@@ -90,7 +90,7 @@ async function run(): Promise<void> {
     const before = ((await api('GET', '/auth/settings', KEY, { headers: { 'x-session-id': session } })).body as R).device_settings as R;
     await page.getByRole('link', { name: 'Sessions' }).first().click();
     const name = `demo #${sessionRef(session).slice(0, 6)}`;
-    await page.getByRole('button', { name: `Upgrade the app profile of ${name}` }).click();
+    await page.getByRole('button', { name: `Upgrade app profile of ${name}` }).click();
     await page.getByRole('status').filter({ hasText: `Upgrade app profile: ${name} done.` }).waitFor();
     const after = await api('GET', '/auth/settings', KEY, { headers: { 'x-session-id': session } });
     t.equal(after.status, 200, 'the same session ID still works');

@@ -163,3 +163,22 @@ t.test('the audit is shared through the work store, and falls back to the ring',
   broken.write(entry(99));
   t.same((await broken.recent()).map((e) => e.request_id), ['req-99'], 'a store that is down: the ring answers');
 });
+
+t.test('a 2025 session answers only the key that opened it', async (t) => {
+  const other = ((await p.client.request('POST', '/keys', { form: { name: 'other-agent', scopes: ['read', 'write'] }, headers: keyed })).body as R).key as string;
+  const post = (key: string, body: object, session?: string) => fetch(`${p.client.url}/mcp`, {
+    method: 'POST', body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key, 'mcp-protocol-version': '2025-06-18', ...(session ? { 'mcp-session-id': session } : {}) },
+  });
+  const init = await post(KEY, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  const session = init.headers.get('mcp-session-id');
+  await init.body?.cancel();
+  t.ok(session, 'initialize opens a session');
+  const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
+  const mine = await post(KEY, ping, session!);
+  await mine.body?.cancel();
+  t.equal(mine.status, 200, 'its key is answered');
+  const theirs = await post(other, ping, session!);
+  t.equal(theirs.status, 404, 'another key does not find it');
+  await theirs.body?.cancel();
+});

@@ -57,7 +57,7 @@ export function mcpEndpoint(
     const authInfo: AuthInfo = { token: '', clientId: 'socialgate', scopes: [], extra: { caller } };
     const legacy = await isLegacyRequest(request);
     if (!legacy && caller.sessionId) await holdListenedEvents(request, sessionRef(caller.sessionId), updates);
-    const response = legacy ? await sessions.serve(() => serverFor({ ...caller, era: 'legacy' }), request, authInfo) : await handler.fetch(request, { authInfo });
+    const response = legacy ? await sessions.serve(() => serverFor({ ...caller, era: 'legacy' }), request, authInfo, caller.keyName) : await handler.fetch(request, { authInfo });
     ctx.body = response.body ? Readable.fromWeb(response.body as import('node:stream/web').ReadableStream) : null;
     // After the body: Koa turns an empty body's status into 204, and a 2025 client opens its
     // session's stream only on the 202 that accepts its `initialized`.

@@ -32,6 +32,8 @@ const IDLE_MS = 30 * 60_000;
 interface OpenSession {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: Server;
+  /** The API key that opened it: a request with another key does not find it. */
+  readonly key: string;
   usedAt: number;
 }
 
@@ -49,28 +51,29 @@ export class LegacySessions {
     return this.open.size;
   }
 
-  async serve(server: () => Server, request: Request, authInfo: AuthInfo): Promise<Response> {
+  /** Serves a 2025 request; `key` names the API key it came with (a session answers only its own key). */
+  async serve(server: () => Server, request: Request, authInfo: AuthInfo, key: string): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
-    if (id) return this.resume(id, request, authInfo);
+    if (id) return this.resume(id, request, authInfo, key);
     const body = request.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
     if (!isInitializeRequest(body)) return serveLegacy(server(), request, authInfo, this.events);
-    return this.begin(server(), request, authInfo, body);
+    return this.begin(server(), request, authInfo, body, key);
   }
 
-  private async begin(server: Server, request: Request, authInfo: AuthInfo, body: unknown): Promise<Response> {
+  private async begin(server: Server, request: Request, authInfo: AuthInfo, body: unknown, key: string): Promise<Response> {
     this.makeRoom();
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(), eventStore: this.events, retryInterval: RETRY_MS,
-      onsessioninitialized: (id) => void this.open.set(id, { transport, server, usedAt: this.now() }),
+      onsessioninitialized: (id) => void this.open.set(id, { transport, server, key, usedAt: this.now() }),
       onsessionclosed: (id) => void this.close(id),
     });
     await server.connect(transport);
     return transport.handleRequest(request, { authInfo, parsedBody: body });
   }
 
-  private async resume(id: string, request: Request, authInfo: AuthInfo): Promise<Response> {
+  private async resume(id: string, request: Request, authInfo: AuthInfo, key: string): Promise<Response> {
     const session = this.open.get(id);
-    if (!session) return sessionNotFound();
+    if (!session || session.key !== key) return sessionNotFound();
     session.usedAt = this.now();
     return session.transport.handleRequest(request, { authInfo });
   }
