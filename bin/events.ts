@@ -111,6 +111,8 @@ export function eventLine(seq: string, event: { type: string; timestamp: string;
     'notification.created': () => `${d.kind} by ${who(d.actor)}${d.text ? `: ${d.text}` : ''}`,
     'session.state.changed': () =>
       d.action ? `${d.action} frozen until ${d.frozen_until} (${d.reason})` : `${d.from} → ${d.to} (${d.reason})${d.throttled_until ? ` until ${d.throttled_until}` : ''}`,
+    'write.completed': () => `${d.kind ?? 'scheduled'} write ${d.write_id} ran: ${d.route}${d.idempotency_key ? ` (key ${d.idempotency_key})` : ''}`,
+    'write.failed': () => `${d.kind ?? 'scheduled'} write ${d.write_id} failed: ${d.route} ${(d.error as { exc_type?: string } | undefined)?.exc_type ?? ''}`,
   };
   const text = summary[event.type]?.() ?? `${d.job_id ? `job ${d.job_id} ` : ''}${JSON.stringify(d)}`;
   return `${seq.padStart(5)}  ${event.timestamp}  ${event.type.padEnd(22)}  ${text}`;

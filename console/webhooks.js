@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import { api, ago, when } from './api.js';
 
-const KINDS = ['direct.message.created', 'direct.request.created', 'notification.created', 'session.state.changed', 'job.*'];
+const KINDS = ['direct.message.created', 'direct.request.created', 'notification.created', 'session.state.changed', 'job.*', 'write.*'];
 
 function AddForm({ say, onSecret, onAdded }) {
   const submit = async (event) => {

@@ -128,7 +128,7 @@ t.test('a job whose class is frozen pauses until the freeze ends, and does not f
   const id = (started.body as { id: string }).id;
   type Job = { state: string; pages: number; paused?: { reason: string; until: number } };
   const job = await poll('the job paused', async () => (await http.request('GET', '/jobs/status', { query: { id } })).body as Job, (j) => j.state !== 'running' && j.state !== 'queued', 10_000);
-  t.match(job, { state: 'paused', pages: 0, paused: { reason: 'ActionFrozen' } });
+  t.match(job, { state: 'paused', pages: 0, paused: { reason: 'frozen' } });
   t.ok(Math.abs(job.paused!.until - until) < 2000, 'until the freeze ends');
   t.notOk(calls.includes('user_followers_v1_chunk'), 'no page reached the platform');
 });

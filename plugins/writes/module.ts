@@ -13,8 +13,8 @@ export const writesModule: FeatureModule = {
   plugins: writePlugins,
   background: installWrites,
   eventTypes: [
-    { type: 'write.completed', describe: 'a scheduled or deferred write ran: its answer and its Idempotency-Key' },
-    { type: 'write.failed', describe: 'a scheduled or deferred write failed: its error and its Idempotency-Key' },
+    { type: 'write.completed', describe: 'A scheduled or deferred write ran: its route, idempotency key and the answer.' },
+    { type: 'write.failed', describe: 'A scheduled or deferred write failed (or its outcome is unknown): its route, idempotency key and the error.' },
   ],
   settings: [
     keys('IDEMPOTENCY_TTL_HOURS', '24', 'how long an Idempotency-Key and its answer are kept'),
