@@ -78,7 +78,7 @@ function StartForm({ sessions, say }) {
       setProblem('');
       say(`Job ${job.id} started: ${job.route}.`);
     } catch (error) {
-      setProblem(error.message + (error.body && error.body.hint ? ` ${error.body.hint}` : ''));
+      setProblem(error.message + (error.body?.hint ? ` ${error.body.hint}` : ''));
     }
   };
   return html`<form class="card" onSubmit=${submit} aria-labelledby="start-title">

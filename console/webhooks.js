@@ -73,7 +73,7 @@ function Endpoint({ endpoint, say, onSecret }) {
   const act = (label, method, path) => async () => {
     try {
       const answer = await api(method, path, { id: endpoint.id });
-      if (answer && answer.secret) onSecret({ id: endpoint.id, secret: answer.secret });
+      if (answer?.secret) onSecret({ id: endpoint.id, secret: answer.secret });
       say(`${label}: ${endpoint.id} done.`);
     } catch (error) {
       say(`${label}: ${endpoint.id} failed`, error);

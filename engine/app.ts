@@ -182,7 +182,7 @@ export interface RouteTable {
 
 function buildRouter(manifest: Manifest, services: Services, options: AppOptions, steps: Map<RouteSpec, RouteSteps>): RouteTable {
   const validators = compileValidators(manifest);
-  const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
+  const resolverCache = new LRUCache<string, NonNullable<unknown>>({ max: 10_000, ttl: 10 * 60_000 });
   const limits: BodyLimits = {
     fileBytes: options.limits?.fileBytes ?? options.config.uploadMaxMb * 1024 * 1024,
     formBytes: options.limits?.formBytes ?? 2 * 1024 * 1024,

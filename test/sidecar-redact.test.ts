@@ -28,7 +28,7 @@ import json
 from sidecar_redact import Secrets
 cases = json.loads(${JSON.stringify(JSON.stringify(cases.map(([input]) => input)))})
 print(json.dumps({"out": [Secrets().redact(c) for c in cases]}))`);
-  cases.forEach(([input, expected], i) => t.equal((r.out as string[])[i], expected, input));
+  for (const [i, [input, expected]] of cases.entries()) t.equal((r.out as string[])[i], expected, input);
 });
 
 t.test('values handed to the library are redacted anywhere, until their client is forgotten', async (t) => {

@@ -28,8 +28,9 @@ export interface Endpoint {
 export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], keyName: (state: Record<string, unknown>) => string, log: Logger): Endpoint {
   const allowed = [...hosts];
   // The caller rides the SDK's pass-through `authInfo` to the factory: the session is the
-  // request's identity, read by the same rule as every route's (the X-Session-ID header).
-  const handler = createMcpHandler((context) => serverFor({ ...(context.authInfo?.extra as { caller: Caller }).caller, era: context.era }), {
+  // request's identity, read by the same rule as every route's (the X-Session-ID header); the
+  // middleware below passes authInfo on every request.
+  const handler = createMcpHandler((context) => serverFor({ ...(context.authInfo!.extra as { caller: Caller }).caller, era: context.era }), {
     onerror: (error) => log.warn('mcp request failed', { error: error.name }),
     // The 2025 protocol is served below (serveLegacy): streams with a priming event and `retry`.
     legacy: 'reject',
@@ -52,7 +53,7 @@ export function mcpEndpoint(serverFor: ServerFor, hosts: readonly string[], keyN
       ? await serveLegacy(serverFor({ ...caller, era: 'legacy' }), request, authInfo, events)
       : await handler.fetch(request, { authInfo });
     ctx.status = response.status;
-    response.headers.forEach((value, name) => ctx.set(name, value));
+    for (const [name, value] of response.headers) ctx.set(name, value);
     ctx.body = response.body ? Readable.fromWeb(response.body as import('node:stream/web').ReadableStream) : null;
   };
   return { middleware, notify: handler.notify };
