@@ -269,7 +269,8 @@ export function guardServer(server: Server, app: App): void {
     const mapped = mapError(serviceError('HeaderTooLarge', 'The request line and headers are over the server\'s limit (16 KB): a query string that long cannot be served'), app.manifest.errors);
     const body = JSON.stringify(mapped.body);
     socket.on('data', () => undefined); // drained, not left unread: closing over unread data would reset the connection
-    socket.end(`HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(`HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: ` +
+`${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     setTimeout(() => socket.destroy(), 5000).unref();
     app.services.log.info('request refused: headers too large', { status: 431 });
   });

@@ -48,13 +48,17 @@ export const SERVICE_ERRORS = {
   NothingMatches: { status: 404, on: firstMatch, when: 'The list the platform answered has no item matching the given parameters.' },
   UpstreamShapeError: { status: 502, on: callsUpstream, when: 'The upstream answered a value of an unexpected shape.' },
   UpstreamFileMissing: { status: 502, on: fileResult, when: 'The upstream reported a file it did not write.' },
-  StoreUnavailable: { status: 503, retryAfter: 2, on: (route) => withSession(route) || STORE_AREAS.has(route.area), when: 'The session store or the work store (jobs, webhooks, watches, pools, events) did not answer within SOCIALGATE_STORE_TIMEOUT_MS (or failed): a session not cached by this instance, a login, a change of a session or any background route cannot be served now. Cached sessions keep working.', hint: 'Retry after Retry-After; check the store server (GET /ready names it).' },
-  SessionBusy: { status: 503, retryAfter: 1, on: withSession, when: 'Another instance sharing the store runs a call for this session and did not end within SOCIALGATE_LEASE_WAIT_MS (calls of one session never overlap anywhere).', hint: 'Retry after Retry-After; a balancer that routes by X-Session-ID avoids the wait.' },
+  StoreUnavailable: { status: 503, retryAfter: 2, on: (route) => withSession(route) || STORE_AREAS.has(route.area), when: 'The session store or the work store (jobs, webhooks, watches, pools, events) did not answer within ' +
+'SOCIALGATE_STORE_TIMEOUT_MS (or failed): a session not cached by this instance, a login, a change of a ' +
+'session or any background route cannot be served now. Cached sessions keep working.', hint: 'Retry after Retry-After; check the store server (GET /ready names it).' },
+  SessionBusy: { status: 503, retryAfter: 1, on: withSession, when: 'Another instance sharing the store runs a call for this session and did not end within ' +
+'SOCIALGATE_LEASE_WAIT_MS (calls of one session never overlap anywhere).', hint: 'Retry after Retry-After; a balancer that routes by X-Session-ID avoids the wait.' },
   NotReady: { status: 503, on: systemRoute, when: 'GET /ready: a dependency (store, upstream) is not ready; `checks` says which.' },
   InternalError: { status: 500, on: always, when: 'A failure inside the service; the log has its class and frames under the request id.' },
   ConsoleSessionNotFound: { status: 404, on: byConsoleRef, when: 'No session of the store has this ref (revoked, expired, or never listed).', hint: 'GET /console/sessions lists the refs.' },
   ConsoleNotBuilt: { status: 503, on: (route) => route.key === 'GET /console', when: 'The console page has not been built into dist/console.', hint: 'Run `npm run build` (npm ci runs it).' },
-  ApiKeyAttemptsExceeded: { status: 429, on: (route) => route.scope !== 'none' || route.key === 'POST /console/key', when: 'More than ten wrong API keys came from this client address this minute (headers or the console form): every try waits until the minute ends, unchecked.', hint: 'Wait for Retry-After, then send the right key.' },
+  ApiKeyAttemptsExceeded: { status: 429, on: (route) => route.scope !== 'none' || route.key === 'POST /console/key', when: 'More than ten wrong API keys came from this client address this minute (headers or the console form): every ' +
+'try waits until the minute ends, unchecked.', hint: 'Wait for Retry-After, then send the right key.' },
   ApiKeyScopeMissing: { status: 403, on: (route) => route.scope !== 'none', when: "The request's API key lacks the scope the route needs (read, write or operator); the detail names it.", hint: 'Use a key with that scope (`socialgate keys add NAME --scope SCOPE`).' },
   ApiKeyAccountNotAllowed: { status: 403, on: (route) => route.scope !== 'none', when: "The request's API key is limited to other accounts than the session's (or a member's).", hint: 'Use a key allowed for that account, or a session of an account the key names.' },
   ApiKeyNameTaken: { status: 409, on: (route) => route.key === 'POST /keys', when: 'A key of that name exists.', hint: 'Revoke it first (DELETE /keys) or choose another name.' },
@@ -74,7 +78,8 @@ export const SERVICE_ERRORS = {
   PoolMemberNotFound: { status: 404, on: (route) => route.area === 'pools' || consoleWork(route), when: 'The pool has no such member.' },
   WatchNotFound: { status: 404, on: (route) => route.key === 'DELETE /events/watch', when: 'The session is not watched (GET /events/watch answers `watching: false`).', hint: 'POST /events/watch starts watching it.' },
   WebhookNotFound: { status: 404, on: (route) => route.area === 'webhooks' && route.params.some((p) => p.name === 'id'), when: 'No webhook endpoint has this id.', hint: 'GET /webhooks lists the endpoints.' },
-  WebhookUrlRefused: { status: 422, on: (route) => route.key === 'POST /webhooks', when: 'The endpoint URL cannot be delivered to: not http(s), credentials in it, or an address the guard refuses (loopback, private) without an allow-list entry.', hint: 'Use a public http(s) URL, or allow-list the host with SOCIALGATE_FETCH_ALLOW.' },
+  WebhookUrlRefused: { status: 422, on: (route) => route.key === 'POST /webhooks', when: 'The endpoint URL cannot be delivered to: not http(s), credentials in it, or an address the guard refuses ' +
+'(loopback, private) without an allow-list entry.', hint: 'Use a public http(s) URL, or allow-list the host with SOCIALGATE_FETCH_ALLOW.' },
   EventNotFound: { status: 404, on: (route) => route.key === 'POST /webhooks/replay', when: "The event is not in the endpoint's delivery log, or no longer in its session's retained log.", hint: 'GET /webhooks/deliveries lists the events sent to the endpoint.' },
   EventsUnavailable: { status: 503, on: (route) => route.area === 'events' || route.area === 'webhooks' || route.key === 'POST /console/sessions/watch', when: 'The instance was built without the background layer.' },
   JobNotFound: { status: 404, on: (route) => route.area === 'jobs', when: 'No job has this id.', hint: 'GET /jobs lists the jobs of a session or pool.' },

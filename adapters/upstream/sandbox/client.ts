@@ -120,7 +120,8 @@ function freshState(): ClientState {
 
 function userAgent(locale: string, device: Readonly<Record<string, unknown>> = DEVICE): string {
   const d = { ...DEVICE, ...device };
-  return `Instagram ${d.app_version} Android (${d.android_version}/${d.android_release}; ${d.dpi}; ${d.resolution}; ${d.manufacturer}; ${d.model}; ${d.device}; ${d.cpu}; ${locale}; ${d.version_code})`;
+  return `Instagram ${d.app_version} Android (${d.android_version}/${d.android_release}; ${d.dpi}; ${d.resolution}; ` +
+`${d.manufacturer}; ${d.model}; ${d.device}; ${d.cpu}; ${locale}; ${d.version_code})`;
 }
 
 /** Loads a settings export; the account is restored only when its sessionid verifies. */
