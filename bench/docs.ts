@@ -20,7 +20,9 @@ const MARK_FIRST_OPERATION = `new MutationObserver(function (_, observer) {
   requestAnimationFrame(function () { setTimeout(function () { performance.mark('first-operation-painted'); }); });
 }).observe(document, { childList: true, subtree: true });
 window.__longTasks = [];
-new PerformanceObserver(function (list) { list.getEntries().forEach(function (e) { window.__longTasks.push([Math.round(e.startTime), Math.round(e.duration)]); }); }).observe({ type: 'longtask', buffered: true });`;
+new PerformanceObserver(function (list) {
+  list.getEntries().forEach(function (e) { window.__longTasks.push([Math.round(e.startTime), Math.round(e.duration)]); });
+}).observe({ type: 'longtask', buffered: true });`;
 
 export interface DocsLoad {
   first_operation_ms: number;
@@ -52,7 +54,8 @@ export async function loadDocs(browser: Browser, url: string, context?: Awaited<
   });
   await page.close();
   if (!context) await own.close();
-  if (process.env.BENCH_DEBUG) process.stdout.write(`debug: origin offset ${Math.round(timeline.origin - opened)} ms, dcl ${Math.round(timeline.dcl)}, painted ${Math.round(timeline.painted)}, long tasks ${JSON.stringify(timeline.longTasks)}\n`);
+  if (process.env.BENCH_DEBUG) process.stdout.write(`debug: origin offset ${Math.round(timeline.origin - opened)} ms, dcl ${Math.round(timeline.dcl)}, painted ` +
+`${Math.round(timeline.painted)}, long tasks ${JSON.stringify(timeline.longTasks)}\n`);
   return {
     first_operation_ms: first,
     in_page_ms: Math.round(timeline.mark),

@@ -52,7 +52,8 @@ export async function benchJobs(): Promise<Record<string, string>> {
       'items/s, 50,000 followers, pages of 200, pacing off': (followers.items / followers.seconds).toFixed(0),
       'items/s, 5,000 comments, pages of 200': (comments.items / comments.seconds).toFixed(0),
       'heap MB after GC (with --expose-gc): peak in the first job, peak in the second': `${mb(Math.max(...followers.heap))}, ${mb(Math.max(...second.heap))}`,
-      'RSS MB while collecting 100,000 items (two jobs of 50,000 in a row): first sample, peak in the first job, peak in the second': `${mb(rss[0])}, ${mb(Math.max(...followers.rss))}, ${mb(Math.max(...second.rss))}`,
+      ['RSS MB while collecting 100,000 items (two jobs of 50,000 in a row): first sample, peak in the first job, ' +
+'peak in the second']: `${mb(rss[0])}, ${mb(Math.max(...followers.rss))}, ${mb(Math.max(...second.rss))}`,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -62,7 +62,9 @@ async function firstUse(count: number): Promise<string> {
       if ([...outcomes.values()].some((outcome) => outcome.status !== 'written')) throw new Error('a batched use was not written');
     }
     await store.close();
-    return `read p50 ${ms(pct(reads, 50))}, p99 ${ms(pct(reads, 99))}; one use written alone p50 ${ms(pct(writes, 50))}, p99 ${ms(pct(writes, 99))}; ${BATCH} uses in one batch p50 ${ms(pct(batches, 50))}, max ${ms(pct(batches, 100))} (${BATCHES} batches)`;
+    return `read p50 ${ms(pct(reads, 50))}, p99 ${ms(pct(reads, 99))}; one use written alone p50 ` +
+`${ms(pct(writes, 50))}, p99 ${ms(pct(writes, 99))}; ${BATCH} uses in one batch p50 ${ms(pct(batches, 50))}, ` +
+`max ${ms(pct(batches, 100))} (${BATCHES} batches)`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

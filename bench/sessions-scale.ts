@@ -27,10 +27,13 @@ function fillSqlite(path: string): Promise<void> {
 /** The same rows, made by the server itself in one statement. */
 async function fillPostgres(url: string): Promise<void> {
   const now = Date.now();
-  const record = `json_build_object('id', 's' || lpad(i::text, 8, '0'), 'account', json_build_object('pk', i::text, 'username', 'u' || i), 'settings', '{}'::json, 'state', 'active', 'createdAt', 0, 'lastUsedAt', 0)::text`;
+  const record = `json_build_object('id', 's' || lpad(i::text, 8, '0'), 'account', json_build_object('pk', i::text, ` +
+`'username', 'u' || i), 'settings', '{}'::json, 'state', 'active', 'createdAt', 0, 'lastUsedAt', 0)::text`;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  await client.query(`INSERT INTO socialgate_sessions (key, value) SELECT 'socialgate-sessions:s' || lpad(i::text, 8, '0'), json_build_object('value', ${record}, 'expires', CASE WHEN i % 2 = 1 THEN ${now + 3_600_000} ELSE ${now - 1000} END)::text FROM generate_series(0, ${COUNT - 1}) AS i`);
+  await client.query(`INSERT INTO socialgate_sessions (key, value) SELECT 'socialgate-sessions:s' || lpad(i::text, 8, '0'), ` +
+`json_build_object('value', ${record}, 'expires', CASE WHEN i % 2 = 1 THEN ${now + 3_600_000} ELSE ` +
+`${now - 1000} END)::text FROM generate_series(0, ${COUNT - 1}) AS i`);
   await client.end();
 }
 

@@ -85,7 +85,9 @@ async function writeVideo(out: NodeJS.WritableStream): Promise<void> {
 
 async function uploadVideo(ready: Ready): Promise<number> {
   const boundary = `sgbench${Date.now()}`;
-  const preamble = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="caption"\r\n\r\nbench\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
+  const preamble = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; ` +
+`name="caption"\r\n\r\nbench\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; ` +
+`filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
   const epilogue = Buffer.from(`\r\n--${boundary}--\r\n`);
   const req = http.request({
     host: '127.0.0.1', port: ready.port, method: 'POST', path: '/video/upload',
@@ -204,7 +206,9 @@ function growingDownloads(inner: UpstreamAdapter, grow: (path: string) => Promis
 }
 
 export function formatFigures(figures: readonly TransferFigure[]): string {
-  return figures.map((f) => `${f.name.padEnd(34)} HTTP ${f.status}  ${(f.mb / f.seconds).toFixed(0).padStart(4)} MB/s  peak RSS growth ${f.peakGrowthMb.toFixed(1)} MB (baseline ${f.baselineMb.toFixed(0)} MB, ${f.samples} samples; target < ${TARGET_MB} MB)`).join('\n');
+  return figures.map((f) => `${f.name.padEnd(34)} HTTP ${f.status}  ${(f.mb / f.seconds).toFixed(0).padStart(4)} MB/s  peak RSS growth ` +
+`${f.peakGrowthMb.toFixed(1)} MB (baseline ${f.baselineMb.toFixed(0)} MB, ${f.samples} samples; target < ` +
+`${TARGET_MB} MB)`).join('\n');
 }
 
 if (process.argv[2] === 'child') {

@@ -43,12 +43,21 @@ function JobRow({ job, sessions, say }) {
   return html`<li class="card job" data-job=${job.id} data-state=${job.state} data-session=${job.session_ref || ''}>
     <h2 class="job-title">${job.route} <small class="muted">for ${owner}</small></h2>
     <${Bar} job=${job} />
-    <p class="job-figures"><span class=${'state state-' + job.state}>${job.state}</span>${' · '}${job.items}${job.limit ? ` of ${job.limit}` : ''} items · ${job.pages} ${job.pages === 1 ? 'page' : 'pages'} · ${job.rate}/s · ${UNDER_WAY.has(job.state) ? `${seconds(job.eta_seconds)} left` : `took ${seconds(job.elapsed_seconds)}`}</p>
-    ${job.paused && html`<p class="problem">Paused: ${job.paused.reason}${job.paused.until ? ` until ${new Date(job.paused.until).toLocaleTimeString()}` : ''}${job.paused.detail ? ` (${job.paused.detail})` : ''}</p>`}
+    <p class="job-figures"><span class=${'state state-' + job.state}>${job.state}</span>${' · '}${job.items}${
+      job.limit ? ` of ${job.limit}` : ''
+    } items · ${job.pages} ${job.pages === 1 ? 'page' : 'pages'} · ${job.rate}/s · ${
+      UNDER_WAY.has(job.state) ? `${seconds(job.eta_seconds)} left` : `took ${seconds(job.elapsed_seconds)}`
+    }</p>
+    ${job.paused &&
+      html`<p class="problem">Paused: ${job.paused.reason}${
+        job.paused.until ? ` until ${new Date(job.paused.until).toLocaleTimeString()}` : ''
+      }${job.paused.detail ? ` (${job.paused.detail})` : ''}</p>`}
     ${job.error && html`<p class="problem">Failed: ${job.error.exc_type}: ${job.error.detail}</p>`}
     <div class="row">
       ${UNDER_WAY.has(job.state) && html`<button type="button" class="danger" onClick=${cancel} aria-label=${'Cancel job ' + job.id}>Cancel</button>`}
-      <span class="downloads">Download: <a href=${results('csv')} download>CSV</a> · <a href=${results('ndjson')} download>NDJSON</a> · <a href=${results('json')} download>JSON</a></span>
+      <span class="downloads">Download: <a href=${results('csv')} download>CSV</a> · <a href=${
+        results('ndjson')
+      } download>NDJSON</a> · <a href=${results('json')} download>JSON</a></span>
     </div>
   </li>`;
 }
@@ -78,7 +87,7 @@ function StartForm({ sessions, say }) {
       setProblem('');
       say(`Job ${job.id} started: ${job.route}.`);
     } catch (error) {
-      setProblem(error.message + (error.body && error.body.hint ? ` ${error.body.hint}` : ''));
+      setProblem(error.message + (error.body?.hint ? ` ${error.body.hint}` : ''));
     }
   };
   return html`<form class="card" onSubmit=${submit} aria-labelledby="start-title">
@@ -108,5 +117,7 @@ export function JobsView({ live, say }) {
     <${StartForm} sessions=${sessions} say=${say} />
     ${jobs === null ? html`<p>Waiting for the job list…</p>`
       : jobs.length === 0 ? html`<p>No jobs yet.</p>`
-      : html`<ul class="jobs" aria-label="Jobs, newest first">${jobs.map((job) => html`<${JobRow} key=${job.id} job=${job} sessions=${sessions} say=${say} />`)}</ul>`}`;
+      : html`<ul class="jobs" aria-label="Jobs, newest first">${jobs.map(
+          (job) => html`<${JobRow} key=${job.id} job=${job} sessions=${sessions} say=${say} />`,
+        )}</ul>`}`;
 }

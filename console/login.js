@@ -78,7 +78,11 @@ export function LoginView({ say }) {
     // Keyed by step: each step gets fresh fields, so nothing typed in one (the password) shows in the next.
     return html`<form key=${flow.step} class="card narrow" onSubmit=${twoFactorStep ? twoFactor : challenge} aria-labelledby="code-title">
       <h2 id="code-title">${twoFactorStep ? 'Two-factor code' : 'Challenge'} for ${flow.account}</h2>
-      <p>${twoFactorStep ? 'Type the code from the authenticator app or the SMS.' : 'The platform wants to confirm it is you: type the security code it sent (SMS or e-mail).'}</p>
+      <p>${
+        twoFactorStep
+          ? 'Type the code from the authenticator app or the SMS.'
+          : 'The platform wants to confirm it is you: type the security code it sent (SMS or e-mail).'
+      }</p>
       <label for="login-code">${twoFactorStep ? 'Two-factor code' : 'Security code'}</label>
       <input id="login-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6,8}" required autofocus />
       ${problem}

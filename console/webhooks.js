@@ -55,7 +55,10 @@ function Deliveries({ endpoint, say }) {
   return html`<div class="scroll" role="region" aria-label=${'Deliveries to ' + endpoint.url} tabindex="0">
     <table class="deliveries stack">
       <caption class="sr-only">Newest deliveries to ${endpoint.url}</caption>
-      <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Status</th><th scope="col">Outcome</th><th scope="col">Latency</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
+      <thead><tr>
+        <th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Status</th><th scope="col">Outcome</th>
+        <th scope="col">Latency</th><th scope="col"><span class="sr-only">Action</span></th>
+      </tr></thead>
       <tbody>${endpoint.deliveries.map((d) => html`<tr key=${d.seq} data-outcome=${d.outcome}>
         <td data-label="When"><time datetime=${d.at} title=${when(d.at)}>${ago(d.at)}</time></td>
         <td data-label="Event">${d.type}<br /><small class="muted">${d.event_id}</small></td>
@@ -73,7 +76,7 @@ function Endpoint({ endpoint, say, onSecret }) {
   const act = (label, method, path) => async () => {
     try {
       const answer = await api(method, path, { id: endpoint.id });
-      if (answer && answer.secret) onSecret({ id: endpoint.id, secret: answer.secret });
+      if (answer?.secret) onSecret({ id: endpoint.id, secret: answer.secret });
       say(`${label}: ${endpoint.id} done.`);
     } catch (error) {
       say(`${label}: ${endpoint.id} failed`, error);
@@ -81,7 +84,9 @@ function Endpoint({ endpoint, say, onSecret }) {
   };
   return html`<li class="card endpoint" data-endpoint=${endpoint.id}>
     <h2 class="endpoint-url">${endpoint.url}</h2>
-    <p class="muted">${endpoint.id} · ${endpoint.kinds.length ? endpoint.kinds.join(', ') : 'all events'} · ${endpoint.sessions.length ? `${endpoint.sessions.length} session(s)` : 'all sessions'} · ${endpoint.attempts} ${endpoint.attempts === 1 ? 'attempt' : 'attempts'}</p>
+    <p class="muted">${endpoint.id} · ${endpoint.kinds.length ? endpoint.kinds.join(', ') : 'all events'} · ${
+      endpoint.sessions.length ? `${endpoint.sessions.length} session(s)` : 'all sessions'
+    } · ${endpoint.attempts} ${endpoint.attempts === 1 ? 'attempt' : 'attempts'}</p>
     ${endpoint.disabled && html`<p class="problem">Disabled: ${endpoint.disabled}</p>`}
     ${endpoint.rotating_until && html`<p class="muted">The previous secret signs too until ${when(endpoint.rotating_until)}.</p>`}
     <div class="actions">

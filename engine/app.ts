@@ -205,7 +205,7 @@ export interface RouteTable {
 
 function buildRouter(manifest: Manifest, services: Services, options: AppOptions, steps: Map<RouteSpec, RouteSteps>): RouteTable {
   const validators = compileValidators(manifest);
-  const resolverCache = new LRUCache<string, {}>({ max: 10_000, ttl: 10 * 60_000 });
+  const resolverCache = new LRUCache<string, NonNullable<unknown>>({ max: 10_000, ttl: 10 * 60_000 });
   const limits: BodyLimits = {
     fileBytes: options.limits?.fileBytes ?? options.config.uploadMaxMb * 1024 * 1024,
     formBytes: options.limits?.formBytes ?? 2 * 1024 * 1024,
@@ -295,7 +295,8 @@ export function guardServer(server: Server, app: App): void {
     const mapped = mapError(serviceError('HeaderTooLarge', 'The request line and headers are over the server\'s limit (16 KB): a query string that long cannot be served'), app.manifest.errors);
     const body = JSON.stringify(mapped.body);
     socket.on('data', () => undefined); // drained, not left unread: closing over unread data would reset the connection
-    socket.end(`HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(`HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: ` +
+`${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     setTimeout(() => socket.destroy(), 5000).unref();
     app.services.log.info('request refused: headers too large', { status: 431 });
   });

@@ -211,11 +211,14 @@ function describeService(manifest: Manifest): string {
     'REST service over the aiograpi 1.0.9 client library. Every request acts for one logged-in account named by the session ID in the `X-Session-ID` header.',
     '',
     '**Start here** (on the built-in sandbox, a simulated platform):',
-    '1. **Log in as demo**: open *Auth › POST /auth/login*, click *Try it out*, then *Execute* with username `demo` and password `demo-password`. The answer is your session ID.',
+    '1. **Log in as demo**: open *Auth › POST /auth/login*, click *Try it out*, then *Execute* with username ' +
+'`demo` and password `demo-password`. The answer is your session ID.',
     '2. **Authorize**: click the *Authorize* button below and paste the session ID into `SessionId`.',
     '3. **Try GET /user**: open *User › GET /user* and *Execute*; the prefilled `user_id` is an account demo follows.',
     '',
-    'Every operation comes with an example request that works as shown: its ids are real in the sandbox\'s default world (seed 1) as seen by demo. Mutually exclusive parameters show one of them; lists are sent as repeated fields; JSON fields are sent as JSON text.',
+    'Every operation comes with an example request that works as shown: its ids are real in the sandbox\'s default world ' +
+      '(seed 1) as seen by demo. Mutually exclusive parameters show one of them; lists are sent as repeated fields; ' +
+      'JSON fields are sent as JSON text.',
     '',
     ...errorTable(rows, messages, ownRows(ownErrors(manifest))),
   ].join('\n');
@@ -231,7 +234,9 @@ function errorTable(rows: readonly string[], messages: readonly string[], own: r
   return [
     '<details><summary>Errors and their statuses</summary>',
     '',
-    'Errors are JSON: `{detail, exc_type, hint?, request_id, errors?, last_json?}`; `request_id` is also in the `X-Request-ID` header. Invalid parameters are 422 with `errors` naming each one. An upstream exception maps by its class, or else by its nearest mapped base class; an unmapped one is 502 with its name in `exc_type`.',
+    'Errors are JSON: `{detail, exc_type, hint?, request_id, errors?, last_json?}`; `request_id` is also in the ' +
+'`X-Request-ID` header. Invalid parameters are 422 with `errors` naming each one. An upstream exception maps ' +
+'by its class, or else by its nearest mapped base class; an unmapped one is 502 with its name in `exc_type`.',
     '',
     '| the service\'s own `exc_type` | status | when |',
     '|---|---|---|',

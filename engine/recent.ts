@@ -76,7 +76,7 @@ export class RecentMetrics {
       sum.calls += series.count;
       if (series.labels.outcome !== 'ok') sum.failed += series.count;
       sum.seconds += series.sum;
-      series.buckets.forEach((n, i) => (sum.buckets[i] += n));
+      for (const [i, n] of series.buckets.entries()) sum.buckets[i] += n;
     }
     const minutes = Math.max(1, (now - base.at) / MINUTE);
     const families = [...sums].map(([family, sum]) => ({ family, ...figures(sum, minutes, current.upstreamBounds) })).sort((a, b) => b.requests - a.requests || a.family.localeCompare(b.family));

@@ -10,7 +10,8 @@ import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { serve, stringBody, type Reply } from './helpers/http.js';
 import { probeUpstream } from './support/probe-upstream.js';
 
-type R = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
+// biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers, read by the assertions
+type R = Record<string, any>;
 const PASSWORD = 'demo-password';
 const TOTP_SEED = 'JBSWY3DPEHPK3PXP';
 const probe = probeUpstream(createSandbox({ seed: 1 }));

@@ -202,6 +202,9 @@ t.test('jobs of every owner, started by ref; pools joined by ref, shown on the s
 });
 
 /** Reads server-sent events as they come; next() waits for one that passes the test. */
+// biome-ignore lint/suspicious/noExplicitAny: untyped JSON event data, read by the assertions
+type EventData = any;
+
 async function eventStream(client: Client, headers: Record<string, string>) {
   const controller = new AbortController();
   const response = await fetch(`${client.url}/console/events`, { headers, signal: controller.signal });
@@ -209,7 +212,7 @@ async function eventStream(client: Client, headers: Record<string, string>) {
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   let all = '';
-  const queue: { event: string; data: any }[] = [];
+  const queue: { event: string; data: EventData }[] = [];
   const pull = async () => {
     const { value, done } = await reader.read();
     if (done) throw new Error('the stream ended');
@@ -225,7 +228,7 @@ async function eventStream(client: Client, headers: Record<string, string>) {
     }
   };
   return {
-    async next(event: string, test: (data: any) => boolean = () => true, ms = 5000): Promise<any> {
+    async next(event: string, test: (data: EventData) => boolean = () => true, ms = 5000): Promise<EventData> {
       const deadline = Date.now() + ms;
       for (;;) {
         const index = queue.findIndex((e) => e.event === event && test(e.data));

@@ -5,8 +5,9 @@
 // fresh one is started on the same volume. The aiograpi target needs PyPI: built from it only where it
 // answers, skipped saying so otherwise; there, the same target is built from a loopback index serving
 // the stand-in library as aiograpi 1.0.9 (support/pypi-standin.ts), and serves a login through its
-// sidecar. Skipped, saying why, where buildah or debootstrap cannot be installed. A first run on a machine makes the base (debootstrap) and fills the layer cache; later
-// runs reuse both from the cache folder (support/image.ts).
+// sidecar. Skipped, saying why, where buildah or debootstrap cannot be installed. A first run on a
+// machine makes the base (debootstrap) and fills the layer cache; later runs reuse both from the
+// cache folder (support/image.ts).
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, statSync } from 'node:fs';

@@ -114,6 +114,7 @@ async function run(): Promise<void> {
     // The page resolves references itself (engine/docs.ts LocalRefs): the documented answer shows
     // the referenced schema's fields, and Swagger UI reports no resolver error.
     const op = await openOperation(page, 'User', 'getUser');
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text as rendered
     const documented = await op.locator('.responses-table:not(.live-responses-table) .response').first().innerText();
     t.match(documented, /"username"/, 'GET /user documents its answer with the fields of User');
     t.notMatch(documented, /\$ref/, 'no reference is left unresolved');

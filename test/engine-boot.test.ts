@@ -40,7 +40,8 @@ const cases: { name: string; edit: (y: string) => string; file?: string; plugins
   { name: 'plugin no route uses', edit: (y) => y, plugins: { ...fixturePlugins, 'auth.extra': fixturePlugins['auth.login'] }, message: /used by no route: auth\.extra/ },
   { name: 'unknown tag', edit: (y) => y.replace('    summary: One thing by id', '    tag: Thingz\n    summary: One thing by id'), route: 'GET /thing', key: /^tag$/, message: /unknown tag "Thingz"/ },
   { name: 'tag declared twice', edit: (y) => y.replace('routes:\n', 'tags: [{ name: Things }]\nroutes:\n'), key: /^tag$/, message: /tag "Things" declared twice/ },
-  { name: 'colliding operation ids', edit: (y) => y.replace('  - route: GET /things/stream', '  - route: GET /things_stream\n    summary: Collides with /things/stream\n    upstream: things_stream\n    result: { shape: raw }\n\n  - route: GET /things/stream'), route: 'GET /things/stream', key: /route/, message: /operation id "getThingsStream" is also that of GET \/things_stream/ },
+  { name: 'colliding operation ids', edit: (y) => y.replace('  - route: GET /things/stream', '  - route: GET /things_stream\n    summary: Collides with /things/stream\n    upstream: things_stream\n    ' +
+'result: { shape: raw }\n\n  - route: GET /things/stream'), route: 'GET /things/stream', key: /route/, message: /operation id "getThingsStream" is also that of GET \/things_stream/ },
   { name: 'duplicate route', edit: (y) => y.replace('route: GET /things/stream', 'route: GET /things'), route: 'GET /things', key: /route/, message: /duplicate route/ },
   { name: 'unknown key', edit: (y) => y.replace('summary: One thing by id', 'summary: One thing by id\n    sumary: typo'), route: 'GET /thing', key: /sumary/, message: /unknown key/ },
   { name: 'unknown resolver', edit: (y) => y.replace('by: username_to_pk', 'by: username_to_id'), route: 'GET /owner/things', key: /resolve\.0\.by/, message: /unknown resolver/ },

@@ -38,7 +38,8 @@ t.test('a client that hangs up mid-body is logged at info, once, without a stack
   const session = (await login.json()) as string;
   const boundary = 'XyZ';
   const part = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n` + 'x'.repeat(5000);
-  await hangUp(`POST /photo/upload HTTP/1.1\r\nHost: x\r\nX-Session-ID: ${session}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n`, part);
+  await hangUp(`POST /photo/upload HTTP/1.1\r\nHost: x\r\nX-Session-ID: ${session}\r\nContent-Type: multipart/form-data; ` +
+`boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n`, part);
   await hangUp('POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\n', 'username=demo&password=');
   await poll('two hang-ups logged', async () => lines.filter((l) => l.includes('hung up')).length, (n) => n >= 2, 5000);
   await sleep(200);

@@ -24,7 +24,10 @@ const original = app.openapi as { paths: Record<string, Record<string, Node>> };
 
 /** Every schema-position problem a 3.0 reader would trip on. */
 function only30(node: unknown, where: string, problems: string[]): void {
-  if (Array.isArray(node)) return node.forEach((one, i) => only30(one, `${where}/${i}`, problems));
+  if (Array.isArray(node)) {
+    for (const [i, one] of node.entries()) only30(one, `${where}/${i}`, problems);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   const n = node as Node;
   if (Array.isArray(n.type)) problems.push(`${where}: a list of types`);

@@ -3,7 +3,8 @@
 import t from 'tap';
 import { product } from './helpers/full-app.js';
 
-type R = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
+// biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers, read by the assertions
+type R = Record<string, any>;
 const PASSWORD = 'demo-password';
 const TOTP_SEED = 'JBSWY3DPEHPK3PXP';
 const p = await product();

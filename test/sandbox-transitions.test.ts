@@ -13,7 +13,8 @@ const files = sampleFiles();
 t.teardown(() => rmSync(files.dir, { recursive: true, force: true }));
 type R = Record<string, unknown>;
 const client = await loginAs(sandbox);
-const call = (method: string, kwargs: R = {}) => client.call(method, kwargs) as Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers, read by the assertions
+const call = (method: string, kwargs: R = {}) => client.call(method, kwargs) as Promise<any>;
 const stranger = [...w.users.values()].find((u) => !u.isPrivate && u.pk !== DEMO && !demo.following.has(u.pk) && !demo.followers.has(u.pk) && !demo.requests.has(u.pk))!;
 const followerPks = async (pk: string) => ((await call('user_followers_v1_chunk', { user_id: pk, max_amount: 1000 }))[0] as R[]).map((u) => u.pk);
 

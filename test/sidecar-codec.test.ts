@@ -95,6 +95,7 @@ def show(v):
 print(json.dumps({k: show(v) for k, v in got.items()}))`);
   t.same(r, {
     path: ['PosixPath', '/a.jpg'], paths: [['PosixPath', '/a'], ['PosixPath', '/b']], thumb: ['PosixPath', '/t.jpg'], either: ['str', '/e'],
+    // biome-ignore lint/correctness/noPrecisionLoss: the same precision JSON.parse keeps of Python's exact int
     media_pk: ['int', 3141592653589793238], amount: ['int', 5], user_id: ['str', '12'],
     usertags: [['Usertag', { user: { pk: '1', username: null, full_name: '', profile_pic_url: null, is_private: null }, x: 0.1, y: 0.2 }]],
     location: ['Location', { pk: null, name: 'Lisbon', lat: null, lng: null }],

@@ -36,7 +36,9 @@ const probe = spawnSync(python, ['-c', READ_VERSION, dirname(resolveOptions({}).
   encoding: 'utf8', env: { ...process.env, PYTHONPATH: [...pythonPath, process.env.PYTHONPATH ?? ''].filter(Boolean).join(delimiter) },
 });
 const installed = probe.status === 0 ? probe.stdout.trim() : undefined;
-const skip = installed ? false : `no aiograpi importable by ${python}${pythonPath.length ? ` with SOCIALGATE_PYTHONPATH=${pythonPath.join(delimiter)}` : ''}: install aiograpi (1.0.9 or 1.12.x) there to run the contract test`;
+const skip = installed ? false : `no aiograpi importable by ` +
+`${python}${pythonPath.length ? ` with SOCIALGATE_PYTHONPATH=${pythonPath.join(delimiter)}` : ''}: install ` +
+`aiograpi (1.0.9 or 1.12.x) there to run the contract test`;
 
 // A device signing key as 1.12 makes one (ECC.generate(curve="P-256").export_key(format="PEM")).
 const DEVICE_KEY = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();

@@ -74,7 +74,8 @@ t.test('downloads stream the file the library wrote, then remove it; uploads rea
   t.same(left, [], 'no downloaded file left behind');
 
   const form = new FormData();
-  form.append('file', new Blob([Buffer.from('/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJDRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=', 'base64')], { type: 'image/jpeg' }), 'photo.jpg');
+  form.append('file', new Blob([Buffer.from('/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJ' +
+'DRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=', 'base64')], { type: 'image/jpeg' }), 'photo.jpg');
   form.append('caption', 'from http');
   const uploaded = await fetch(`${http.url}/photo/upload`, { method: 'POST', headers, body: form });
   const body = (await uploaded.json()) as Record<string, unknown>;

@@ -28,7 +28,7 @@ import json
 from sidecar_redact import Secrets
 cases = json.loads(${JSON.stringify(JSON.stringify(cases.map(([input]) => input)))})
 print(json.dumps({"out": [Secrets().redact(c) for c in cases]}))`);
-  cases.forEach(([input, expected], i) => t.equal((r.out as string[])[i], expected, input));
+  for (const [i, [input, expected]] of cases.entries()) t.equal((r.out as string[])[i], expected, input);
 });
 
 t.test('values handed to the library are redacted anywhere, until their client is forgotten', async (t) => {
@@ -52,7 +52,8 @@ for i in range(100):
 s.hold("c", ["fixed-value-kept"])
 rolled = s.redact("rolling-value-000 rolling-value-099 fixed-value-kept")
 print(json.dumps({"before": before, "after": after, "rolled": rolled}))`);
-  t.equal(r.before, 'uuid [redacted] phone [redacted] cookie [redacted] raw [redacted] [redacted] [redacted] pw [redacted] [redacted] proxy [redacted] pk 5000000001 ua Instagram 269.0.0.18.75 Android abc [redacted]');
+  t.equal(r.before, 'uuid [redacted] phone [redacted] cookie [redacted] raw [redacted] [redacted] [redacted] pw [redacted] ' +
+'[redacted] proxy [redacted] pk 5000000001 ua Instagram 269.0.0.18.75 Android abc [redacted]');
   t.equal(r.after, '0a1b2c3d-device demo-password [redacted]', "a forgotten client's values are no longer held; another's still are");
   t.equal(r.rolled, 'rolling-value-000 [redacted] [redacted]', 'rotating values keep only the newest; handed ones stay');
 });
@@ -78,7 +79,13 @@ print(json.dumps({"partial": partial, "out": sink.getvalue()}))`);
 });
 
 t.test('codes of any length and the 1.12 device key, as the real library prints and logs them', async (t) => {
-  const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgStandInDeviceKeyX1\nhRANCAAQStandInDeviceSigningKeyForSocialgateTestsOnlyNotARealKey0\n-----END PRIVATE KEY-----\n';
+  const pem = [
+    '-----BEGIN PRIVATE KEY-----',
+    'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgStandInDeviceKeyX1',
+    'hRANCAAQStandInDeviceSigningKeyForSocialgateTestsOnlyNotARealKey0',
+    '-----END PRIVATE KEY-----',
+    '',
+  ].join('\n');
   const r = python(`
 import json
 from sidecar_redact import Secrets, kwargs_secrets, settings_secrets

@@ -97,7 +97,8 @@ t.test('SQLite through the service: no secret in the raw files; sessions survive
   const login = await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password', proxy, locale: 'pt_PT', timezone: '3600' } });
   t.equal(login.status, 200, login.text);
   const sid = login.body as string;
-  const settings = (await http.request('GET', '/auth/settings', { headers: { 'x-session-id': sid } })).body as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers, read by the assertions
+  const settings = (await http.request('GET', '/auth/settings', { headers: { 'x-session-id': sid } })).body as Record<string, any>;
   await http.close();
 
   const raw = readdirSync(dir).filter((name) => name.startsWith('sessions.sqlite')).map((name) => readFileSync(join(dir, name)).toString('latin1')).join('\n');

@@ -37,7 +37,11 @@ if ('missing' in programs) {
 function pagedListAndSweep(pg: Postgres): void {
   t.test('list and sweep page through the table; the sweep removes exactly the expired rows', async (t) => {
     const rows = 1_200;
-    await pg.sql(`INSERT INTO ${TABLE} (key, value) SELECT 'socialgate-sessions:paged-' || lpad(i::text, 5, '0'), json_build_object('value', json_build_object('id', 'paged-' || lpad(i::text, 5, '0'), 'account', json_build_object('pk', i::text, 'username', 'p' || i), 'settings', '{}'::json, 'state', 'active', 'createdAt', 0, 'lastUsedAt', 0)::text, 'expires', CASE WHEN i % 2 = 0 THEN 1 ELSE 4102444800000 END)::text FROM generate_series(1, ${rows}) AS i`);
+    await pg.sql(`INSERT INTO ${TABLE} (key, value) SELECT 'socialgate-sessions:paged-' || lpad(i::text, 5, '0'), ` +
+`json_build_object('value', json_build_object('id', 'paged-' || lpad(i::text, 5, '0'), 'account', ` +
+`json_build_object('pk', i::text, 'username', 'p' || i), 'settings', '{}'::json, 'state', 'active', ` +
+`'createdAt', 0, 'lastUsedAt', 0)::text, 'expires', CASE WHEN i % 2 = 0 THEN 1 ELSE 4102444800000 END)::text ` +
+`FROM generate_series(1, ${rows}) AS i`);
     const store = await createStore(pg.url, { sweepMs: 0 });
     t.teardown(() => store.close());
     const listed: string[] = [];

@@ -37,7 +37,8 @@ export function sqliteWriter(query: SqliteQuery, table: string): RowWriter {
       // UPDATE ... FROM needs SQLite 3.33 and RETURNING 3.35 (sqlite3 5.1 bundles 3.44).
       const values = rows.map(() => '(?, ?, ?)').join(',');
       const written = await query(
-        `WITH batch(k, was, text) AS (VALUES ${values}) UPDATE ${table} SET value = batch.text FROM batch WHERE ${table}.key = batch.k AND ${table}.value = batch.was RETURNING ${table}.key AS key`,
+        `WITH batch(k, was, text) AS (VALUES ${values}) UPDATE ${table} SET value = batch.text FROM batch WHERE ` +
+`${table}.key = batch.k AND ${table}.value = batch.was RETURNING ${table}.key AS key`,
         ...rows.flatMap((row) => [row.key, row.was, row.text]),
       );
       return new Set(written.map((row) => row.key));
@@ -56,7 +57,8 @@ export function pgWriter(query: PgQuery, table: string): RowWriter {
       if (!rows.length) return new Set();
       // Three arrays as parameters whatever the row count: one plan, no statement text growing with the batch.
       const written = await query(
-        `UPDATE ${table} AS t SET value = batch.text FROM unnest($1::text[], $2::text[], $3::text[]) AS batch(k, was, text) WHERE t.key = batch.k AND t.value = batch.was RETURNING t.key`,
+        `UPDATE ${table} AS t SET value = batch.text FROM unnest($1::text[], $2::text[], $3::text[]) AS batch(k, ` +
+`was, text) WHERE t.key = batch.k AND t.value = batch.was RETURNING t.key`,
         [rows.map((row) => row.key), rows.map((row) => row.was), rows.map((row) => row.text)],
       );
       return new Set(written.map((row) => row.key));

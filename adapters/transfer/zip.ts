@@ -23,7 +23,7 @@ export function zipFiles(paths: readonly string[], filename: string): StreamResu
   const archive = archiverFactory()('zip', { store: true });
   const names = uniqueNames(paths);
   // file() opens each file lazily, when its turn comes, and reports a failure on the archive.
-  paths.forEach((file, i) => archive.file(file, { name: names[i] }));
+  for (const [i, file] of paths.entries()) archive.file(file, { name: names[i] });
   // archiver only warns about a file it cannot stat; an album with a missing file is a failure.
   archive.on('warning', (err) => archive.destroy(err));
   // finalize() resolves when the archive has been fully read; errors surface on the stream.

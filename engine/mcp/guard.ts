@@ -59,7 +59,8 @@ function confirmation(server: Server, entry: ToolEntry, args: Readonly<Record<st
     ...(deps.confirm.has(entry.route.action as ConfirmClass) ? [entry.route.action] : []),
     ...(entry.route.method === 'DELETE' && deps.confirm.has('delete') ? ['delete'] : []),
   ];
-  const detail = `${entry.name} is a ${entry.route.action} write that ${CONFIRM_SETTING} asks a human to confirm, and this client cannot be asked (no elicitation)`;
+  const detail = `${entry.name} is a ${entry.route.action} write that ${CONFIRM_SETTING} asks a human to confirm, and this ` +
+`client cannot be asked (no elicitation)`;
   const error = serviceError('ConfirmationRequired', detail, {
     hint: `Use an MCP client that declares elicitation (a 2025 client keeping its session, or protocol 2026-07-28), or leave ${named.map((one) => `"${one}"`).join(' and ')} out of ${CONFIRM_SETTING}.`,
   });

@@ -68,14 +68,16 @@ const PROMPTS: readonly WorkflowPrompt[] = [
     title: 'What is posted under a hashtag',
     description: 'Reads the top and recent posts of a hashtag and summarises the themes.',
     arguments: [{ name: 'hashtag', description: 'The hashtag, without #.', required: true, suggests: HASHTAGS }],
-    text: ({ hashtag }) => `Read hashtag #${hashtag} (getHashtag), then its top and recent posts (the hashtag medias tools), and summarise the themes, the most active accounts and the posting times.`,
+    text: ({ hashtag }) => `Read hashtag #${hashtag} (getHashtag), then its top and recent posts (the hashtag medias tools), and ` +
+`summarise the themes, the most active accounts and the posting times.`,
   },
   {
     name: 'posts_at_place',
     title: 'What is posted at a place',
     description: 'Finds a place and summarises its recent and top posts.',
     arguments: [{ name: 'place', description: 'A place name (a venue, a city).', required: true, suggests: PLACES }],
-    text: ({ place }) => `Find the place "${place}" (getSearchPlaces or getSearchLocations), then read its recent and top posts (the location media tools) and summarise what people post there.`,
+    text: ({ place }) => `Find the place "${place}" (getSearchPlaces or getSearchLocations), then read its recent and top posts (the ` +
+`location media tools) and summarise what people post there.`,
   },
 ];
 

@@ -36,7 +36,9 @@ export const META_TOOLS: readonly Tool[] = Object.freeze<Tool[]>([
   {
     name: 'find_routes',
     title: 'Find routes by words',
-    description: 'Searches every route of the service (profiles, followers, posts, media, comments, stories, direct messages, search, uploads by URL, ...) by words and answers the best matches with their names and summaries. Then describe_route one, and call_route it.',
+    description: 'Searches every route of the service (profiles, followers, posts, media, comments, stories, direct messages, ' +
+'search, uploads by URL, ...) by words and answers the best matches with their names and summaries. Then ' +
+'describe_route one, and call_route it.',
     inputSchema: {
       type: 'object',
       properties: {

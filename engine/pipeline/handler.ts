@@ -22,7 +22,7 @@ export interface RouteDeps {
   readonly shape: ShapeEntry;
   readonly plugin?: Plugin;
   readonly resolvers: Readonly<Record<string, Resolver>>;
-  readonly resolverCache: LRUCache<string, {}>;
+  readonly resolverCache: LRUCache<string, NonNullable<unknown>>;
   readonly limits: BodyLimits;
   /** Builds the zip stream for the `files` shape (injected: the engine knows no archive format). */
   readonly zip: (paths: readonly string[], filename: string) => StreamResult;
@@ -224,7 +224,7 @@ type Step = { readonly spec: ResolveSpec; readonly resolver: Resolver };
 function compileResolve(route: RouteSpec, deps: RouteDeps): Resolve | undefined {
   if (route.resolve.length === 0) return undefined;
   const steps: Step[] = route.resolve.map((spec) => ({ spec, resolver: deps.resolvers[spec.by] }));
-  const cache = { get: (k: string) => deps.resolverCache.get(k), set: (k: string, v: unknown) => void deps.resolverCache.set(k, v as {}) };
+  const cache = { get: (k: string) => deps.resolverCache.get(k), set: (k: string, v: unknown) => void deps.resolverCache.set(k, v as NonNullable<unknown>) };
   return (bag, client, session) => runSteps(steps, 0, bag, { call: client.call, cache, scope: session?.account.pk ?? 'anonymous' });
 }
 

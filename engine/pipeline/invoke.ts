@@ -65,7 +65,7 @@ function compileCall(call: CallSpec): CompiledCall {
     args: (bag) => {
       const out: Record<string, unknown> = {};
       for (const [keyword, source] of args) {
-        const value = valueOf(source, bag);
+        const value = argValue(source, bag);
         if (value !== undefined) out[keyword] = value;
       }
       return out;
@@ -98,7 +98,7 @@ function conditionTest(name: string, expected: Condition[string]): (bag: InputBa
 const present = (value: unknown): boolean => value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
 
 /** Only inputs that have a value are passed, so the upstream's own defaults apply otherwise. */
-function valueOf(source: ArgSource, bag: InputBag): unknown {
+function argValue(source: ArgSource, bag: InputBag): unknown {
   if ('const' in source) return source.const;
   const value = bag[source.from];
   return source.path ? pick({ v: value }, ['v', ...source.path].join('.')) : value;

@@ -21,6 +21,7 @@ export interface WorkItem<T = unknown> {
  * without counting an attempt (a job waiting for the governor, a webhook answering 429). Throwing
  * counts an attempt: retried after the next backoff step, failed once attempts are spent.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler with nothing to say returns Promise<void>
 export type WorkOutcome = void | undefined | { readonly retryAt: number } | { readonly delayMs: number };
 
 export type WorkHandler<T = unknown> = (item: WorkItem<T>) => Promise<WorkOutcome>;

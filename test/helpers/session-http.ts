@@ -2,11 +2,13 @@
 // insists on a 200, `walk` follows next_cursor to the end of a PAGE route.
 import type { Client, Reply } from './http.js';
 
-export type R = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
+// biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers, read by the assertions
+export type R = Record<string, any>;
 
 export interface SessionHttp {
   request(method: string, path: string, params?: R): Promise<Reply>;
-  call(method: string, path: string, params?: R): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers, read by the assertions
+  call(method: string, path: string, params?: R): Promise<any>;
   walk(path: string, query?: R): Promise<R[]>;
 }
 

@@ -36,7 +36,8 @@ export function ensureDeployTools(): { ok: true } | { missing: string } {
   const result = spawnSync('sh', [script, ...pairs], { encoding: 'utf8', timeout: 600_000 });
   if (result.status === 0) return { ok: true };
   const why = (result.stderr || result.error?.message || '').trim().slice(-400);
-  return { missing: `buildah, debootstrap, nginx or docker-compose is missing and test/support/debian-tools.sh could not install it (exit ${result.status})${why ? `: ${why}` : ''}` };
+  return { missing: `buildah, debootstrap, nginx or docker-compose is missing and test/support/debian-tools.sh could not install ` +
+`it (exit ${result.status})${why ? `: ${why}` : ''}` };
 }
 
 export interface Buildah {

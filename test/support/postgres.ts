@@ -36,7 +36,8 @@ export function installPostgres(): { bin: string } | { missing: string } {
   const bin = (result.stdout ?? '').trim().split('\n').pop() ?? '';
   if (result.status === 0 && bin) return { bin };
   const why = (result.stderr || result.error?.message || '').trim().slice(-500);
-  return { missing: `no PostgreSQL server under /usr/lib/postgresql/*/bin and test/support/postgres.sh could not install Debian's postgresql with apt-get (exit ${result.status})${why ? `: ${why}` : ''}` };
+  return { missing: `no PostgreSQL server under /usr/lib/postgresql/*/bin and test/support/postgres.sh could not install ` +
+`Debian's postgresql with apt-get (exit ${result.status})${why ? `: ${why}` : ''}` };
 }
 
 export async function startPostgres(bin: string): Promise<Postgres> {

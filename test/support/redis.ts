@@ -22,7 +22,8 @@ export function ensureRedisServer(): void {
   const script = fileURLToPath(new URL('./redis.sh', import.meta.url));
   const result = spawnSync('sh', [script], { encoding: 'utf8', timeout: 300_000 });
   if (result.status !== 0) {
-    throw new Error(`redis-server is missing and test/support/redis.sh could not install it with apt-get (exit ${result.status}): ${(result.stderr || result.stdout || '').trim().slice(-500)}`);
+    throw new Error(`redis-server is missing and test/support/redis.sh could not install it with apt-get (exit ` +
+`${result.status}): ${(result.stderr || result.stdout || '').trim().slice(-500)}`);
   }
 }
 

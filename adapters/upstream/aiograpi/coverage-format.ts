@@ -116,7 +116,14 @@ function changeLines(report: AuditReport): string[] {
   if (!report.signature_changes.length) return [];
   return [
     `signatures changed since the spec's aiograpi (${report.signature_changes.length} methods the manifest uses):`,
-    ...report.signature_changes.map((c) => `  ${c.method}: ${[c.added.length ? `added ${c.added.join(', ')}` : '', c.removed.length ? `removed ${c.removed.join(', ')}` : '', c.defaults.length ? `defaults ${c.defaults.join('; ')}` : ''].filter(Boolean).join('; ')}`),
+    ...report.signature_changes.map((c) => {
+      const parts = [
+        c.added.length ? `added ${c.added.join(', ')}` : '',
+        c.removed.length ? `removed ${c.removed.join(', ')}` : '',
+        c.defaults.length ? `defaults ${c.defaults.join('; ')}` : '',
+      ];
+      return `  ${c.method}: ${parts.filter(Boolean).join('; ')}`;
+    }),
   ];
 }
 

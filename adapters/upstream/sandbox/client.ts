@@ -138,12 +138,14 @@ function freshState(): ClientState {
 
 function userAgent(locale: string, device: Readonly<Record<string, unknown>> = DEVICE): string {
   const d = { ...DEVICE, ...device };
-  return `Instagram ${d.app_version} Android (${d.android_version}/${d.android_release}; ${d.dpi}; ${d.resolution}; ${d.manufacturer}; ${d.model}; ${d.device}; ${d.cpu}; ${locale}; ${d.version_code})`;
+  return `Instagram ${d.app_version} Android (${d.android_version}/${d.android_release}; ${d.dpi}; ${d.resolution}; ` +
+`${d.manufacturer}; ${d.model}; ${d.device}; ${d.cpu}; ${locale}; ${d.version_code})`;
 }
 
 /** Loads a settings export; the account is restored only when its sessionid verifies. */
 export function loadSettings(state: ClientState, core: SandboxCore, settings: Readonly<Record<string, unknown>>): void {
-  const s = settings as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- an opaque export
+  // biome-ignore lint/suspicious/noExplicitAny: an opaque export
+  const s = settings as Record<string, any>;
   if (s.uuids && typeof s.uuids === 'object') state.uuids = { ...state.uuids, ...s.uuids };
   if (s.device_settings && typeof s.device_settings === 'object') state.deviceSettings = { ...s.device_settings };
   if (typeof s.locale === 'string') state.locale = s.locale;

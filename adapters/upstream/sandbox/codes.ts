@@ -77,7 +77,9 @@ export function shareCodeFromUrl(url: string): string {
  * missing pk with IndexError, as the library does.
  */
 export function decodeShare(code: string): { pk: string; type: string } {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, as Python's b64decode checks it
   if (/[^\x00-\x7f]/.test(code)) fail('ShareDecodeError', 'string argument should contain only ASCII characters');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: U+001D is the separator the platform puts in share codes
   const parts = utf8Lenient(pyB64Decode(code)).replace(/\x1d/g, '').split(':');
   if (parts.length < 2) fail('IndexError', 'list index out of range');
   return { pk: parts[1], type: parts[0] };

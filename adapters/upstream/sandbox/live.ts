@@ -82,7 +82,7 @@ export function tickRequest(world: World, account: string, tick: number): { requ
   const salt = hash32(`${world.seed}:${tick}:${account}`);
   const rng = createRng(salt);
   const me = world.users.get(account);
-  const kinds: LiveKind[] = me && me.media.length ? [...LIVE_KINDS] : ['message', 'request', 'follow'];
+  const kinds: LiveKind[] = me?.media.length ? [...LIVE_KINDS] : ['message', 'request', 'follow'];
   return { request: { kind: rng.pick(kinds) }, salt };
 }
 

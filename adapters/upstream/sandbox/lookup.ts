@@ -39,7 +39,7 @@ export function findComment(ctx: Ctx, value: unknown, media?: MediaRec): Comment
 export function findThread(ctx: Ctx, value: unknown): ThreadRec {
   const tid = id(value, 'thread_id');
   const found = ctx.world.threads.get(tid);
-  if (!found || !found.state.has(ctx.me().pk)) return notFound.thread(tid);
+  if (!found?.state.has(ctx.me().pk)) return notFound.thread(tid);
   return found;
 }
 

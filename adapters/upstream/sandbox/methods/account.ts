@@ -6,7 +6,7 @@ import { findMedia } from '../lookup.js';
 import { pageBy } from '../paging.js';
 import { account, commentCount, userShort } from '../records.js';
 import type { Ctx, MethodTable } from '../registry.js';
-import { mediaList, newestFirst, then, uploadFile, visible } from './common.js';
+import { mediaList, newestFirst, andReturn, uploadFile, visible } from './common.js';
 
 const EDITABLE = { first_name: 'fullName', full_name: 'fullName', biography: 'biography', external_url: 'externalUrl', email: 'email', phone_number: 'phone', username: 'username', gender: 'gender' } as const;
 
@@ -36,9 +36,9 @@ function edit(ctx: Ctx, fields: Readonly<Record<string, unknown>>): Record<strin
 export const accountMethods: MethodTable = {
   account_info: { run: (ctx) => account(ctx.me()) },
   account_edit: { run: (ctx, a) => edit(ctx, a) },
-  account_set_biography: { run: (ctx, a) => then(edit(ctx, { biography: str(a.biography, 'biography') }), true) },
+  account_set_biography: { run: (ctx, a) => andReturn(edit(ctx, { biography: str(a.biography, 'biography') }), true) },
   set_external_url: { run: (ctx, a) => ({ user: { ...account(ctx.me()), ...edit(ctx, { external_url: str(a.external_url, 'external_url') }) }, status: 'ok' }) },
-  account_set_private: { run: (ctx) => then((ctx.me().isPrivate = true), true) },
+  account_set_private: { run: (ctx) => andReturn((ctx.me().isPrivate = true), true) },
   account_set_public: {
     run(ctx) {
       const me = ctx.me();
@@ -70,7 +70,7 @@ export const accountMethods: MethodTable = {
       return true;
     },
   },
-  send_password_reset: { open: true, run: (ctx, a) => ({ title: 'Email sent', body: `We sent an email to ${maskEmail(str(a.identifier, 'identifier'))} with a link to get back into your account.`, status: 'ok' }) },
+  send_password_reset: { open: true, run: (_ctx, a) => ({ title: 'Email sent', body: `We sent an email to ${maskEmail(str(a.identifier, 'identifier'))} with a link to get back into your account.`, status: 'ok' }) },
   send_confirm_email: { run: (_ctx, a) => ({ is_valid: /^[^@\s]+@[^@\s]+$/.test(str(a.email, 'email')), title: 'Check your email', status: 'ok' }) },
   confirm_email: {
     run(ctx, a) {

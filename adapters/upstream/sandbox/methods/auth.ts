@@ -4,7 +4,7 @@ import type { JsonValue } from '../../../../engine/types.js';
 import { int, optStr, record, str } from '../args.js';
 import { exportSettings, loadSettings, logIn } from '../client.js';
 import { fail } from '../errors.js';
-import { then } from './common.js';
+import { andReturn } from './common.js';
 import type { Ctx, MethodTable } from '../registry.js';
 import { CHALLENGE_CODE, FIXED } from '../world/users.js';
 
@@ -26,7 +26,7 @@ function challengePayload(pk: string): JsonValue {
 function login(ctx: Ctx, username: string, password: string, code: string): boolean {
   const pk = ctx.world.byUsername.get(username.trim().toLowerCase());
   const user = pk ? ctx.world.users.get(pk) : undefined;
-  if (!user || !user.password) {
+  if (!user?.password) {
     fail('UnknownError', "The username you entered doesn't appear to belong to an account. Please check your username and try again.", {
       message: "The username you entered doesn't appear to belong to an account. Please check your username and try again.", invalid_credentials: true, error_type: 'invalid_user', status: 'fail',
     });
@@ -73,7 +73,7 @@ export const authMethods: MethodTable = {
       return true;
     },
   },
-  set_proxy: { open: true, local: true, run: (ctx, a) => then((ctx.state.proxy = optStr(a.dsn) ?? ''), null) },
+  set_proxy: { open: true, local: true, run: (ctx, a) => andReturn((ctx.state.proxy = optStr(a.dsn) ?? ''), null) },
   set_locale: {
     open: true, local: true,
     run(ctx, a) {
@@ -84,7 +84,7 @@ export const authMethods: MethodTable = {
       return null;
     },
   },
-  set_timezone_offset: { open: true, local: true, run: (ctx, a) => then((ctx.state.timezoneOffset = int(a.seconds, 'seconds')), null) },
+  set_timezone_offset: { open: true, local: true, run: (ctx, a) => andReturn((ctx.state.timezoneOffset = int(a.seconds, 'seconds')), null) },
   expose: { run: () => ({ status: 'ok' }) },
   challenge_resolve: {
     open: true,

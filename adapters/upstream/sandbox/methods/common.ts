@@ -56,4 +56,4 @@ export function remove(list: string[], pk: string): boolean {
 }
 
 /** Runs for its effect (already evaluated as the argument) and answers what the upstream returns. */
-export const then = <T>(_effect: unknown, result: T): T => result;
+export const andReturn = <T>(_effect: unknown, result: T): T => result;

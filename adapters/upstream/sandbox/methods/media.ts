@@ -8,7 +8,7 @@ import { after } from '../paging.js';
 import { userShort } from '../records.js';
 import type { Ctx, MethodDef, MethodTable } from '../registry.js';
 import type { MediaRec } from '../world/types.js';
-import { mediaOut, pushFront, rawMedia, remove, then } from './common.js';
+import { mediaOut, pushFront, rawMedia, remove, andReturn } from './common.js';
 
 function like(ctx: Ctx, m: MediaRec, on: boolean): boolean {
   const me = ctx.me();
@@ -107,22 +107,22 @@ export const mediaMethods: MethodTable = {
       m.caption = str(a.caption, 'caption');
       if (optStr(a.title)) m.title = str(a.title);
       const tags = records(a.usertags);
-      if (tags.length) m.usertags = tags.map((t) => ({ user: findUser(ctx, (record(t.user) ?? {}).pk).pk, x: Number(t.x ?? 0.5), y: Number(t.y ?? 0.5) }));
+      if (tags.length) m.usertags = tags.map((t) => ({ user: findUser(ctx, record(t.user)?.pk).pk, x: Number(t.x ?? 0.5), y: Number(t.y ?? 0.5) }));
       const loc = record(a.location);
       if (loc?.pk !== undefined && ctx.world.locations.has(String(loc.pk))) m.location = String(loc.pk);
       return { media: mediaOut(ctx, m), status: 'ok' };
     },
   },
-  media_archive: { run: (ctx, a) => then((own(ctx, a.media_id).archived = !bool(a.revert)), true) },
-  media_unarchive: { run: (ctx, a) => then((own(ctx, a.media_id).archived = false), true) },
+  media_archive: { run: (ctx, a) => andReturn((own(ctx, a.media_id).archived = !bool(a.revert)), true) },
+  media_unarchive: { run: (ctx, a) => andReturn((own(ctx, a.media_id).archived = false), true) },
   media_pin: pin(true, true, 'pinned'),
   media_unpin: pin(false, false, 'pinned'),
   clip_pin: pin(true, true, 'clipPinned'),
   clip_unpin: pin(false, false, 'clipPinned'),
   media_save: { run: (ctx, a) => save(ctx, findMedia(ctx, a.media_id), a.collection_pk, !bool(a.revert)) },
   media_unsave: { run: (ctx, a) => save(ctx, findMedia(ctx, a.media_id), a.collection_pk, false) },
-  media_seen: { run: (ctx, a) => then(ids(a.media_ids).forEach((pk) => findMedia(ctx, pk)), true) },
-  media_check_offensive_comment: { run: (ctx, a) => then(findMedia(ctx, a.media_id), /\b(idiot|stupid|hate)\b/i.test(str(a.text, 'text'))) },
+  media_seen: { run: (ctx, a) => andReturn(ids(a.media_ids).map((pk) => findMedia(ctx, pk)), true) },
+  media_check_offensive_comment: { run: (ctx, a) => andReturn(findMedia(ctx, a.media_id), /\b(idiot|stupid|hate)\b/i.test(str(a.text, 'text'))) },
   clip_info_for_creation: { run: () => ({ clips_max_duration_ms: 90000, clips_min_duration_ms: 1000, is_trial_eligible: true, status: 'ok' }) },
   clip_share_to_fb_config: { run: () => ({ share_to_fb_enabled: false, fb_destinations: [], status: 'ok' }) },
   clip_trial_eligible: { run: () => true },

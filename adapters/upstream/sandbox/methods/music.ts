@@ -71,8 +71,8 @@ export const musicMethods: MethodTable = {
   track_info_by_id: { run: (ctx, a) => trackPayload(ctx, a.track_id, a.max_id) },
   track_stream_info_by_id: { run: (ctx, a) => trackPayload(ctx, a.track_id, a.max_id) },
   get_notes: { run: (ctx) => notesFor(ctx).map((n) => note(ctx.world, n)) },
-  get_note_by_user: { run: (ctx, a) => notePick(a.notes, str(a.username, 'username')) },
-  get_note_text_by_user: { run: (ctx, a) => (notePick(a.notes, str(a.username, 'username')) as Record<string, unknown> | null)?.text ?? null },
+  get_note_by_user: { run: (_ctx, a) => notePick(a.notes, str(a.username, 'username')) },
+  get_note_text_by_user: { run: (_ctx, a) => (notePick(a.notes, str(a.username, 'username')) as Record<string, unknown> | null)?.text ?? null },
   create_note: { run: (ctx, a) => newNote(ctx, str(a.text, 'text'), int(a.audience), null) },
   create_music_note: {
     run(ctx, a) {

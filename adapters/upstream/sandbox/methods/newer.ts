@@ -20,7 +20,7 @@ function withMusic(video: boolean): MethodDef {
   const upload = toStory(video);
   return {
     run(ctx, a) {
-      findTrack(ctx, (record(a.track) ?? {}).id);
+      findTrack(ctx, record(a.track)?.id);
       return upload.run(ctx, a);
     },
   };

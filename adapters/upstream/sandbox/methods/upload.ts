@@ -55,7 +55,7 @@ function single(kind: MediaKind, withTrack: boolean): MethodDef {
   return {
     run(ctx, a) {
       const path = uploadFile(a.path, EXC[kind]);
-      const track = withTrack ? findTrack(ctx, (record(a.track) ?? {}).id).id : null;
+      const track = withTrack ? findTrack(ctx, record(a.track)?.id).id : null;
       return create(ctx, kind, a, [path], [kind !== 'photo'], track);
     },
   };
@@ -66,7 +66,7 @@ function album(withTrack: boolean): MethodDef {
     run(ctx, a) {
       const paths = list(a.paths).map((p) => uploadFile(p, 'AlbumConfigureError'));
       if (paths.length < 2 || paths.length > 10) fail('AlbumConfigureError', 'An album needs 2 to 10 files');
-      const track = withTrack ? findTrack(ctx, (record(a.track) ?? {}).id).id : null;
+      const track = withTrack ? findTrack(ctx, record(a.track)?.id).id : null;
       return create(ctx, 'album', a, paths, paths.map((p) => /\.(mp4|mov|m4v)$/i.test(p)), track);
     },
   };
@@ -80,8 +80,8 @@ export function toStory(video: boolean): MethodDef {
       const me = ctx.me();
       const s: StoryRec = {
         pk: nextId(ctx.world), owner: me.pk, takenAt: ctx.nowSec(), video, caption: str(a.caption ?? ''),
-        mentions: records(a.mentions).map((m) => findUser(ctx, (record(m.user) ?? {}).pk).pk),
-        hashtags: records(a.hashtags).map((h) => String((record(h.hashtag) ?? {}).name ?? '').toLowerCase()).filter((n) => ctx.world.hashtags.has(n)),
+        mentions: records(a.mentions).map((m) => findUser(ctx, record(m.user)?.pk).pk),
+        hashtags: records(a.hashtags).map((h) => String(record(h.hashtag)?.name ?? '').toLowerCase()).filter((n) => ctx.world.hashtags.has(n)),
         locations: records(a.locations).flatMap((l) => {
           const pk = placeOf(ctx, l.location);
           return pk ? [pk] : [];

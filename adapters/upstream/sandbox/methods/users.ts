@@ -6,7 +6,7 @@ import { assertVisible, findUser, findUsername } from '../lookup.js';
 import { pageBy } from '../paging.js';
 import { userFull, userShort } from '../records.js';
 import { relationship, relationshipShort } from '../records-direct.js';
-import { then } from './common.js';
+import { andReturn } from './common.js';
 import type { Ctx, MethodDef, MethodTable } from '../registry.js';
 import { follow, followedSince, requestedSince, requestFollow, unfollow } from '../world/users.js';
 import type { NotifyKind, UserRec } from '../world/types.js';
@@ -143,8 +143,8 @@ export const userMethods: MethodTable = {
   },
   user_friendship_v1: { run: (ctx, a) => relationship(ctx.world, ctx.me().pk, findUser(ctx, a.user_id).pk) },
   user_friendships_v1: { run: (ctx, a) => ids(a.user_ids).map((pk) => relationshipShort(ctx.world, ctx.me().pk, findUser(ctx, pk).pk)) },
-  close_friend_add: { run: (ctx, a) => then(ctx.me().closeFriends.add(findUser(ctx, a.user_id).pk), true) },
-  close_friend_remove: { run: (ctx, a) => then(ctx.me().closeFriends.delete(findUser(ctx, a.user_id).pk), true) },
+  close_friend_add: { run: (ctx, a) => andReturn(ctx.me().closeFriends.add(findUser(ctx, a.user_id).pk), true) },
+  close_friend_remove: { run: (ctx, a) => andReturn(ctx.me().closeFriends.delete(findUser(ctx, a.user_id).pk), true) },
   enable_posts_notifications: notifyFlag('posts', 'disable', true),
   enable_stories_notifications: notifyFlag('stories', 'revert', true),
   enable_reels_notifications: notifyFlag('reels', 'revert', true),
