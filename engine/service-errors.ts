@@ -2,7 +2,7 @@
 // (the upstream's exceptions are mapped by manifest/errors.yaml instead). A site raises by code,
 // `serviceError('SessionNotFound', detail)`, never with a status of its own; the OpenAPI document
 // lists, on each operation, the statuses of the codes whose `on` holds for that route; the drift test
-// (test/service-errors.test.ts) proves every code raised in the source is here and every code here
+// (test/engine/service-error-registry.test.ts) proves every code raised in the source is here and every code here
 // is raised somewhere. Adding an error is one row.
 import { HttpError, type HttpErrorOptions, type ParamProblem } from './http-error.js';
 import type { RouteSpec } from './types/route.js';

@@ -16,7 +16,7 @@ import type { Services } from './plugins.js';
 /**
  * One row of the settings table: a SOCIALGATE_* variable a module reads from config.extra. The
  * start refuses a variable no row names and a value its row's `parse` refuses; the README's
- * configuration tables are checked against the rows both ways (test/readme-settings.test.ts).
+ * configuration tables are checked against the rows both ways (test/project/settings.test.ts).
  */
 export interface SettingRow {
   /** The variable without its SOCIALGATE_ prefix, as config.extra holds it (JOB_INTERVAL_MS). */

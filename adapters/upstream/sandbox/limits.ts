@@ -18,7 +18,7 @@ export const LIMIT_RANGES = {
 
 export type LimitedClass = keyof typeof LIMIT_RANGES;
 
-/** Counted platform methods by class (the manifest's action classes of the routes that call them; test/sandbox-limits.test.ts checks). */
+/** Counted platform methods by class (the manifest's action classes of the routes that call them; test/adapters/upstream/sandbox/limits.test.ts checks). */
 const METHODS: Readonly<Record<LimitedClass, readonly string[]>> = {
   like: ['media_like', 'media_unlike', 'comment_like', 'comment_unlike', 'story_like', 'story_unlike'],
   follow: [

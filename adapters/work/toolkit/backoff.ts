@@ -1,6 +1,6 @@
 // Back-off and jitter for every kind of background work (the queue's retries, jobs' pacing,
 // watchers' intervals, realtime reconnects, webhook deliveries): one rule each, BullMQ-style, as
-// small pure functions with their case tables (test/work-toolkit.test.ts).
+// small pure functions with their case tables (test/adapters/work/toolkit.test.ts).
 
 /** Used when a schedule of steps is empty. */
 export const DEFAULT_STEP_MS = 1000;

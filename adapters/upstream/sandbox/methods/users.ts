@@ -100,7 +100,7 @@ function toggle(set: (me: UserRec) => Set<string>, on: boolean, revertable: bool
 export const userMethods: MethodTable = {
   user_info: { run: (ctx, a) => userFull(ctx.world, findUser(ctx, a.user_id), ctx.me().pk) },
   user_info_by_username: { run: (ctx, a) => userFull(ctx.world, findUsername(ctx, a.username), ctx.me().pk) },
-  // Beyond the route map: the README's "Adding a route" recipe exposes it (test/readme-recipe.test.ts).
+  // Beyond the route map: the README's "Adding a route" recipe exposes it (test/project/readme-recipe.test.ts).
   user_id_from_username: { run: (ctx, a) => findUsername(ctx, a.username).pk },
   user_info_by_username_v1: { run: (ctx, a) => userFull(ctx.world, findUsername(ctx, a.username), ctx.me().pk) },
   user_about_v1: {

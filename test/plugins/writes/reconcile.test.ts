@@ -1,0 +1,104 @@
+// A sandbox that loses every write's answer after applying it
+// (SOCIALGATE_SANDBOX_LOST_ANSWER_RATE=1). A keyed upload, comment, follow, like and message each
+// answer the confirmed result read back from the platform, the platform holds the write once, and
+// the keyed repeat replays it without a call; a route with no read-back (manifest `reconcile: none`)
+// answers 502 WriteOutcomeUnknown naming what to check, and its keyed repeat never sends it again.
+import t, { type Test } from 'tap';
+import { randomUUID } from 'node:crypto';
+import { keyedWrite } from '../../../engine/service-errors.js';
+import { createSandbox, sandboxOptionsFromEnv } from '../../../adapters/upstream/sandbox/index.js';
+import { writesTo } from '../../../adapters/upstream/sandbox/lost-answers.js';
+import { exampleFetch } from '../../helpers/examples.js';
+import { countedProduct } from '../../helpers/counted-upstream.js';
+
+const sandbox = createSandbox({ seed: 1, ...sandboxOptionsFromEnv({ SANDBOX_LOST_ANSWER_RATE: '1', SANDBOX_LIVE_SECONDS: '0' }) });
+const { app, http, counted, session } = await countedProduct(t, sandbox);
+const me = sandbox.world.users.get('5000000001')!;
+
+/** The route's documented example with some fields changed, sent with a key. */
+async function send(key: string, overrides: Record<string, string[]> = {}, routeKey = 'POST /media/comment') {
+  const route = app.manifest.routes.find((r) => r.key === routeKey)!;
+  const { url, init } = exampleFetch(route, http.url, session, overrides);
+  const response = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), 'idempotency-key': key } });
+  const text = await response.text();
+  return { status: response.status, body: JSON.parse(text) as unknown, text, replayed: response.headers.get('idempotent-replayed') };
+}
+
+/** Sent twice with one key: the first answers the read-back's confirmation, the second replays it with no call. */
+async function twice(t: Test, routeKey: string, overrides: Record<string, string[]>, write: string) {
+  const key = randomUUID();
+  const writes = () => counted.calls.filter((m) => m === write).length;
+  const before = writes();
+  const first = await send(key, overrides, routeKey);
+  t.equal(first.status, 200, `${routeKey}: the lost answer is confirmed: ${first.text.slice(0, 300)}`);
+  const calls = counted.calls.length;
+  const second = await send(key, overrides, routeKey);
+  t.equal(second.text, first.text, 'the repeat answers the same');
+  t.equal(second.replayed, 'true');
+  t.equal(counted.calls.length, calls, 'the repeat made no call');
+  t.equal(writes() - before, 1, `${write} was sent once`);
+  return first.body as Record<string, unknown>;
+}
+
+t.test('a comment whose answer was lost: the comment read back, posted once', async (t) => {
+  const text = `lost answer ${randomUUID()}`;
+  const media = '3955340313237098052_5000000001';
+  const comment = await twice(t, 'POST /media/comment', { media_id: [media], text: [text] }, 'media_comment');
+  t.equal(comment.text, text);
+  const post = sandbox.world.media.get(media.split('_')[0])!;
+  t.equal(post.comments.filter((pk) => sandbox.world.comments.get(pk)?.text === text).length, 1, 'one comment with the text');
+});
+
+t.test('an upload whose answer was lost: the new post read back, published once', async (t) => {
+  const caption = `lost upload ${randomUUID()}`;
+  const before = me.media.length;
+  const post = await twice(t, 'POST /photo/upload', { caption: [caption] }, 'photo_upload');
+  t.equal(post.caption_text, caption);
+  t.equal(me.media.length, before + 1, 'one post more');
+});
+
+t.test('a follow and a like whose answers were lost: the relationship read back, sent once', async (t) => {
+  const target = [...sandbox.world.users.values()].find((u) => !u.isPrivate && u.pk !== me.pk && !me.following.has(u.pk))!;
+  t.equal(await twice(t, 'POST /user/follow', { user_id: [target.pk] }, 'user_follow'), true);
+  t.ok(me.following.has(target.pk), 'demo follows the user');
+  const media = [...sandbox.world.media.values()].find((m) => m.owner !== me.pk && !m.likers.has(me.pk))!;
+  t.equal(await twice(t, 'POST /media/like', { media_id: [`${media.pk}_${media.owner}`] }, 'media_like'), true);
+  t.ok(media.likers.has(me.pk), 'demo likes the post');
+});
+
+t.test('a message whose answer was lost: the message read back, sent once', async (t) => {
+  const text = `lost message ${randomUUID()}`;
+  const message = await twice(t, 'POST /direct/message', { text: [text] }, 'direct_send');
+  t.equal(message.text, text);
+  const sent = [...sandbox.world.messages.values()].filter((m) => m.text === text);
+  t.equal(sent.length, 1, 'one message with the text');
+});
+
+t.test('no read-back (reconcile: none): 502 WriteOutcomeUnknown naming what to check; the keyed repeat never re-sends', async (t) => {
+  const route = app.manifest.routes.find((r) => r.key === 'POST /media/pin')!;
+  t.equal(route.reconcile, 'none', 'the manifest marks it');
+  const key = randomUUID();
+  const pins = () => counted.calls.filter((m) => m === 'media_pin').length;
+  const before = pins();
+  const first = await send(key, {}, 'POST /media/pin');
+  t.equal(first.status, 502, first.text);
+  t.match(first.body, { exc_type: 'WriteOutcomeUnknown', detail: /check the account on the platform/ });
+  const second = await send(key, {}, 'POST /media/pin');
+  t.match(second.body, { exc_type: 'WriteOutcomeUnknown' }, 'still unknown');
+  t.equal(pins() - before, 1, 'media_pin was sent once');
+});
+
+t.test('without a key the lost answer is the platform error, as before (and the write happened)', async (t) => {
+  const text = `unkeyed ${randomUUID()}`;
+  const reply = await http.request('POST', '/media/comment', { form: { media_id: '3955340313237098052_5000000001', text }, headers: { 'x-session-id': session } });
+  t.equal(reply.status, 502);
+  t.match(reply.body, { exc_type: 'ClientConnectionError' });
+  t.ok([...sandbox.world.comments.values()].some((c) => c.text === text), 'the platform took it');
+});
+
+t.test('the sandbox loses the answers of writes only: every keyed route\'s methods, no read\'s', async (t) => {
+  const reads = new Set(app.manifest.routes.filter((r) => r.method === 'GET').flatMap((r) => r.upstreamMethods));
+  const writes = new Set(app.manifest.routes.filter(keyedWrite).flatMap((r) => r.upstreamMethods).filter((m) => !reads.has(m)));
+  t.same([...writes].filter((m) => !writesTo(m)), [], 'every write method is a write');
+  t.same([...reads].filter(writesTo), [], 'no read method is');
+});
