@@ -31,7 +31,14 @@ export async function benchBoot(runs = 15): Promise<Record<string, number>> {
   const sandbox = time(() => createSandbox({ seed: 7 }));
   // Built by `npm run build`: a figure with fewer than every route means the boot compiled the rest.
   const precompiled = precompiledRoutes(loadManifest(dir, productRegistries(config))).length;
-  return { routes, precompiled_validators: precompiled, manifest_load_ms: round(median(load)), app_boot_ms: round(median(app)), first_manifest_load_ms: round(load[0]), sandbox_world_ms: round(sandbox) };
+  return {
+    routes,
+    precompiled_validators: precompiled,
+    manifest_load_ms: round(median(load)),
+    app_boot_ms: round(median(app)),
+    first_manifest_load_ms: round(load[0]),
+    sandbox_world_ms: round(sandbox),
+  };
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;

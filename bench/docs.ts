@@ -46,16 +46,30 @@ export async function loadDocs(browser: Browser, url: string, context?: Awaited<
   const timeline = await page.evaluate(() => {
     const resource = (suffix: string) => performance.getEntriesByType('resource').find((e) => e.name.endsWith(suffix)) as PerformanceResourceTiming | undefined;
     const bytes = (e?: PerformanceResourceTiming) => ({ wire: e?.encodedBodySize ?? 0, raw: e?.decodedBodySize ?? 0 });
-    const bundle = resource('swagger-ui-bundle.js'), doc = resource('/openapi.json');
+    const bundle = resource('swagger-ui-bundle.js'),
+      doc = resource('/openapi.json');
     const mark = performance.getEntriesByName('first-operation')[0]?.startTime ?? NaN;
     const painted = performance.getEntriesByName('first-operation-painted')[0]?.startTime ?? NaN;
     const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-    return { origin: performance.timeOrigin, painted, dcl: nav.domContentLoadedEventEnd, longTasks: (window as unknown as { __longTasks: number[][] }).__longTasks, mark, bundleEnd: bundle?.responseEnd ?? NaN, docEnd: doc?.responseEnd ?? NaN, bundle: bytes(bundle), doc: bytes(doc) };
+    return {
+      origin: performance.timeOrigin,
+      painted,
+      dcl: nav.domContentLoadedEventEnd,
+      longTasks: (window as unknown as { __longTasks: number[][] }).__longTasks,
+      mark,
+      bundleEnd: bundle?.responseEnd ?? NaN,
+      docEnd: doc?.responseEnd ?? NaN,
+      bundle: bytes(bundle),
+      doc: bytes(doc),
+    };
   });
   await page.close();
   if (!context) await own.close();
-  if (process.env.BENCH_DEBUG) process.stdout.write(`debug: origin offset ${Math.round(timeline.origin - opened)} ms, dcl ${Math.round(timeline.dcl)}, painted ` +
-`${Math.round(timeline.painted)}, long tasks ${JSON.stringify(timeline.longTasks)}\n`);
+  if (process.env.BENCH_DEBUG)
+    process.stdout.write(
+      `debug: origin offset ${Math.round(timeline.origin - opened)} ms, dcl ${Math.round(timeline.dcl)}, painted ` +
+        `${Math.round(timeline.painted)}, long tasks ${JSON.stringify(timeline.longTasks)}\n`,
+    );
   return {
     first_operation_ms: first,
     in_page_ms: Math.round(timeline.mark),
@@ -77,15 +91,20 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
   try {
     await loadDocs(browser, url); // unmeasured: the server's first compressions, chromium's first start
-    for (const [name, shared] of [['first visit', false], ['returning visit', true]] as const) {
+    for (const [name, shared] of [
+      ['first visit', false],
+      ['returning visit', true],
+    ] as const) {
       const context = shared ? await browser.newContext({ viewport: { width: 1280, height: 800 } }) : undefined;
       if (context) await loadDocs(browser, url, context);
       const loads: DocsLoad[] = [];
       for (let i = 0; i < LOADS; i++) loads.push(await loadDocs(browser, url, context));
       for (const load of loads) process.stdout.write(`${name}: ${JSON.stringify(load)}\n`);
-      process.stdout.write(`${name}: median first operation ${median(loads.map((l) => l.first_operation_ms))} ms ` +
-        `(bundle done ${median(loads.map((l) => l.bundle_done_ms))} ms, document done ${median(loads.map((l) => l.document_done_ms))} ms, ` +
-        `Swagger UI after both ${median(loads.map((l) => l.after_both_ms))} ms)\n`);
+      process.stdout.write(
+        `${name}: median first operation ${median(loads.map((l) => l.first_operation_ms))} ms ` +
+          `(bundle done ${median(loads.map((l) => l.bundle_done_ms))} ms, document done ${median(loads.map((l) => l.document_done_ms))} ms, ` +
+          `Swagger UI after both ${median(loads.map((l) => l.after_both_ms))} ms)\n`,
+      );
       await context?.close();
     }
   } finally {

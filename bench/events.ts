@@ -23,7 +23,9 @@ export async function benchEvents(): Promise<Record<string, string>> {
   try {
     const sandbox = createSandbox({ seed: 1, liveSeconds: LIVE_SECONDS });
     const extra = { FETCH_ALLOW: '127.0.0.1', WATCH_FLOOR_SECONDS: '1', SANDBOX_LIVE_SECONDS: String(LIVE_SECONDS) };
-    const app = await composeApp(testConfig({ store: `sqlite://${join(dir, 'sessions.sqlite')}`, dataDir: dir, cacheSize: SESSIONS * 2, extra }), { upstream: sandbox });
+    const app = await composeApp(testConfig({ store: `sqlite://${join(dir, 'sessions.sqlite')}`, dataDir: dir, cacheSize: SESSIONS * 2, extra }), {
+      upstream: sandbox,
+    });
     const http = await serve(app);
     const hook = (await http.request('POST', '/webhooks', { form: { url: receiver.url } })).body as { secret: string };
     receiver.secret = hook.secret;

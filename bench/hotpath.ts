@@ -49,7 +49,10 @@ function cpuOf(server: Server): Promise<number> {
 async function load(server: Server, seconds: number): Promise<Round> {
   const before = await cpuOf(server);
   const result = await autocannon({
-    url: `http://127.0.0.1:${server.port}${server.path}`, connections: CONNECTIONS, duration: seconds, headers: { 'x-session-id': server.session },
+    url: `http://127.0.0.1:${server.port}${server.path}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { 'x-session-id': server.session },
   });
   const cpu = (await cpuOf(server)) - before;
   return { rps: result.requests.total / seconds, cpuUs: cpu / Math.max(1, result.requests.total), errors: result.errors + result.non2xx };
@@ -73,7 +76,12 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
   const loadBefore = loadavg()[0];
   const socialgate = await child('socialgate');
   const target: Target = { path: socialgate.path, session: socialgate.session, body: socialgate.body };
-  const servers: Partial<Record<Kind, Server>> = { socialgate, policy: await child('policy'), node: await child('node', target), koa: await child('koa', target) };
+  const servers: Partial<Record<Kind, Server>> = {
+    socialgate,
+    policy: await child('policy'),
+    node: await child('node', target),
+    koa: await child('koa', target),
+  };
   if (BASELINE) servers.baseline = await child('baseline');
   const rounds: Partial<Record<Kind, Round[]>> = Object.fromEntries(KINDS.map((kind) => [kind, []]));
   try {
@@ -122,7 +130,9 @@ function policyRatios(figures: HotPathFigures): string[] {
   if (!policy || !koa) return [];
   const byThroughput = policy.map((r, i) => r.rps / koa[i].rps);
   const byCpu = policy.map((r, i) => koa[i].cpuUs / r.cpuUs);
-  return [`  policy / koa: throughput median ${median(byThroughput).toFixed(2)} (${spread(byThroughput, 2)}); by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})`];
+  return [
+    `  policy / koa: throughput median ${median(byThroughput).toFixed(2)} (${spread(byThroughput, 2)}); by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})`,
+  ];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(formatHotPath(await benchHotPath()) + '\n');

@@ -19,12 +19,16 @@ type Job = { id: string; state: string; items: number; pages: number };
 export async function benchJobs(): Promise<Record<string, string>> {
   const dir = mkdtempSync(join(tmpdir(), 'sg-bench-jobs-'));
   try {
-    const app = await composeApp(testConfig({ store: `sqlite://${join(dir, 'sessions.sqlite')}`, dataDir: dir, extra: { JOB_INTERVAL_MS: '0' } }), { upstream: createSandbox({ seed: 1 }) });
+    const app = await composeApp(testConfig({ store: `sqlite://${join(dir, 'sessions.sqlite')}`, dataDir: dir, extra: { JOB_INTERVAL_MS: '0' } }), {
+      upstream: createSandbox({ seed: 1 }),
+    });
     const http = await serve(app);
     const session = (await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
     const collect = async (route: string, params: Record<string, string>, limit = 0) => {
       const started = performance.now();
-      const job = (await http.request('POST', '/jobs', { form: { route, params: JSON.stringify(params), limit: String(limit) }, headers: { 'x-session-id': session } })).body as Job;
+      const job = (
+        await http.request('POST', '/jobs', { form: { route, params: JSON.stringify(params), limit: String(limit) }, headers: { 'x-session-id': session } })
+      ).body as Job;
       const rss: number[] = [];
       const heap: number[] = [];
       let status: Job;
@@ -52,8 +56,8 @@ export async function benchJobs(): Promise<Record<string, string>> {
       'items/s, 50,000 followers, pages of 200, pacing off': (followers.items / followers.seconds).toFixed(0),
       'items/s, 5,000 comments, pages of 200': (comments.items / comments.seconds).toFixed(0),
       'heap MB after GC (with --expose-gc): peak in the first job, peak in the second': `${mb(Math.max(...followers.heap))}, ${mb(Math.max(...second.heap))}`,
-      ['RSS MB while collecting 100,000 items (two jobs of 50,000 in a row): first sample, peak in the first job, ' +
-'peak in the second']: `${mb(rss[0])}, ${mb(Math.max(...followers.rss))}, ${mb(Math.max(...second.rss))}`,
+      ['RSS MB while collecting 100,000 items (two jobs of 50,000 in a row): first sample, peak in the first job, ' + 'peak in the second']:
+        `${mb(rss[0])}, ${mb(Math.max(...followers.rss))}, ${mb(Math.max(...second.rss))}`,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -64,7 +64,9 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       const rest = await timed(CALLS, http);
       const mcpCall = await timed(CALLS, tool);
-      process.stdout.write(`round ${round}: ${JSON.stringify({ calls: CALLS, http: rest, mcp: mcpCall, mean_ratio: Math.round((mcpCall.mean_ms / rest.mean_ms) * 100) / 100 })}\n`);
+      process.stdout.write(
+        `round ${round}: ${JSON.stringify({ calls: CALLS, http: rest, mcp: mcpCall, mean_ratio: Math.round((mcpCall.mean_ms / rest.mean_ms) * 100) / 100 })}\n`,
+      );
     }
     await mcp.close();
   } finally {

@@ -29,7 +29,18 @@ async function fillStore(url: string): Promise<void> {
   const store = await createStore(url, { codec: encryptingCodec(Buffer.from(KEY, 'hex')), sweepMs: 0 });
   const now = Date.now();
   for (let i = 0; i < STORED; i += 500) {
-    await Promise.all(Array.from({ length: 500 }, (_, j) => store.set({ id: `stored-${i + j}-${'x'.repeat(24)}`, account: { pk: String(7_000_000_000 + i + j), username: `u${i + j}` }, settings: { authorization_data: { ds_user_id: String(i + j), sessionid: 'stored' } }, state: 'active', createdAt: now, lastUsedAt: now })));
+    await Promise.all(
+      Array.from({ length: 500 }, (_, j) =>
+        store.set({
+          id: `stored-${i + j}-${'x'.repeat(24)}`,
+          account: { pk: String(7_000_000_000 + i + j), username: `u${i + j}` },
+          settings: { authorization_data: { ds_user_id: String(i + j), sessionid: 'stored' } },
+          state: 'active',
+          createdAt: now,
+          lastUsedAt: now,
+        }),
+      ),
+    );
   }
   await store.close();
 }
@@ -52,13 +63,15 @@ async function startService(dir: string): Promise<{ proc: ChildProcess; base: st
 
 async function liveSessions(base: string): Promise<void> {
   for (let i = 0; i < LIVE; i += 50) {
-    await Promise.all(Array.from({ length: 50 }, async () => {
-      const login = await fetch(`${base}/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'demo', password: 'demo-password' }) });
-      const session = (await login.text()).replace(/"/g, '');
-      const user = await fetch(`${base}/user?username=demo`, { headers: { 'x-session-id': session } });
-      if (!user.ok) throw new Error(`GET /user answered ${user.status}`);
-      await user.arrayBuffer();
-    }));
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const login = await fetch(`${base}/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'demo', password: 'demo-password' }) });
+        const session = (await login.text()).replace(/"/g, '');
+        const user = await fetch(`${base}/user?username=demo`, { headers: { 'x-session-id': session } });
+        if (!user.ok) throw new Error(`GET /user answered ${user.status}`);
+        await user.arrayBuffer();
+      }),
+    );
   }
 }
 

@@ -27,12 +27,17 @@ async function rate(store: CounterStore, parallel: number): Promise<number> {
   return CALLS / (Number(process.hrtime.bigint() - started) / 1e9);
 }
 
-export async function benchCounters(urls: Readonly<Record<string, string>>, log: (line: string) => void = (line) => process.stdout.write(line + '\n')): Promise<void> {
+export async function benchCounters(
+  urls: Readonly<Record<string, string>>,
+  log: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+): Promise<void> {
   for (const [name, url] of Object.entries(urls)) {
     const store = await openCounters(testConfig({ store: url }));
     try {
       await rate(store, 4); // the connection and the schema first
-      log(`${name.padEnd(10)} ${(await rate(store, 1)).toFixed(0).padStart(6)} counted calls/s one at a time, ${(await rate(store, 16)).toFixed(0).padStart(6)} with 16 in flight`);
+      log(
+        `${name.padEnd(10)} ${(await rate(store, 1)).toFixed(0).padStart(6)} counted calls/s one at a time, ${(await rate(store, 16)).toFixed(0).padStart(6)} with 16 in flight`,
+      );
     } finally {
       await store.close();
     }

@@ -60,12 +60,19 @@ export function topFrames(profile: Profile, count: number): string {
     for (const key of seen) add(inclusive, key, us);
   });
   const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
-  const rows = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([key, us]) => `${pct(us)}  ${key}`);
+  const rows = (map: Map<string, number>, n: number) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([key, us]) => `${pct(us)}  ${key}`);
   return [
     `${(total / 1e6).toFixed(1)} s busy (idle left out)`,
-    'self time by frame:', ...rows(self, count),
-    'self time by place:', ...rows(places, 12),
-    'total time of the service\'s own frames:', ...rows(inclusive, count),
+    'self time by frame:',
+    ...rows(self, count),
+    'self time by place:',
+    ...rows(places, 12),
+    "total time of the service's own frames:",
+    ...rows(inclusive, count),
   ].join('\n');
 }
 

@@ -24,7 +24,14 @@ const BATCHES = 20;
 const pct = (values: number[], p: number) => values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
-const record = (i: number): SessionRecord => ({ id: `session-${i}`, account: { pk: String(5_000_000_000 + i), username: `u${i}` }, settings: { authorization_data: { ds_user_id: String(5_000_000_000 + i), sessionid: `${i}%3Asecret` } }, state: 'active', createdAt: 0, lastUsedAt: 0 });
+const record = (i: number): SessionRecord => ({
+  id: `session-${i}`,
+  account: { pk: String(5_000_000_000 + i), username: `u${i}` },
+  settings: { authorization_data: { ds_user_id: String(5_000_000_000 + i), sessionid: `${i}%3Asecret` } },
+  state: 'active',
+  createdAt: 0,
+  lastUsedAt: 0,
+});
 const randomIds = (count: number, n: number) => Array.from({ length: n }, () => `session-${Math.floor(Math.random() * count)}`);
 
 /** Encrypted as the store writes them: the codec's key and ciphertext. */
@@ -62,9 +69,11 @@ async function firstUse(count: number): Promise<string> {
       if ([...outcomes.values()].some((outcome) => outcome.status !== 'written')) throw new Error('a batched use was not written');
     }
     await store.close();
-    return `read p50 ${ms(pct(reads, 50))}, p99 ${ms(pct(reads, 99))}; one use written alone p50 ` +
-`${ms(pct(writes, 50))}, p99 ${ms(pct(writes, 99))}; ${BATCH} uses in one batch p50 ${ms(pct(batches, 50))}, ` +
-`max ${ms(pct(batches, 100))} (${BATCHES} batches)`;
+    return (
+      `read p50 ${ms(pct(reads, 50))}, p99 ${ms(pct(reads, 99))}; one use written alone p50 ` +
+      `${ms(pct(writes, 50))}, p99 ${ms(pct(writes, 99))}; ${BATCH} uses in one batch p50 ${ms(pct(batches, 50))}, ` +
+      `max ${ms(pct(batches, 100))} (${BATCHES} batches)`
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -11,7 +11,8 @@ import pg from 'pg';
 
 const COUNT = Number(process.argv[2] ?? 1_000_000);
 const POSTGRES = process.argv[3];
-if (!Number.isInteger(COUNT) || COUNT < 1 || (POSTGRES !== undefined && !/^postgres(ql)?:\/\//.test(POSTGRES))) throw new Error('usage: sessions-scale.js [COUNT] [postgres://URL]');
+if (!Number.isInteger(COUNT) || COUNT < 1 || (POSTGRES !== undefined && !/^postgres(ql)?:\/\//.test(POSTGRES)))
+  throw new Error('usage: sessions-scale.js [COUNT] [postgres://URL]');
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 const peak = () => mb(process.resourceUsage().maxRSS * 1024);
 
@@ -19,7 +20,14 @@ const peak = () => mb(process.resourceUsage().maxRSS * 1024);
 function fillSqlite(path: string): Promise<void> {
   const now = Date.now();
   return fillSqliteRows(path, COUNT, (i) => {
-    const record = { id: `s${String(i).padStart(8, '0')}`, account: { pk: String(i), username: `u${i}` }, settings: {}, state: 'active', createdAt: 0, lastUsedAt: 0 };
+    const record = {
+      id: `s${String(i).padStart(8, '0')}`,
+      account: { pk: String(i), username: `u${i}` },
+      settings: {},
+      state: 'active',
+      createdAt: 0,
+      lastUsedAt: 0,
+    };
     return [`socialgate-sessions:${record.id}`, JSON.stringify({ value: JSON.stringify(record), expires: i % 2 ? now + 3_600_000 : now - 1000 })];
   });
 }
@@ -27,13 +35,16 @@ function fillSqlite(path: string): Promise<void> {
 /** The same rows, made by the server itself in one statement. */
 async function fillPostgres(url: string): Promise<void> {
   const now = Date.now();
-  const record = `json_build_object('id', 's' || lpad(i::text, 8, '0'), 'account', json_build_object('pk', i::text, ` +
-`'username', 'u' || i), 'settings', '{}'::json, 'state', 'active', 'createdAt', 0, 'lastUsedAt', 0)::text`;
+  const record =
+    `json_build_object('id', 's' || lpad(i::text, 8, '0'), 'account', json_build_object('pk', i::text, ` +
+    `'username', 'u' || i), 'settings', '{}'::json, 'state', 'active', 'createdAt', 0, 'lastUsedAt', 0)::text`;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  await client.query(`INSERT INTO socialgate_sessions (key, value) SELECT 'socialgate-sessions:s' || lpad(i::text, 8, '0'), ` +
-`json_build_object('value', ${record}, 'expires', CASE WHEN i % 2 = 1 THEN ${now + 3_600_000} ELSE ` +
-`${now - 1000} END)::text FROM generate_series(0, ${COUNT - 1}) AS i`);
+  await client.query(
+    `INSERT INTO socialgate_sessions (key, value) SELECT 'socialgate-sessions:s' || lpad(i::text, 8, '0'), ` +
+      `json_build_object('value', ${record}, 'expires', CASE WHEN i % 2 = 1 THEN ${now + 3_600_000} ELSE ` +
+      `${now - 1000} END)::text FROM generate_series(0, ${COUNT - 1}) AS i`,
+  );
   await client.end();
 }
 

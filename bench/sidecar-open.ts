@@ -11,7 +11,9 @@ import { createAiograpi } from '../adapters/upstream/aiograpi/index.js';
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 
 function rssKb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.replace(/\D+/g, '') ?? 0);
 }
 
@@ -27,7 +29,10 @@ export async function benchSidecarOpen(): Promise<Record<string, string>> {
     const clients = [];
     for (let i = 0; i < ACCOUNTS; i++) {
       const pk = String(5_100_000_000 + i);
-      const client = await adapter.open({ settings: { uuids: { uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` }, authorization_data: { ds_user_id: pk } }, sessionKey: pk });
+      const client = await adapter.open({
+        settings: { uuids: { uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` }, authorization_data: { ds_user_id: pk } },
+        sessionKey: pk,
+      });
       await client.exportSettings();
       clients.push(client);
     }

@@ -13,7 +13,12 @@ export async function fillSqliteRows(path: string, count: number, rowOf: RowOf):
   for (let start = 0; start < count; start += 400) {
     const params: unknown[] = [];
     for (let i = start; i < Math.min(count, start + 400); i++) params.push(...rowOf(i));
-    await run(`INSERT INTO sessions (key, value) VALUES ${Array(params.length / 2).fill('(?, ?)').join(',')}`, params);
+    await run(
+      `INSERT INTO sessions (key, value) VALUES ${Array(params.length / 2)
+        .fill('(?, ?)')
+        .join(',')}`,
+      params,
+    );
   }
   await run('COMMIT');
   await new Promise<void>((resolve) => db.close(() => resolve()));

@@ -22,14 +22,32 @@ const MB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_TRANSFER_MB ?? 200) * MB;
 const TARGET_MB = 64;
 
-interface Ready { port: number; session: string; videoPk: string }
-interface Memory { baseline: number; peak: number; samples: number }
-export interface TransferFigure { name: string; mb: number; seconds: number; status: number; peakGrowthMb: number; baselineMb: number; samples: number }
+interface Ready {
+  port: number;
+  session: string;
+  videoPk: string;
+}
+interface Memory {
+  baseline: number;
+  peak: number;
+  samples: number;
+}
+export interface TransferFigure {
+  name: string;
+  mb: number;
+  seconds: number;
+  status: number;
+  peakGrowthMb: number;
+  baselineMb: number;
+  samples: number;
+}
 
 // ── the parent: drives the transfers ────────────────────────────────────────────────────────
 
 export async function benchTransfer(): Promise<TransferFigure[]> {
-  const child = spawn(process.execPath, [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url), 'child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url), 'child'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   try {
     const ready = (await message(child)) as Ready;
     const web = await bigFileServer();
@@ -54,7 +72,15 @@ async function measure(child: ChildProcess, name: string, run: () => Promise<num
   await new Promise((resolve) => setTimeout(resolve, 200));
   child.send('end');
   const memory = (await message(child)) as Memory;
-  return { name, mb: SIZE / MB, seconds, status, peakGrowthMb: (memory.peak - memory.baseline) / MB, baselineMb: memory.baseline / MB, samples: memory.samples };
+  return {
+    name,
+    mb: SIZE / MB,
+    seconds,
+    status,
+    peakGrowthMb: (memory.peak - memory.baseline) / MB,
+    baselineMb: memory.baseline / MB,
+    samples: memory.samples,
+  };
 }
 
 function message(child: ChildProcess): Promise<unknown> {
@@ -85,13 +111,22 @@ async function writeVideo(out: NodeJS.WritableStream): Promise<void> {
 
 async function uploadVideo(ready: Ready): Promise<number> {
   const boundary = `sgbench${Date.now()}`;
-  const preamble = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; ` +
-`name="caption"\r\n\r\nbench\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; ` +
-`filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
+  const preamble = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; ` +
+      `name="caption"\r\n\r\nbench\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; ` +
+      `filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+  );
   const epilogue = Buffer.from(`\r\n--${boundary}--\r\n`);
   const req = http.request({
-    host: '127.0.0.1', port: ready.port, method: 'POST', path: '/video/upload',
-    headers: { 'x-session-id': ready.session, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': preamble.length + SIZE + epilogue.length },
+    host: '127.0.0.1',
+    port: ready.port,
+    method: 'POST',
+    path: '/video/upload',
+    headers: {
+      'x-session-id': ready.session,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': preamble.length + SIZE + epilogue.length,
+    },
   });
   const response = once(req, 'response') as Promise<[http.IncomingMessage]>;
   req.write(preamble);
@@ -111,7 +146,13 @@ async function downloadVideo(ready: Ready): Promise<number> {
 }
 
 async function uploadByUrl(ready: Ready, url: string): Promise<number> {
-  const req = http.request({ host: '127.0.0.1', port: ready.port, method: 'POST', path: '/video/upload/by/url', headers: { 'x-session-id': ready.session, 'content-type': 'application/x-www-form-urlencoded' } });
+  const req = http.request({
+    host: '127.0.0.1',
+    port: ready.port,
+    method: 'POST',
+    path: '/video/upload/by/url',
+    headers: { 'x-session-id': ready.session, 'content-type': 'application/x-www-form-urlencoded' },
+  });
   req.end(new URLSearchParams({ url, caption: 'bench' }).toString());
   const [res] = (await once(req, 'response')) as [http.IncomingMessage];
   return drain(res);
@@ -132,7 +173,13 @@ async function bigFileServer(): Promise<{ url: string; close: () => void }> {
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/big.mp4`, close: () => { server.closeAllConnections(); server.close(); } };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/big.mp4`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 // ── the child: the service, sampling its own memory ─────────────────────────────────────────
@@ -171,11 +218,20 @@ async function startService(bytes: number, grow: (path: string) => Promise<void>
   const mb = String(Math.ceil(bytes / (1024 * 1024)) + 16);
   const config = testConfig({ uploadMaxMb: Number(mb), extra: { UPLOAD_MAX_VIDEO_MB: mb, FETCH_MAX_MB: mb, FETCH_ALLOW: '127.0.0.1' } });
   const sandbox = createSandbox();
-  const app = createApp({ config, upstream: growingDownloads(sandbox, grow), store: await createStore('memory://'), ...productParts(config), log: createLogger('silent') });
+  const app = createApp({
+    config,
+    upstream: growingDownloads(sandbox, grow),
+    store: await createStore('memory://'),
+    ...productParts(config),
+    log: createLogger('silent'),
+  });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const login = await fetch(`http://127.0.0.1:${port}/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'demo', password: 'demo-password' }) });
+  const login = await fetch(`http://127.0.0.1:${port}/auth/login`, {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'demo', password: 'demo-password' }),
+  });
   const session = (await login.json()) as string;
   const video = [...sandbox.world.media.values()].find((m) => m.kind === 'video' || m.kind === 'clip');
   if (!video) throw new Error('the sandbox world has no video');
@@ -206,9 +262,14 @@ function growingDownloads(inner: UpstreamAdapter, grow: (path: string) => Promis
 }
 
 export function formatFigures(figures: readonly TransferFigure[]): string {
-  return figures.map((f) => `${f.name.padEnd(34)} HTTP ${f.status}  ${(f.mb / f.seconds).toFixed(0).padStart(4)} MB/s  peak RSS growth ` +
-`${f.peakGrowthMb.toFixed(1)} MB (baseline ${f.baselineMb.toFixed(0)} MB, ${f.samples} samples; target < ` +
-`${TARGET_MB} MB)`).join('\n');
+  return figures
+    .map(
+      (f) =>
+        `${f.name.padEnd(34)} HTTP ${f.status}  ${(f.mb / f.seconds).toFixed(0).padStart(4)} MB/s  peak RSS growth ` +
+        `${f.peakGrowthMb.toFixed(1)} MB (baseline ${f.baselineMb.toFixed(0)} MB, ${f.samples} samples; target < ` +
+        `${TARGET_MB} MB)`,
+    )
+    .join('\n');
 }
 
 if (process.argv[2] === 'child') {

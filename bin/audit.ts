@@ -80,7 +80,12 @@ export async function runAudit(argv: string[], out: (s: string) => void, deps: P
 }
 
 /** The installed library when one is importable; otherwise the shipped list, saying so. */
-async function installedOrShipped(introspect: AuditDeps['introspect'], python: string | undefined, shipped: MethodsDocument, note: AuditDeps['note']): Promise<MethodsDocument> {
+async function installedOrShipped(
+  introspect: AuditDeps['introspect'],
+  python: string | undefined,
+  shipped: MethodsDocument,
+  note: AuditDeps['note'],
+): Promise<MethodsDocument> {
   try {
     return await introspect(python);
   } catch (error) {

@@ -34,17 +34,30 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
-      case 'serve': return await serve(rest);
-      case 'mcp': return await mcp(rest);
-      case 'openapi': return printOpenApi();
-      case 'routes': return printRoutes();
-      case 'audit': return await audit(rest);
-      case 'sessions': return await sessions(rest);
-      case 'keys': return await keys(rest);
-      case 'jobs': return await jobs(rest);
-      case 'webhooks': return await webhooks(rest);
-      case 'events': return await events(rest);
-      case undefined: case 'help': case '--help': case '-h':
+      case 'serve':
+        return await serve(rest);
+      case 'mcp':
+        return await mcp(rest);
+      case 'openapi':
+        return printOpenApi();
+      case 'routes':
+        return printRoutes();
+      case 'audit':
+        return await audit(rest);
+      case 'sessions':
+        return await sessions(rest);
+      case 'keys':
+        return await keys(rest);
+      case 'jobs':
+        return await jobs(rest);
+      case 'webhooks':
+        return await webhooks(rest);
+      case 'events':
+        return await events(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
         process.stdout.write(USAGE);
         return command ? 0 : 2;
       default:
@@ -77,7 +90,12 @@ async function serve(argv: string[]): Promise<number> {
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  app.services.log.info('socialgate listening', { url: `http://${config.host}:${port}`, docs: `http://${config.host}:${port}/docs`, upstream: config.upstream, routes: app.manifest.routes.length });
+  app.services.log.info('socialgate listening', {
+    url: `http://${config.host}:${port}`,
+    docs: `http://${config.host}:${port}/docs`,
+    upstream: config.upstream,
+    routes: app.manifest.routes.length,
+  });
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());

@@ -58,7 +58,17 @@ export interface ComposeOverrides {
  * session sources, background work, assets) is merged at boot, and two declaring one name stop it.
  */
 export const FEATURES: readonly FeatureModule[] = [
-  systemModule, authModule, uploadModule, eventsModule, webhooksModule, jobsModule, poolsModule, consoleModule, keysModule, policyModule, writesModule,
+  systemModule,
+  authModule,
+  uploadModule,
+  eventsModule,
+  webhooksModule,
+  jobsModule,
+  poolsModule,
+  consoleModule,
+  keysModule,
+  policyModule,
+  writesModule,
 ];
 
 /** The features and the adapters' settings, merged once (the table is the same for every app of the process). */
@@ -88,9 +98,19 @@ export function productParts(config: Config, options: { readonly policyClock?: (
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
   const work = (log: Logger) => openWork(config, log);
   return {
-    plugins: modules.plugins, resolvers: { ...modules.resolvers, ...productResolvers(config) }, zip: zipFiles, contentType: contentTypeFor, limits, work,
-    background: modules.background, bounds: productBounds(config), guards: [...modules.guards, ...featureGuards(config, options)], sessionSources: modules.sessionSources,
-    assets: modules.assets, keyProofs: modules.keyProofs, errors: modules.errors,
+    plugins: modules.plugins,
+    resolvers: { ...modules.resolvers, ...productResolvers(config) },
+    zip: zipFiles,
+    contentType: contentTypeFor,
+    limits,
+    work,
+    background: modules.background,
+    bounds: productBounds(config),
+    guards: [...modules.guards, ...featureGuards(config, options)],
+    sessionSources: modules.sessionSources,
+    assets: modules.assets,
+    keyProofs: modules.keyProofs,
+    errors: modules.errors,
   };
 }
 
@@ -107,7 +127,12 @@ function featureGuards(config: Config, options: { readonly policyClock?: () => n
 /** For tools that load the manifest without serving (openapi, routes, audit). */
 export function productRegistries(config: Config) {
   const modules = productModules();
-  return { plugins: modules.plugins, registries: { resolvers: { ...resolvers, ...productResolvers(config) } }, bounds: productBounds(config), errors: modules.errors };
+  return {
+    plugins: modules.plugins,
+    registries: { resolvers: { ...resolvers, ...productResolvers(config) } },
+    bounds: productBounds(config),
+    errors: modules.errors,
+  };
 }
 
 /** Bounds that settings decide, documented and validated as configured: the watch interval's floor. */
@@ -117,7 +142,10 @@ export function productBounds(config: Config): SettingBounds {
 }
 
 function productResolvers(config: Config) {
-  const hosts = config.extra.DOWNLOAD_HOSTS?.split(',').map((h) => h.trim()).filter(Boolean) ?? PLATFORM_MEDIA_HOSTS;
+  const hosts =
+    config.extra.DOWNLOAD_HOSTS?.split(',')
+      .map((h) => h.trim())
+      .filter(Boolean) ?? PLATFORM_MEDIA_HOSTS;
   // The sandbox serves its own media host without any network: nothing to resolve or guard there.
   const trusted = config.upstream === 'sandbox' ? [new URL(SANDBOX_MEDIA_HOST).hostname] : [];
   return { download_url: downloadGuard({ hosts, trusted, allow: transferSettingsFor(config.extra).fetch.allow }) };
@@ -169,7 +197,9 @@ function readJson(path: string): Record<string, unknown> {
 
 function gitSha(root: string): string {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return 'unknown';
   }

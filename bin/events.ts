@@ -24,7 +24,11 @@ options: --url URL (default http://127.0.0.1:8000)  --api-key KEY
 
 type Endpoint = { id: string; url: string; kinds: string[]; sessions: string[]; disabled: string | null; secret?: string };
 
-const list = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+const list = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 
 export async function runWebhooks(argv: readonly string[], io: EventsIo): Promise<number> {
   const [action, ...rest] = argv;
@@ -34,7 +38,15 @@ export async function runWebhooks(argv: readonly string[], io: EventsIo): Promis
     const endpoints = await json<Endpoint[]>(await api('GET', '/webhooks'));
     if (!endpoints.length) io.out.write('No webhook endpoints. Add one with: socialgate webhooks add URL\n');
     for (const e of endpoints) {
-      io.out.write([e.id, e.url, e.kinds.length ? e.kinds.join(',') : 'all events', e.sessions.length ? `${e.sessions.length} session(s)` : 'all sessions', e.disabled ? `disabled: ${e.disabled}` : 'on'].join('\t') + '\n');
+      io.out.write(
+        [
+          e.id,
+          e.url,
+          e.kinds.length ? e.kinds.join(',') : 'all events',
+          e.sessions.length ? `${e.sessions.length} session(s)` : 'all sessions',
+          e.disabled ? `disabled: ${e.disabled}` : 'on',
+        ].join('\t') + '\n',
+      );
     }
     return 0;
   }
@@ -107,10 +119,12 @@ export function eventLine(seq: string, event: { type: string; timestamp: string;
   const who = (x: unknown) => (x && typeof x === 'object' ? String((x as { username?: unknown; pk?: unknown }).username ?? (x as { pk?: unknown }).pk) : '');
   const summary: Record<string, () => string> = {
     'direct.message.created': () => `from ${who(d.sender)} in ${d.thread_id}: ${d.text ?? `(${d.item_type})`}`,
-    'direct.request.created': () => `request from ${(d.from as unknown[] ?? []).map(who).join(', ')}: ${d.text ?? ''}`,
+    'direct.request.created': () => `request from ${((d.from as unknown[]) ?? []).map(who).join(', ')}: ${d.text ?? ''}`,
     'notification.created': () => `${d.kind} by ${who(d.actor)}${d.text ? `: ${d.text}` : ''}`,
     'session.state.changed': () =>
-      d.action ? `${d.action} frozen until ${d.frozen_until} (${d.reason})` : `${d.from} → ${d.to} (${d.reason})${d.throttled_until ? ` until ${d.throttled_until}` : ''}`,
+      d.action
+        ? `${d.action} frozen until ${d.frozen_until} (${d.reason})`
+        : `${d.from} → ${d.to} (${d.reason})${d.throttled_until ? ` until ${d.throttled_until}` : ''}`,
     'write.completed': () => `${d.kind ?? 'scheduled'} write ${d.write_id} ran: ${d.route}${d.idempotency_key ? ` (key ${d.idempotency_key})` : ''}`,
     'write.failed': () => `${d.kind ?? 'scheduled'} write ${d.write_id} failed: ${d.route} ${(d.error as { exc_type?: string } | undefined)?.exc_type ?? ''}`,
   };

@@ -19,7 +19,16 @@ const USAGE = `usage: socialgate jobs start ROUTE key=value... [--limit N] [--po
        socialgate jobs export ID [--format ndjson|csv|json] [--follow]
 options: --url URL (default http://127.0.0.1:8000)  --session ID  --api-key KEY
 `;
-type Job = { id: string; state: string; items: number; pages: number; rate: number; eta_seconds: number | null; paused?: { reason: string; until?: number }; error?: { detail: string } };
+type Job = {
+  id: string;
+  state: string;
+  items: number;
+  pages: number;
+  rate: number;
+  eta_seconds: number | null;
+  paused?: { reason: string; until?: number };
+  error?: { detail: string };
+};
 
 export async function runJobs(argv: readonly string[], io: JobsIo): Promise<number> {
   const [action, ...rest] = argv;

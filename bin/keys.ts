@@ -61,7 +61,12 @@ async function add(ring: KeyRing, name: string, own: Map<string, string>, out: (
   }
   const accounts = listOf(own.get('--accounts'));
   const pools = listOf(own.get('--pools'));
-  const { key } = await ring.add({ name, scopes: scopes as KeyScope[], accounts: accounts.length ? accounts : undefined, pools: pools.length ? pools : undefined });
+  const { key } = await ring.add({
+    name,
+    scopes: scopes as KeyScope[],
+    accounts: accounts.length ? accounts : undefined,
+    pools: pools.length ? pools : undefined,
+  });
   out(`added key "${name}" (${scopes.join(', ')}); it is shown this once, store it now:\n${key}\n`);
   return 0;
 }
@@ -75,7 +80,11 @@ async function revoke(ring: KeyRing, name: string, out: (text: string) => void):
   return 0;
 }
 
-const listOf = (value: string | undefined): string[] => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+const listOf = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 /** The keys' own flags, the configuration's (`--store URL` or `--store=URL`), and the positional words. */
 function splitArgs(args: readonly string[]): { own: Map<string, string>; config: string[]; positional: string[] } {

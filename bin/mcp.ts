@@ -79,7 +79,12 @@ function bridgeServer(remote: Remote): Server {
     try {
       return await remote.call(request.params.name, request.params.arguments ?? {});
     } catch (error) {
-      const body = { detail: (error as Error).message, exc_type: 'ServiceUnreachable', hint: 'Start socialgate (socialgate serve) or fix --url; the next call connects again.', status: 503 };
+      const body = {
+        detail: (error as Error).message,
+        exc_type: 'ServiceUnreachable',
+        hint: 'Start socialgate (socialgate serve) or fix --url; the next call connects again.',
+        status: 503,
+      };
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
     }
   });

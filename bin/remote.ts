@@ -6,7 +6,11 @@ export type Api = (method: string, path: string, form?: Record<string, string | 
 export const COMMON_FLAGS = ['--url', '--session', '--api-key'] as const;
 
 /** `--name value`, `--name=value`, and switches (flags that take no value). */
-export function parseArgs(args: readonly string[], known: readonly string[], switches: readonly string[] = []): { flags: Map<string, string>; positional: string[] } {
+export function parseArgs(
+  args: readonly string[],
+  known: readonly string[],
+  switches: readonly string[] = [],
+): { flags: Map<string, string>; positional: string[] } {
   const names = new Set([...COMMON_FLAGS, ...known, ...switches]);
   const flags = new Map<string, string>();
   const positional: string[] = [];

@@ -54,12 +54,22 @@ async function list(store: SessionStore, out: Out): Promise<number> {
     out('No sessions in this store. Log an account in with POST /auth/login (or the console).\n');
     return 0;
   }
-  const prefixes = uniquePrefixes(records.map((r) => r.id), MIN_PREFIX);
+  const prefixes = uniquePrefixes(
+    records.map((r) => r.id),
+    MIN_PREFIX,
+  );
   const now = Date.now();
   out(['ID PREFIX', 'ACCOUNT', 'LABEL', 'STATE', 'PROXY', 'CREATED', 'LAST USED'].join('\t') + '\n');
   for (const record of records) {
-    const cells = [prefixes.get(record.id)!, record.account.username || record.account.pk || '?', record.label || '-', stateOf(record, now),
-      proxyHost(record.proxy) ?? '-', new Date(record.createdAt).toISOString(), new Date(record.lastUsedAt).toISOString()];
+    const cells = [
+      prefixes.get(record.id)!,
+      record.account.username || record.account.pk || '?',
+      record.label || '-',
+      stateOf(record, now),
+      proxyHost(record.proxy) ?? '-',
+      new Date(record.createdAt).toISOString(),
+      new Date(record.lastUsedAt).toISOString(),
+    ];
     out(cells.join('\t') + '\n');
   }
   out(`${records.length} session(s), most recently used first\n`);
@@ -68,7 +78,9 @@ async function list(store: SessionStore, out: Out): Promise<number> {
 
 function stateOf(record: SessionRecord, now: number): string {
   const state = effectiveState(record, now);
-  const frozen = frozenClasses(record, now).map((one) => `; ${one.action} frozen until ${new Date(one.until).toISOString()}`).join('');
+  const frozen = frozenClasses(record, now)
+    .map((one) => `; ${one.action} frozen until ${new Date(one.until).toISOString()}`)
+    .join('');
   return (state === 'throttled' ? `throttled until ${new Date(record.throttledUntil!).toISOString()}` : state) + frozen;
 }
 

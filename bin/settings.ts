@@ -10,7 +10,9 @@ import { sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
 import { aiograpiOptionsFromEnv } from '../adapters/upstream/aiograpi/options.js';
 
 type Parser = (extra: Record<string, string>) => unknown;
-const by = (parse: Parser) => (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe, parse: (raw) => parse({ [name]: raw }) });
+const by =
+  (parse: Parser) =>
+  (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe, parse: (raw) => parse({ [name]: raw }) });
 const text = (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe });
 
 const store = by(storeTimeoutMs);
@@ -32,7 +34,12 @@ export const ADAPTER_MODULES: readonly FeatureModule[] = [
       lease('LEASE_WAIT_MS', '30000', 'Redis and PostgreSQL: a call that waits longer for its session answers 503 `SessionBusy` with `Retry-After`'),
     ],
   },
-  { name: 'work', settings: [by(lockMsOf)('WORK_LOCK_MS', '30000', "Redis / PostgreSQL: how long a dead instance's running work stays locked before another instance takes it over")] },
+  {
+    name: 'work',
+    settings: [
+      by(lockMsOf)('WORK_LOCK_MS', '30000', "Redis / PostgreSQL: how long a dead instance's running work stays locked before another instance takes it over"),
+    ],
+  },
   {
     name: 'transfer',
     settings: [

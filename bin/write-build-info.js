@@ -5,7 +5,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 
 let sha = 'unknown';
 try {
-  sha = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  sha = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim();
 } catch {
   // not a git checkout (an npm pack, a container build): say so rather than guess
 }

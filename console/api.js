@@ -2,7 +2,7 @@
 // that the service asks of every request that changes something.
 export class ApiError extends Error {
   constructor(status, body) {
-    super((body?.detail) || `HTTP ${status}`);
+    super(body?.detail || `HTTP ${status}`);
     this.status = status;
     this.body = body || {};
     this.excType = this.body.exc_type || '';
@@ -40,7 +40,7 @@ export function ago(iso, now = Date.now()) {
 /** What the page says after an action: a success, or an error with the API's hint (what to do about it). */
 export function said(text, error) {
   if (!error) return { kind: 'ok', text, hint: '' };
-  return { kind: 'error', text: `${text}: ${error.message}`, hint: (error.body?.hint) || '' };
+  return { kind: 'error', text: `${text}: ${error.message}`, hint: error.body?.hint || '' };
 }
 
 /**

@@ -117,8 +117,10 @@ function App() {
     <main id="main" tabindex="-1">
       <h1>${view.title}</h1>
       <p class="status" role="status" aria-live="polite">${message.kind === 'ok' ? message.text : ''}</p>
-      ${message.kind === 'error' &&
-        html`<div class="banner-error" role="alert"><p>${message.text}</p>${message.hint && html`<p class="hint">${message.hint}</p>`}</div>`}
+      ${
+        message.kind === 'error' &&
+        html`<div class="banner-error" role="alert"><p>${message.text}</p>${message.hint && html`<p class="hint">${message.hint}</p>`}</div>`
+      }
       <${View} live=${live} say=${say} />
     </main>`;
 }

@@ -35,18 +35,25 @@ export function AuditView({ say }) {
   const [entries, setEntries] = useState(null);
   const load = () => {
     const query = { limit: '200', ...(filter.ref ? { ref: filter.ref } : {}), ...(filter.tool ? { tool: filter.tool } : {}) };
-    return api('GET', '/console/audit', query).then((body) => setEntries(body.entries), (error) => say('Reading the audit failed', error));
+    return api('GET', '/console/audit', query).then(
+      (body) => setEntries(body.entries),
+      (error) => say('Reading the audit failed', error),
+    );
   };
   useEffect(() => void load(), [filter]);
   return html`
     <p>MCP tool calls of every instance, newest first (the last 1000 are kept; the service log has them all).</p>
     <${Filters} onFilter=${setFilter} />
     <button type="button" class="quiet" onClick=${load}>Read again</button>
-    ${entries === null ? html`<p>Reading the audit…</p>`
-      : entries.length === 0 ? html`<p>No tool call${filter.ref || filter.tool ? ' matches' : ' yet'}.</p>`
-      : html`<div class="scroll" role="region" aria-label="Tool calls" tabindex="0"><table class="audit stack">
+    ${
+      entries === null
+        ? html`<p>Reading the audit…</p>`
+        : entries.length === 0
+          ? html`<p>No tool call${filter.ref || filter.tool ? ' matches' : ' yet'}.</p>`
+          : html`<div class="scroll" role="region" aria-label="Tool calls" tabindex="0"><table class="audit stack">
           <caption class="sr-only">MCP tool calls, newest first</caption>
           <thead><tr><th scope="col">When</th><th scope="col">Key</th><th scope="col">Session</th><th scope="col">Tool</th><th scope="col">Arguments</th><th scope="col">Outcome</th><th scope="col">Confirmed</th></tr></thead>
           <tbody>${entries.map((entry) => html`<${Entry} key=${entry.request_id + entry.tool} entry=${entry} />`)}</tbody>
-        </table></div>`}`;
+        </table></div>`
+    }`;
 }

@@ -16,9 +16,10 @@ function Upstream({ upstream, build }) {
       <dt>Ready</dt><dd><span class=${upstream.ready ? 'good' : 'bad'}>${upstream.ready ? 'yes' : 'no'}</span>${
         upstream.detail ? ` (${upstream.detail})` : ''
       }</dd>
-      ${build && html`<dt>Service</dt><dd>${build.name} ${build.version} on Node ${build.node}${
-        build.git_sha ? `, commit ${build.git_sha.slice(0, 10)}` : ''
-      }</dd>`}
+      ${
+        build &&
+        html`<dt>Service</dt><dd>${build.name} ${build.version} on Node ${build.node}${build.git_sha ? `, commit ${build.git_sha.slice(0, 10)}` : ''}</dd>`
+      }
     </dl>
   </section>`;
 }

@@ -16,7 +16,8 @@ function seconds(n) {
 function Bar({ job }) {
   const label = `Progress of job ${job.id}`;
   if (job.state === 'done' && !(job.limit > 0)) return html`<progress aria-label=${label} max="1" value="1">done</progress>`;
-  if (job.limit > 0) return html`<progress aria-label=${label} max=${job.limit} value=${Math.min(job.items, job.limit)}>${job.items} of ${job.limit}</progress>`;
+  if (job.limit > 0)
+    return html`<progress aria-label=${label} max=${job.limit} value=${Math.min(job.items, job.limit)}>${job.items} of ${job.limit}</progress>`;
   return html`<progress aria-label=${label}>${job.items} items</progress>`; // no known total: indeterminate
 }
 
@@ -48,24 +49,32 @@ function JobRow({ job, sessions, say }) {
     } items · ${job.pages} ${job.pages === 1 ? 'page' : 'pages'} · ${job.rate}/s · ${
       UNDER_WAY.has(job.state) ? `${seconds(job.eta_seconds)} left` : `took ${seconds(job.elapsed_seconds)}`
     }</p>
-    ${job.paused &&
+    ${
+      job.paused &&
       html`<p class="problem">Paused: ${job.paused.reason}${
         job.paused.until ? ` until ${new Date(job.paused.until).toLocaleTimeString()}` : ''
-      }${job.paused.detail ? ` (${job.paused.detail})` : ''}</p>`}
+      }${job.paused.detail ? ` (${job.paused.detail})` : ''}</p>`
+    }
     ${job.error && html`<p class="problem">Failed: ${job.error.exc_type}: ${job.error.detail}</p>`}
     <div class="row">
       ${UNDER_WAY.has(job.state) && html`<button type="button" class="danger" onClick=${cancel} aria-label=${'Cancel job ' + job.id}>Cancel</button>`}
-      <span class="downloads">Download: <a href=${results('csv')} download>CSV</a> · <a href=${
-        results('ndjson')
-      } download>NDJSON</a> · <a href=${results('json')} download>JSON</a></span>
+      <span class="downloads">Download: <a href=${results('csv')} download>CSV</a> · <a href=${results(
+        'ndjson',
+      )} download>NDJSON</a> · <a href=${results('json')} download>JSON</a></span>
     </div>
   </li>`;
 }
 
 /** The sessions a job can run on, in an order that does not change as they are used: by account, then oldest first. */
 function choices(sessions) {
-  return sessions.filter((s) => s.state !== 'logged_out')
-    .sort((a, b) => (a.account.username || a.account.pk).localeCompare(b.account.username || b.account.pk) || a.created_at.localeCompare(b.created_at) || a.ref.localeCompare(b.ref));
+  return sessions
+    .filter((s) => s.state !== 'logged_out')
+    .sort(
+      (a, b) =>
+        (a.account.username || a.account.pk).localeCompare(b.account.username || b.account.pk) ||
+        a.created_at.localeCompare(b.created_at) ||
+        a.ref.localeCompare(b.ref),
+    );
 }
 
 function StartForm({ sessions, say }) {
@@ -75,7 +84,10 @@ function StartForm({ sessions, say }) {
   const [owner, setOwner] = useState('');
   useEffect(() => void api('GET', '/jobs/kinds').then(setKinds, (error) => setProblem(error.message)), []);
   const pools = [...new Set(sessions.flatMap((s) => s.pools || []))].sort();
-  const options = [...choices(sessions).map((s) => ({ value: 'ref:' + s.ref, text: `${sessionName(s)} · ${sessionDetail(s)}` })), ...pools.map((p) => ({ value: 'pool:' + p, text: `pool ${p}` }))];
+  const options = [
+    ...choices(sessions).map((s) => ({ value: 'ref:' + s.ref, text: `${sessionName(s)} · ${sessionDetail(s)}` })),
+    ...pools.map((p) => ({ value: 'pool:' + p, text: `pool ${p}` })),
+  ];
   const gone = owner !== '' && !options.some((o) => o.value === owner);
   const submit = async (event) => {
     event.preventDefault();
@@ -115,9 +127,13 @@ export function JobsView({ live, say }) {
   const jobs = live.jobs ? live.jobs.jobs : null;
   return html`
     <${StartForm} sessions=${sessions} say=${say} />
-    ${jobs === null ? html`<p>Waiting for the job list…</p>`
-      : jobs.length === 0 ? html`<p>No jobs yet.</p>`
-      : html`<ul class="jobs" aria-label="Jobs, newest first">${jobs.map(
-          (job) => html`<${JobRow} key=${job.id} job=${job} sessions=${sessions} say=${say} />`,
-        )}</ul>`}`;
+    ${
+      jobs === null
+        ? html`<p>Waiting for the job list…</p>`
+        : jobs.length === 0
+          ? html`<p>No jobs yet.</p>`
+          : html`<ul class="jobs" aria-label="Jobs, newest first">${jobs.map(
+              (job) => html`<${JobRow} key=${job.id} job=${job} sessions=${sessions} say=${say} />`,
+            )}</ul>`
+    }`;
 }

@@ -8,11 +8,14 @@ import { api, when } from './api.js';
 const SCOPES = [
   ['read', 'read: GET routes'],
   ['write', 'write: every other route'],
-  ['operator', 'operator: the console, keys, every caller\'s jobs, webhooks and pools, the audit'],
+  ['operator', "operator: the console, keys, every caller's jobs, webhooks and pools, the audit"],
 ];
 
 /** A comma- or space-separated list typed in a field, as the repeated form fields the API takes. */
-const listOf = (text) => String(text || '').split(/[\s,]+/).filter(Boolean);
+const listOf = (text) =>
+  String(text || '')
+    .split(/[\s,]+/)
+    .filter(Boolean);
 
 function AddForm({ say, onAdded }) {
   const submit = async (event) => {
@@ -81,11 +84,13 @@ function KeyRow({ entry, say, onChanged }) {
     <td data-label="Accounts">${entry.accounts ? entry.accounts.join(', ') : 'any'}</td>
     <td data-label="Pools">${entry.pools ? entry.pools.join(', ') : 'its own'}</td>
     <td data-label="Added">${when(entry.created_at)}</td>
-    <td>${confirming
-      ? html`<div class="actions" role="group" aria-label=${'Revoke ' + entry.name + '?'}>
+    <td>${
+      confirming
+        ? html`<div class="actions" role="group" aria-label=${'Revoke ' + entry.name + '?'}>
           <button type="button" class="danger" onClick=${revoke}>Yes, revoke ${entry.name}</button>
           <button type="button" class="quiet" ref=${keep} onClick=${() => setConfirming(false)}>Keep</button></div>`
-      : html`<button type="button" class="danger" onClick=${() => setConfirming(true)} aria-label=${'Revoke ' + entry.name}>Revoke</button>`}</td>
+        : html`<button type="button" class="danger" onClick=${() => setConfirming(true)} aria-label=${'Revoke ' + entry.name}>Revoke</button>`
+    }</td>
   </tr>`;
 }
 
@@ -102,11 +107,15 @@ export function KeysView({ say }) {
     <p>Keys for the teams and agents that share this service. The one <code>SOCIALGATE_API_KEY</code> (named <code>default</code>) is not listed: it has every scope.</p>
     <${NewKey} created=${created} onDone=${() => setCreated(null)} />
     <${AddForm} say=${say} onAdded=${added} />
-    ${keys === null ? html`<p>Reading the keys…</p>`
-      : keys.length === 0 ? html`<p>No named key yet.</p>`
-      : html`<div class="scroll" role="region" aria-label="Named API keys" tabindex="0"><table class="keys stack">
+    ${
+      keys === null
+        ? html`<p>Reading the keys…</p>`
+        : keys.length === 0
+          ? html`<p>No named key yet.</p>`
+          : html`<div class="scroll" role="region" aria-label="Named API keys" tabindex="0"><table class="keys stack">
           <caption class="sr-only">Named API keys</caption>
           <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Accounts</th><th scope="col">Pools</th><th scope="col">Added</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
           <tbody>${keys.map((entry) => html`<${KeyRow} key=${entry.name} entry=${entry} say=${say} onChanged=${load} />`)}</tbody>
-        </table></div>`}`;
+        </table></div>`
+    }`;
 }

@@ -53,7 +53,8 @@ export function LoginView({ say }) {
     try {
       await api('POST', '/auth/challenge/resolve', { last_json: JSON.stringify(flow.lastJson), security_code: form.code.trim() });
     } catch (error) {
-      if (error instanceof ApiError && error.excType === 'ChallengeRequired') return setFlow((f) => ({ ...f, lastJson: error.body.last_json ?? f.lastJson, problem: error.message }));
+      if (error instanceof ApiError && error.excType === 'ChallengeRequired')
+        return setFlow((f) => ({ ...f, lastJson: error.body.last_json ?? f.lastJson, problem: error.message }));
       throw error;
     }
     await login('');

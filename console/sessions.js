@@ -86,9 +86,11 @@ function Watch({ session, say }) {
       say(`${watch ? 'Stopping' : 'Starting'} the watch of ${name} failed`, error);
     }
   };
-  return html`${watch
+  return html`${
+    watch
       ? html`<span class="watch">${watch.paused ? `paused (${watch.paused})` : watch.source}, every ${watch.interval_seconds} s<br /><small class="muted">${watch.emitted} events${watch.last_check_at ? ` · checked ${ago(watch.last_check_at)}` : ''}</small></span>`
-      : html`<span class="muted">not watched</span>`}
+      : html`<span class="muted">not watched</span>`
+  }
     <br /><button type="button" class="quiet" onClick=${toggle} aria-label=${(watch ? 'Stop watching ' : 'Watch ') + name}>${watch ? 'Stop' : 'Watch'}</button>`;
 }
 
@@ -165,7 +167,8 @@ export function SessionsView({ live, say }) {
         <caption class="sr-only">Sessions, most recently used first${held ? ' (held in place while you work in it)' : ''}</caption>
         <thead><tr><th scope="col">Session</th><th scope="col">State</th><th scope="col">Last use</th><th scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Pools</th><th scope="col">Events</th><th scope="col">Actions</th></tr></thead>
         <tbody>
-          ${rows.map((s) => html`<tr key=${s.ref} data-ref=${s.ref} data-account=${s.account.username}>
+          ${rows.map(
+            (s) => html`<tr key=${s.ref} data-ref=${s.ref} data-account=${s.account.username}>
             <th scope="row">${sessionName(s)}<br /><small class="muted">pk ${s.account.pk} · since ${when(s.created_at)}</small><${Label} session=${s} say=${say} /></th>
             <td data-label="State"><${State} session=${s} /></td>
             <td data-label="Last use"><time datetime=${s.last_used_at} title=${when(s.last_used_at)}>${ago(s.last_used_at)}</time></td>
@@ -174,7 +177,8 @@ export function SessionsView({ live, say }) {
             <td data-label="Pools"><${Pools} session=${s} say=${say} /></td>
             <td data-label="Events"><${Watch} session=${s} say=${say} /></td>
             <td data-label="Actions"><${Actions} session=${s} say=${say} /></td>
-          </tr>`)}
+          </tr>`,
+          )}
         </tbody>
       </table>
     </div>

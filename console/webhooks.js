@@ -59,7 +59,8 @@ function Deliveries({ endpoint, say }) {
         <th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Status</th><th scope="col">Outcome</th>
         <th scope="col">Latency</th><th scope="col"><span class="sr-only">Action</span></th>
       </tr></thead>
-      <tbody>${endpoint.deliveries.map((d) => html`<tr key=${d.seq} data-outcome=${d.outcome}>
+      <tbody>${endpoint.deliveries.map(
+        (d) => html`<tr key=${d.seq} data-outcome=${d.outcome}>
         <td data-label="When"><time datetime=${d.at} title=${when(d.at)}>${ago(d.at)}</time></td>
         <td data-label="Event">${d.type}<br /><small class="muted">${d.event_id}</small></td>
         <td data-label="Attempt">${d.attempt}${d.replay ? ' (replay)' : ''}</td>
@@ -67,7 +68,8 @@ function Deliveries({ endpoint, say }) {
         <td data-label="Outcome"><span class=${'outcome outcome-' + d.outcome}>${d.outcome}</span>${d.error ? html`<br /><small>${d.error}</small>` : ''}</td>
         <td data-label="Latency">${d.latency_ms} ms</td>
         <td><button type="button" class="quiet" onClick=${replay(d)} aria-label=${'Replay ' + d.event_id}>Replay</button></td>
-      </tr>`)}</tbody>
+      </tr>`,
+      )}</tbody>
     </table>
   </div>`;
 }
@@ -104,12 +106,18 @@ export function WebhooksView({ live, say }) {
   const [added, setAdded] = useState([]);
   const list = live.webhooks;
   const listed = list ? list.endpoints : [];
-  const pending = added.filter((a) => !listed.some((e) => e.id === a.id)).map((a) => ({ kinds: [], sessions: [], attempts: 0, deliveries: [], ...a, secret: undefined }));
+  const pending = added
+    .filter((a) => !listed.some((e) => e.id === a.id))
+    .map((a) => ({ kinds: [], sessions: [], attempts: 0, deliveries: [], ...a, secret: undefined }));
   const endpoints = [...listed, ...pending];
   return html`
     <${Secret} shown=${secret} onDone=${() => setSecret(null)} />
     <${AddForm} say=${say} onSecret=${setSecret} onAdded=${(created) => setAdded((all) => [...all, created])} />
-    ${!list && !pending.length ? html`<p>Waiting for the endpoints…</p>`
-      : endpoints.length === 0 ? html`<p>No endpoint yet. Events are also on <code>GET /events</code> for a session.</p>`
-      : html`<ul class="endpoints">${endpoints.map((e) => html`<${Endpoint} key=${e.id} endpoint=${e} say=${say} onSecret=${setSecret} />`)}</ul>`}`;
+    ${
+      !list && !pending.length
+        ? html`<p>Waiting for the endpoints…</p>`
+        : endpoints.length === 0
+          ? html`<p>No endpoint yet. Events are also on <code>GET /events</code> for a session.</p>`
+          : html`<ul class="endpoints">${endpoints.map((e) => html`<${Endpoint} key=${e.id} endpoint=${e} say=${say} onSecret=${setSecret} />`)}</ul>`
+    }`;
 }

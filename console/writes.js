@@ -28,7 +28,11 @@ function WriteRow({ write, say, refresh }) {
 export function WritesView({ say }) {
   const [writes, setWrites] = useState(null);
   const [problem, setProblem] = useState('');
-  const refresh = () => api('GET', '/writes/scheduled').then((list) => (setWrites(list), setProblem('')), (error) => setProblem(error.message));
+  const refresh = () =>
+    api('GET', '/writes/scheduled').then(
+      (list) => (setWrites(list), setProblem('')),
+      (error) => setProblem(error.message),
+    );
   useEffect(() => {
     refresh();
     const timer = setInterval(refresh, REFRESH_MS);

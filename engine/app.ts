@@ -22,7 +22,30 @@ import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
 import { shapes } from './shapes.js';
 import { compileTyper, type Typer } from './typing.js';
-import type { AppInfo, Background, Config, JsonText, KeyGrant, KeyStore, Logger, Manifest, Plugin, Resolver, KeyProof, RouteGuard, RouteSpec, Services, SessionLease, SessionSource, SessionStore, StreamResult, ToolAudit, UpstreamAdapter, WorkLayer, WorkStore } from './types.js';
+import type {
+  AppInfo,
+  Background,
+  Config,
+  JsonText,
+  KeyGrant,
+  KeyStore,
+  Logger,
+  Manifest,
+  Plugin,
+  Resolver,
+  KeyProof,
+  RouteGuard,
+  RouteSpec,
+  Services,
+  SessionLease,
+  SessionSource,
+  SessionStore,
+  StreamResult,
+  ToolAudit,
+  UpstreamAdapter,
+  WorkLayer,
+  WorkStore,
+} from './types.js';
 import { compileValidators } from './validate.js';
 import { rowFor } from './errors.js';
 import { docsAssets, servedDocument } from './docs.js';
@@ -98,7 +121,15 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const allResolvers = { ...resolvers, ...(options.resolvers ?? {}) };
-  const manifest = forUpstream(loadManifest(options.manifestDir ?? defaultManifestDir(), { plugins: options.plugins, registries: { resolvers: allResolvers }, bounds: options.bounds, errors: options.errors }), options.upstream.name);
+  const manifest = forUpstream(
+    loadManifest(options.manifestDir ?? defaultManifestDir(), {
+      plugins: options.plugins,
+      registries: { resolvers: allResolvers },
+      bounds: options.bounds,
+      errors: options.errors,
+    }),
+    options.upstream.name,
+  );
   const metrics = createMetrics();
   sweepGauges(metrics, options.store);
   const openapi = Object.freeze(buildOpenApi(manifest, { apiKeyAuth: !!options.config.apiKey || !!options.keysAtBoot }));
@@ -114,7 +145,7 @@ export function createApp(options: AppOptions): App {
     throttled: (error) => {
       const row = rowFor(error, manifest.errors);
       // a block of one action class is no throttle of the session: the class alone freezes (its route's guard)
-      return row?.status === 429 && row.session !== 'freeze' ? row.retryAfter ?? options.config.throttleBackoffSeconds : undefined;
+      return row?.status === 429 && row.session !== 'freeze' ? (row.retryAfter ?? options.config.throttleBackoffSeconds) : undefined;
     },
     challenged: (error) => rowFor(error, manifest.errors)?.session === 'challenge',
     lease: options.lease,
@@ -138,7 +169,16 @@ export function createApp(options: AppOptions): App {
   const work = options.work?.(options.log);
   const routes = backgroundRoutes(manifest, (route) => steps.get(route)!);
   const services: Services = {
-    upstream: options.upstream, store: options.store, sessions, config: options.config, log: options.log, app, routes, work, usage: new SessionUsage(), keys,
+    upstream: options.upstream,
+    store: options.store,
+    sessions,
+    config: options.config,
+    log: options.log,
+    app,
+    routes,
+    work,
+    usage: new SessionUsage(),
+    keys,
     audit: options.audit ?? auditOf(work?.store, options.log),
   };
   const router = buildRouter(manifest, services, { ...options, resolvers: allResolvers }, steps);
@@ -151,13 +191,26 @@ export function createApp(options: AppOptions): App {
   // One Koa middleware: request context around the (key check and) route table, with the 404 as
   // the table's `next`. Each further app middleware would cost every request a hop of Koa's chain.
   const routed = router.dispatch();
-  const guarded = authenticate({
-    ring: keys.ring, wrong: keys.wrong, manifest, legacyKey: options.config.apiKey, metricsOpen: options.config.metricsOpen,
-    openPaths: router.assetPaths, proofs: options.keyProofs,
-  }, routed);
+  const guarded = authenticate(
+    {
+      ring: keys.ring,
+      wrong: keys.wrong,
+      manifest,
+      legacyKey: options.config.apiKey,
+      metricsOpen: options.config.metricsOpen,
+      openPaths: router.assetPaths,
+      proofs: options.keyProofs,
+    },
+    routed,
+  );
   koa.use(requestContext(manifest, metrics, options.log, (ctx) => guarded(ctx, noSuchRoute)));
   return {
-    koa, router, manifest, openapi, services, metrics,
+    koa,
+    router,
+    manifest,
+    openapi,
+    services,
+    metrics,
     callback: () => koa.callback(),
     close: async () => {
       recent.close();
@@ -214,9 +267,18 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
   const routers = new Map<string, Router>();
   for (const route of manifest.routes) {
     const deps = {
-      services, validator: validators.get(route)!, shape: shapes[route.result.shape], plugin: route.plugin ? options.plugins[route.plugin] : undefined,
-      resolvers: options.resolvers ?? resolvers, resolverCache, limits, zip: options.zip, contentType: options.contentType,
-      typer: typerFor(route, manifest, services.upstream), guards: options.guards, sessionSources: options.sessionSources,
+      services,
+      validator: validators.get(route)!,
+      shape: shapes[route.result.shape],
+      plugin: route.plugin ? options.plugins[route.plugin] : undefined,
+      resolvers: options.resolvers ?? resolvers,
+      resolverCache,
+      limits,
+      zip: options.zip,
+      contentType: options.contentType,
+      typer: typerFor(route, manifest, services.upstream),
+      guards: options.guards,
+      sessionSources: options.sessionSources,
     };
     const run = routeRunner(route, deps);
     const check = inputCheck(route, deps.validator, () => services.upstream.library.version);
@@ -236,7 +298,10 @@ function buildRouter(manifest: Manifest, services: Services, options: AppOptions
     routers,
     assetPaths: [...assets.keys()],
     dispatch: () => (ctx, next) => (chains.get(ctx.path) ?? next)(ctx, next),
-    entries: () => [...routers.values()].flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })))),
+    entries: () =>
+      [...routers.values()].flatMap((r) =>
+        r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) }))),
+      ),
   };
 }
 
@@ -271,7 +336,10 @@ function chain(router: Router, path: string): Koa.Middleware {
 /** A fixed middleware list run in order (what koa-compose would build per request, built once). */
 function runInOrder(stack: readonly Koa.Middleware[]): Koa.Middleware {
   if (stack.length === 1) return stack[0];
-  return stack.reduceRight<Koa.Middleware>((rest, middleware) => (ctx, next) => middleware(ctx, () => rest(ctx, next)), (_ctx, next) => next());
+  return stack.reduceRight<Koa.Middleware>(
+    (rest, middleware) => (ctx, next) => middleware(ctx, () => rest(ctx, next)),
+    (_ctx, next) => next(),
+  );
 }
 
 // A 405 owes the client the list of methods the path has.
@@ -292,11 +360,16 @@ const HANG_UPS = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
 export function guardServer(server: Server, app: App): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code !== 'HPE_HEADER_OVERFLOW' || !socket.writable) return void socket.destroy();
-    const mapped = mapError(serviceError('HeaderTooLarge', 'The request line and headers are over the server\'s limit (16 KB): a query string that long cannot be served'), app.manifest.errors);
+    const mapped = mapError(
+      serviceError('HeaderTooLarge', "The request line and headers are over the server's limit (16 KB): a query string that long cannot be served"),
+      app.manifest.errors,
+    );
     const body = JSON.stringify(mapped.body);
     socket.on('data', () => undefined); // drained, not left unread: closing over unread data would reset the connection
-    socket.end(`HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: ` +
-`${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: ` +
+        `${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
     setTimeout(() => socket.destroy(), 5000).unref();
     app.services.log.info('request refused: headers too large', { status: 431 });
   });
@@ -325,7 +398,8 @@ function requestContext(manifest: Manifest, metrics: Metrics, log: Logger, inner
       const seconds = (performance.now() - started) / 1000;
       const route = (ctx.state.route as string | undefined) ?? 'unmatched';
       metrics.observeRequest(route, ctx.method, ctx.status, seconds);
-      if (ctx.status >= 500) log.warn('request failed', { request_id: requestId, ...keyField(ctx), method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) });
+      if (ctx.status >= 500)
+        log.warn('request failed', { request_id: requestId, ...keyField(ctx), method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) });
     }
   };
 }
@@ -361,7 +435,10 @@ function sweepGauges(metrics: Metrics, store: SessionStore): void {
   if (!stats) return;
   metrics.gauge('socialgate_session_sweeps', 'Session expiry sweeps since start, by outcome', ['outcome'], async () => {
     const { runs, failures } = stats();
-    return [{ labels: { outcome: 'ok' }, value: runs - failures }, { labels: { outcome: 'failed' }, value: failures }];
+    return [
+      { labels: { outcome: 'ok' }, value: runs - failures },
+      { labels: { outcome: 'failed' }, value: failures },
+    ];
   });
   metrics.gauge('socialgate_session_sweep_removed', 'Expired sessions removed by sweeps since start', [], async () => [{ labels: {}, value: stats().removed }]);
 }

@@ -11,7 +11,11 @@ export function formatBytes(bytes: number): string {
 /** Counts bytes through; the chunk that passes the cap fails with `over()` and is never written. */
 export class ByteCap extends Transform {
   bytes = 0;
-  constructor(private readonly cap: number, private readonly over: () => Error, private readonly onChunk?: () => void) {
+  constructor(
+    private readonly cap: number,
+    private readonly over: () => Error,
+    private readonly onChunk?: () => void,
+  ) {
     super();
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {

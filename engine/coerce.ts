@@ -46,7 +46,14 @@ const json: Scalar = (raw) => {
 const file: Scalar = (raw) => raw; // the engine puts the temp file path here
 
 export const scalarCoercers: Readonly<Record<string, Scalar>> = Object.freeze({
-  string, id, integer, number, boolean, json, url: string, file,
+  string,
+  id,
+  integer,
+  number,
+  boolean,
+  json,
+  url: string,
+  file,
 });
 
 /** Turns all raw values of one parameter into its value: a scalar, or an array when repeated. */

@@ -68,6 +68,6 @@ function mapUpstream(error: UpstreamError, table: ErrorTable): MappedError {
   if (error.lastJson !== undefined) body.last_json = error.lastJson;
   if (error.login) Object.assign(body, error.login);
   if (!row) return { status: 502, body: { ...body, hint: `The upstream raised ${error.excType}, which this service does not map.` } };
-  const retryAfter = row.status === 429 || row.status === 503 ? error.retryAfter ?? row.retryAfter : undefined;
+  const retryAfter = row.status === 429 || row.status === 503 ? (error.retryAfter ?? row.retryAfter) : undefined;
   return { status: row.status, body, retryAfter };
 }

@@ -117,10 +117,13 @@ export class KeyRing {
 
   /** One read of the store at a time; its answer replaces the cache, its failure marks the store failing. */
   private refresh(): Promise<readonly StoredKey[]> {
-    this.reading ??= this.store.all().then(
-      (keys) => ((this.failing = false), this.remember(keys)),
-      (error: unknown) => ((this.failing = true), Promise.reject(error)),
-    ).finally(() => (this.reading = undefined));
+    this.reading ??= this.store
+      .all()
+      .then(
+        (keys) => ((this.failing = false), this.remember(keys)),
+        (error: unknown) => ((this.failing = true), Promise.reject(error)),
+      )
+      .finally(() => (this.reading = undefined));
     return this.reading;
   }
 
@@ -158,7 +161,9 @@ export class WrongKeys {
     const window = this.current(address);
     if (window.count < WrongKeys.PER_MINUTE) return;
     const retryAfter = Math.max(1, Math.ceil((window.start + 60_000 - this.now()) / 1000));
-    throw serviceError('ApiKeyAttemptsExceeded', `More than ${WrongKeys.PER_MINUTE} wrong API keys from this address this minute; try again later`, { retryAfter });
+    throw serviceError('ApiKeyAttemptsExceeded', `More than ${WrongKeys.PER_MINUTE} wrong API keys from this address this minute; try again later`, {
+      retryAfter,
+    });
   }
 
   wrong(address: string): void {

@@ -30,4 +30,4 @@ export function stackWithoutMessage(error: unknown): string {
 export const errorName = (error: unknown): string => (error instanceof Error ? error.name + ': ' + error.message : 'unknown error');
 
 /** An error's code or class only, where its message might name a host, a user or a value. */
-export const errorCode = (error: unknown): string => (error instanceof Error ? (error as { code?: string }).code ?? error.name : 'unknown error');
+export const errorCode = (error: unknown): string => (error instanceof Error ? ((error as { code?: string }).code ?? error.name) : 'unknown error');

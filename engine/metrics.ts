@@ -16,7 +16,12 @@ export interface Metrics {
   /** A counter for background work (events, deliveries): answers the function that counts. Off the request path. */
   counter(name: string, help: string, labels: readonly string[]): (labels: Readonly<Record<string, string>>, by?: number) => void;
   /** A latency histogram for background work, in seconds. */
-  histogram(name: string, help: string, labels: readonly string[], buckets: readonly number[]): (labels: Readonly<Record<string, string>>, seconds: number) => void;
+  histogram(
+    name: string,
+    help: string,
+    labels: readonly string[],
+    buckets: readonly number[],
+  ): (labels: Readonly<Record<string, string>>, seconds: number) => void;
 }
 
 /** One series' cumulative figures: its labels, count, sum of seconds and per-bucket counts. */
@@ -47,7 +52,11 @@ export function createMetrics(): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'socialgate_' });
   // A matched route's key names its method; unmatched requests are told apart by theirs.
-  const requests = new SeriesFamily(REQUEST_BUCKETS, (key, status, method) => ({ route: key.startsWith(UNMATCHED) ? 'unmatched' : key, method: method!, status: String(status) }));
+  const requests = new SeriesFamily(REQUEST_BUCKETS, (key, status, method) => ({
+    route: key.startsWith(UNMATCHED) ? 'unmatched' : key,
+    method: method!,
+    status: String(status),
+  }));
   const upstream = new SeriesFamily(UPSTREAM_BUCKETS, (method, outcome) => ({ method, outcome: String(outcome) }));
   registry.registerMetric(requests.counter('socialgate_http_requests_total', 'HTTP requests by route, method and status') as never);
   registry.registerMetric(requests.histogram('socialgate_http_request_duration_seconds', 'HTTP request latency by route, method and status') as never);
@@ -57,7 +66,13 @@ export function createMetrics(): Metrics {
     registry,
     observeRequest: (route, method, status, seconds) => requests.series(route === 'unmatched' ? UNMATCHED + method : route, status, method).observe(seconds),
     observeUpstream: (method, outcome, seconds) => upstream.series(method, outcome).observe(seconds),
-    snapshot: () => ({ at: Date.now(), requests: requests.figures(), upstream: upstream.figures(), requestBounds: REQUEST_BUCKETS, upstreamBounds: UPSTREAM_BUCKETS }),
+    snapshot: () => ({
+      at: Date.now(),
+      requests: requests.figures(),
+      upstream: upstream.figures(),
+      requestBounds: REQUEST_BUCKETS,
+      upstreamBounds: UPSTREAM_BUCKETS,
+    }),
     counter: (name, help, labels) => {
       const counter = new client.Counter({ name, help, labelNames: [...labels], registers: [registry] });
       return (values, by = 1) => counter.inc(values, by);
@@ -68,7 +83,10 @@ export function createMetrics(): Metrics {
     },
     gauge: (name, help, labels, collect) => {
       const gauge: client.Gauge = new client.Gauge({
-        name, help, labelNames: [...labels], registers: [registry],
+        name,
+        help,
+        labelNames: [...labels],
+        registers: [registry],
         async collect() {
           gauge.reset();
           for (const row of await collect()) gauge.set(row.labels, row.value);
@@ -82,7 +100,10 @@ class Series {
   count = 0;
   sum = 0;
   readonly buckets: number[];
-  constructor(readonly labels: Readonly<Record<string, string>>, private readonly bounds: readonly number[]) {
+  constructor(
+    readonly labels: Readonly<Record<string, string>>,
+    private readonly bounds: readonly number[],
+  ) {
     this.buckets = bounds.map(() => 0);
   }
   observe(seconds: number): void {
@@ -127,15 +148,27 @@ class SeriesFamily {
   }
 
   counter(name: string, help: string) {
-    return { name, help, type: 'counter', get: async () => ({ name, help, type: 'counter', aggregator: 'sum', values: this.all().map((s) => ({ labels: s.labels, value: s.count })) }) };
+    return {
+      name,
+      help,
+      type: 'counter',
+      get: async () => ({ name, help, type: 'counter', aggregator: 'sum', values: this.all().map((s) => ({ labels: s.labels, value: s.count })) }),
+    };
   }
 
   histogram(name: string, help: string) {
     const get = async () => ({
-      name, help, type: 'histogram', aggregator: 'sum',
+      name,
+      help,
+      type: 'histogram',
+      aggregator: 'sum',
       values: this.all().flatMap((s) => {
         let cumulative = 0;
-        const buckets = this.bounds.map((bound, index) => ({ metricName: `${name}_bucket`, labels: { ...s.labels, le: bound }, value: (cumulative += s.buckets[index]) }));
+        const buckets = this.bounds.map((bound, index) => ({
+          metricName: `${name}_bucket`,
+          labels: { ...s.labels, le: bound },
+          value: (cumulative += s.buckets[index]),
+        }));
         return [
           ...buckets,
           { metricName: `${name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count },

@@ -9,7 +9,25 @@ type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** JSON Schema keywords with no 3.0 equivalent. */
-const DROPPED = new Set(['if', 'then', 'else', 'contentMediaType', 'contentEncoding', '$schema', '$id', '$comment', 'prefixItems', 'unevaluatedProperties', 'unevaluatedItems', 'dependentRequired', 'dependentSchemas', 'propertyNames', 'patternProperties', '$defs', 'contains']);
+const DROPPED = new Set([
+  'if',
+  'then',
+  'else',
+  'contentMediaType',
+  'contentEncoding',
+  '$schema',
+  '$id',
+  '$comment',
+  'prefixItems',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'dependentRequired',
+  'dependentSchemas',
+  'propertyNames',
+  'patternProperties',
+  '$defs',
+  'contains',
+]);
 /** Keywords whose value is one schema, or a map or list of schemas. */
 const ONE = new Set(['items', 'not', 'additionalProperties']);
 const MANY = new Set(['allOf', 'anyOf', 'oneOf']);
@@ -22,7 +40,7 @@ export function schema30(input: unknown): unknown {
     if (DROPPED.has(key)) continue;
     if (key === 'type') Object.assign(out, typeOf(value));
     else if (key === 'const') out.enum = [value];
-    else if (key === 'examples') (Array.isArray(value) && value.length ? (out.example = value[0]) : undefined);
+    else if (key === 'examples') Array.isArray(value) && value.length ? (out.example = value[0]) : undefined;
     else if (key === 'exclusiveMinimum' || key === 'exclusiveMaximum') exclusive(out, key, value);
     else if (key === 'properties' && isNode(value)) out.properties = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, schema30(s)]));
     else if (ONE.has(key)) out[key] = schema30(value);
@@ -78,10 +96,12 @@ const FORM = 'application/x-www-form-urlencoded';
 function content30(content: unknown, oneForm: boolean): unknown {
   if (!isNode(content)) return content;
   const types = oneForm && FORM in content ? [FORM] : Object.keys(content);
-  return Object.fromEntries(types.map((type) => {
-    const media = content[type] as Node;
-    return [type, { ...media, ...(media.schema !== undefined ? { schema: schema30(media.schema) } : {}) }];
-  }));
+  return Object.fromEntries(
+    types.map((type) => {
+      const media = content[type] as Node;
+      return [type, { ...media, ...(media.schema !== undefined ? { schema: schema30(media.schema) } : {}) }];
+    }),
+  );
 }
 
 function operation30(operation: Node): Node {
@@ -93,7 +113,12 @@ function operation30(operation: Node): Node {
 }
 
 function responses30(responses: Node): Node {
-  return Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, isNode(response) && response.content ? { ...response, content: content30(response.content, false) } : response]));
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      isNode(response) && response.content ? { ...response, content: content30(response.content, false) } : response,
+    ]),
+  );
 }
 
 export function downConvert(document: Readonly<Record<string, unknown>>): Record<string, unknown> {
@@ -101,7 +126,12 @@ export function downConvert(document: Readonly<Record<string, unknown>>): Record
   const info = rest.info as Node;
   const { identifier: _id, ...license } = (info.license ?? {}) as Node;
   const components = rest.components as Node;
-  const paths = Object.fromEntries(Object.entries(rest.paths as Node).map(([path, item]) => [path, Object.fromEntries(Object.entries(item as Node).map(([method, op]) => [method, isNode(op) ? operation30(op) : op]))]));
+  const paths = Object.fromEntries(
+    Object.entries(rest.paths as Node).map(([path, item]) => [
+      path,
+      Object.fromEntries(Object.entries(item as Node).map(([method, op]) => [method, isNode(op) ? operation30(op) : op])),
+    ]),
+  );
   return {
     ...rest,
     openapi: '3.0.3',

@@ -19,7 +19,12 @@ export function buildOpenApi(manifest: Manifest, opts: { title?: string; apiKeyA
     .addServer({ url: '/', description: 'This server' })
     .addSecurityScheme('SessionId', { type: 'apiKey', in: 'header', name: 'X-Session-ID', description: 'Session ID returned by POST /auth/login' });
   // Only when the deployment sets an API key: then every route but the system ones needs it too.
-  if (opts.apiKeyAuth) builder.addSecurityScheme('ApiKey', { type: 'http', scheme: 'bearer', description: 'An API key of the deployment (also accepted as X-API-Key). Each operation lists the scope its key needs: read, write or operator.' });
+  if (opts.apiKeyAuth)
+    builder.addSecurityScheme('ApiKey', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An API key of the deployment (also accepted as X-API-Key). Each operation lists the scope its key needs: read, write or operator.',
+    });
   for (const tag of manifest.tags) builder.addTag({ name: tag.name, description: tag.description ?? tag.name });
   for (const [name, schema] of Object.entries(manifest.schemas)) builder.addSchema(name, forOpenApi(schema) as SchemaObject);
   builder.addSchema('ErrorBody', errorBodySchema());
@@ -48,7 +53,12 @@ function securityOf(route: RouteSpec, apiKey: boolean): OperationObject['securit
 
 export const requestSchemaName = (route: RouteSpec): string => route.id[0].toUpperCase() + route.id.slice(1) + 'Request';
 
-function operationFor(route: RouteSpec, apiKey: boolean, upstream: readonly number[], own: ServiceErrorTable): { operation: OperationObject; requestSchema?: SchemaObject } {
+function operationFor(
+  route: RouteSpec,
+  apiKey: boolean,
+  upstream: readonly number[],
+  own: ServiceErrorTable,
+): { operation: OperationObject; requestSchema?: SchemaObject } {
   const { query, form, files } = route.request;
   const operation: OperationObject = {
     operationId: route.id,
@@ -79,9 +89,10 @@ const IDEMPOTENCY_KEY: ParameterObject = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Makes the write happen once: a repeat with the same key and the same request (within SOCIALGATE_IDEMPOTENCY_TTL_HOURS, on any instance) '
-    + 'answers the first answer again with `Idempotent-Replayed: true` and no second call to the platform; the same key with another request is 422 '
-    + '`IdempotencyKeyReused`; while the first runs, 409 `IdempotencyKeyInFlight`. Scoped to the session. 1 to 255 printable ASCII characters.',
+  description:
+    'Makes the write happen once: a repeat with the same key and the same request (within SOCIALGATE_IDEMPOTENCY_TTL_HOURS, on any instance) ' +
+    'answers the first answer again with `Idempotent-Replayed: true` and no second call to the platform; the same key with another request is 422 ' +
+    '`IdempotencyKeyReused`; while the first runs, 409 `IdempotencyKeyInFlight`. Scoped to the session. 1 to 255 printable ASCII characters.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
@@ -91,7 +102,9 @@ function queryParameter(param: ParamSpec): ParameterObject {
     in: 'query',
     required: param.required,
     description: describeParam(param),
-    schema: forOpenApi(param.type === 'json' ? { type: param.repeated ? 'array' : 'string', ...(param.repeated ? { items: { type: 'string' } } : {}) } : param.schema) as SchemaObject,
+    schema: forOpenApi(
+      param.type === 'json' ? { type: param.repeated ? 'array' : 'string', ...(param.repeated ? { items: { type: 'string' } } : {}) } : param.schema,
+    ) as SchemaObject,
   };
   if (param.repeated) Object.assign(parameter, { style: 'form', explode: true });
   if (param.example !== undefined) parameter.example = param.type === 'json' ? jsonText(param) : param.example;
@@ -150,7 +163,9 @@ function responsesFor(route: RouteSpec, apiKey: boolean, upstream: readonly numb
 
 /** Every status the route can answer besides 200: its own codes' (engine/service-errors.ts) and, when it calls the upstream, the upstream table's. */
 export function errorStatusesOf(route: RouteSpec, apiKey: boolean, upstream: readonly number[], table: ServiceErrorTable = SERVICE_ERRORS): string[] {
-  const own = serviceCodesFor(route, table).filter((code) => apiKey || !keyedOnly(code, route)).map((code) => table[code]!.status);
+  const own = serviceCodesFor(route, table)
+    .filter((code) => apiKey || !keyedOnly(code, route))
+    .map((code) => table[code]!.status);
   const theirs = route.calls.length > 0 || route.plugin ? upstream : [];
   return [...new Set([...own, ...theirs])].sort((a, b) => a - b).map(String);
 }
@@ -193,10 +208,13 @@ function errorBodySchema(): SchemaObject {
     required: ['detail', 'exc_type', 'request_id'],
     properties: {
       detail: { type: 'string', description: 'What went wrong' },
-      exc_type: { type: 'string', description: 'Upstream exception class name, or the service\'s own error name' },
+      exc_type: { type: 'string', description: "Upstream exception class name, or the service's own error name" },
       hint: { type: 'string', description: 'What to do about it' },
       request_id: { type: 'string', description: 'Also in the X-Request-ID header; quote it in reports' },
-      errors: { type: 'array', items: { type: 'object', required: ['param', 'problem'], properties: { param: { type: 'string' }, problem: { type: 'string' } } } },
+      errors: {
+        type: 'array',
+        items: { type: 'object', required: ['param', 'problem'], properties: { param: { type: 'string' }, problem: { type: 'string' } } },
+      },
       last_json: { type: 'object', additionalProperties: true, description: 'Challenge payload, for POST /auth/challenge/resolve' },
     },
   };
@@ -212,11 +230,11 @@ function describeService(manifest: Manifest): string {
     '',
     '**Start here** (on the built-in sandbox, a simulated platform):',
     '1. **Log in as demo**: open *Auth › POST /auth/login*, click *Try it out*, then *Execute* with username ' +
-'`demo` and password `demo-password`. The answer is your session ID.',
+      '`demo` and password `demo-password`. The answer is your session ID.',
     '2. **Authorize**: click the *Authorize* button below and paste the session ID into `SessionId`.',
     '3. **Try GET /user**: open *User › GET /user* and *Execute*; the prefilled `user_id` is an account demo follows.',
     '',
-    'Every operation comes with an example request that works as shown: its ids are real in the sandbox\'s default world ' +
+    "Every operation comes with an example request that works as shown: its ids are real in the sandbox's default world " +
       '(seed 1) as seen by demo. Mutually exclusive parameters show one of them; lists are sent as repeated fields; ' +
       'JSON fields are sent as JSON text.',
     '',
@@ -224,10 +242,11 @@ function describeService(manifest: Manifest): string {
   ].join('\n');
 }
 
-const ownRows = (own: ServiceErrorTable): string[] => codes(own).map((code) => {
-  const row = own[code]!;
-  return `| ${code} | ${row.status} | ${row.when}${row.hint ? ` ${row.hint}` : ''} |`;
-});
+const ownRows = (own: ServiceErrorTable): string[] =>
+  codes(own).map((code) => {
+    const row = own[code]!;
+    return `| ${code} | ${row.status} | ${row.when}${row.hint ? ` ${row.hint}` : ''} |`;
+  });
 
 /** Collapsed behind a link so the landing screen stays three steps and the Authorize button. */
 function errorTable(rows: readonly string[], messages: readonly string[], own: readonly string[]): string[] {
@@ -235,10 +254,10 @@ function errorTable(rows: readonly string[], messages: readonly string[], own: r
     '<details><summary>Errors and their statuses</summary>',
     '',
     'Errors are JSON: `{detail, exc_type, hint?, request_id, errors?, last_json?}`; `request_id` is also in the ' +
-'`X-Request-ID` header. Invalid parameters are 422 with `errors` naming each one. An upstream exception maps ' +
-'by its class, or else by its nearest mapped base class; an unmapped one is 502 with its name in `exc_type`.',
+      '`X-Request-ID` header. Invalid parameters are 422 with `errors` naming each one. An upstream exception maps ' +
+      'by its class, or else by its nearest mapped base class; an unmapped one is 502 with its name in `exc_type`.',
     '',
-    '| the service\'s own `exc_type` | status | when |',
+    "| the service's own `exc_type` | status | when |",
     '|---|---|---|',
     ...own,
     '',

@@ -45,12 +45,16 @@ export function checkKey(route: RouteSpec, caller: Caller | undefined, account?:
   const key = caller?.key;
   if (!key || route.scope === 'none') return;
   if (!key.scopes.includes(route.scope)) {
-    throw serviceError('ApiKeyScopeMissing', `${route.key} needs the "${route.scope}" scope; key "${key.name}" has ${key.scopes.map((s) => `"${s}"`).join(', ') || 'none'}`);
+    throw serviceError(
+      'ApiKeyScopeMissing',
+      `${route.key} needs the "${route.scope}" scope; key "${key.name}" has ${key.scopes.map((s) => `"${s}"`).join(', ') || 'none'}`,
+    );
   }
   if (account) checkAccount(key, account);
 }
 
 /** 403 when the key is limited to other accounts than this one. */
 export function checkAccount(key: KeyGrant | undefined, account: { readonly pk: string; readonly username: string }): void {
-  if (!keyAllowsAccount(key, account)) throw serviceError('ApiKeyAccountNotAllowed', `Key "${key!.name}" is not allowed to act for account ${account.username || account.pk}`);
+  if (!keyAllowsAccount(key, account))
+    throw serviceError('ApiKeyAccountNotAllowed', `Key "${key!.name}" is not allowed to act for account ${account.username || account.pk}`);
 }

@@ -43,7 +43,12 @@ export class RecentMetrics {
   private readonly familyOfRoute: ReadonlyMap<string, string>;
   private readonly familyOfMethod: ReadonlyMap<string, string>;
 
-  constructor(private readonly metrics: Metrics, manifest: Manifest, private readonly windowMs = 60 * MINUTE, everyMs = MINUTE) {
+  constructor(
+    private readonly metrics: Metrics,
+    manifest: Manifest,
+    private readonly windowMs = 60 * MINUTE,
+    everyMs = MINUTE,
+  ) {
     this.familyOfRoute = new Map(manifest.routes.map((route) => [route.key, route.area]));
     // A method several areas reach counts for the first area naming it (the manifest's file order).
     const methods = new Map<string, string>();
@@ -79,7 +84,9 @@ export class RecentMetrics {
       for (const [i, n] of series.buckets.entries()) sum.buckets[i] += n;
     }
     const minutes = Math.max(1, (now - base.at) / MINUTE);
-    const families = [...sums].map(([family, sum]) => ({ family, ...figures(sum, minutes, current.upstreamBounds) })).sort((a, b) => b.requests - a.requests || a.family.localeCompare(b.family));
+    const families = [...sums]
+      .map(([family, sum]) => ({ family, ...figures(sum, minutes, current.upstreamBounds) }))
+      .sort((a, b) => b.requests - a.requests || a.family.localeCompare(b.family));
     const total = [...sums.values()].reduce(addSum, emptySum(current.upstreamBounds.length));
     return { window_seconds: Math.round(Math.min(this.windowMs, now - base.at) / 1000), families, totals: figures(total, minutes, current.upstreamBounds) };
   }
@@ -96,7 +103,12 @@ function since(current: readonly SeriesFigures[], base: readonly SeriesFigures[]
     .map((series) => {
       const old = before.get(labelKey(series));
       if (!old) return series;
-      return { labels: series.labels, count: series.count - old.count, sum: series.sum - old.sum, buckets: series.buckets.map((n, i) => n - (old.buckets[i] ?? 0)) };
+      return {
+        labels: series.labels,
+        count: series.count - old.count,
+        sum: series.sum - old.sum,
+        buckets: series.buckets.map((n, i) => n - (old.buckets[i] ?? 0)),
+      };
     })
     .filter((series) => series.count > 0);
 }
@@ -106,7 +118,14 @@ const labelKey = (series: SeriesFigures) => JSON.stringify(series.labels);
 const emptySum = (buckets: number): Sum => ({ requests: 0, errors: 0, calls: 0, failed: 0, seconds: 0, buckets: new Array<number>(buckets).fill(0) });
 
 function addSum(a: Sum, b: Sum): Sum {
-  return { requests: a.requests + b.requests, errors: a.errors + b.errors, calls: a.calls + b.calls, failed: a.failed + b.failed, seconds: a.seconds + b.seconds, buckets: a.buckets.map((n, i) => n + b.buckets[i]) };
+  return {
+    requests: a.requests + b.requests,
+    errors: a.errors + b.errors,
+    calls: a.calls + b.calls,
+    failed: a.failed + b.failed,
+    seconds: a.seconds + b.seconds,
+    buckets: a.buckets.map((n, i) => n + b.buckets[i]),
+  };
 }
 
 function figures(sum: Sum, minutes: number, bounds: readonly number[]): Omit<FamilyFigures, 'family'> {

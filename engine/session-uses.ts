@@ -85,7 +85,7 @@ export class UseWriter {
     try {
       exported = client ? await client.exportSettings() : undefined;
     } catch (error) {
-      this.deps.log.warn('exporting a session\'s settings failed; its stored settings are kept', { error: errorCode(error) });
+      this.deps.log.warn("exporting a session's settings failed; its stored settings are kept", { error: errorCode(error) });
     }
     return { entry, changed, seen: entry.record, clientPromise: entry.client, exported, exportedBy: exported ? client?.account() : undefined };
   }
@@ -117,8 +117,13 @@ export class UseWriter {
 
   /** Stores without changeMany (memory, Redis): one read and one write per session, in its lane. */
   private async writeEach(uses: readonly Use[]): Promise<void> {
-    await Promise.all(uses.map((use) =>
-      this.deps.lanes.run(use.seen.id, () => this.writeOne(use)).catch((error) => this.deps.log.warn('saving session use failed', { error: errorName(error) }))));
+    await Promise.all(
+      uses.map((use) =>
+        this.deps.lanes
+          .run(use.seen.id, () => this.writeOne(use))
+          .catch((error) => this.deps.log.warn('saving session use failed', { error: errorName(error) })),
+      ),
+    );
   }
 
   private async writeOne(use: Use): Promise<void> {
@@ -160,5 +165,10 @@ function usedRecord(stored: SessionRecord, use: Use): SessionRecord | undefined 
   const settings = use.exported && use.exportedBy === stored.account.pk ? use.exported : stored.settings;
   // the success counts only if no later call of this instance changed the state again (throttled, challenged)
   const active = use.changed && use.seen.state === 'active';
-  return { ...stored, settings, lastUsedAt: Math.max(stored.lastUsedAt, use.seen.lastUsedAt), ...(active ? { state: 'active' as const, throttledUntil: undefined } : {}) };
+  return {
+    ...stored,
+    settings,
+    lastUsedAt: Math.max(stored.lastUsedAt, use.seen.lastUsedAt),
+    ...(active ? { state: 'active' as const, throttledUntil: undefined } : {}),
+  };
 }

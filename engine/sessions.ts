@@ -12,7 +12,19 @@ import { serviceError } from './service-errors.js';
 import { Lanes } from './lane.js';
 import type { Metrics } from './metrics.js';
 import type {
-  CallOptions, Logger, RealtimeHandlers, RealtimeSubscription, SessionClient, SessionLease, SessionRecord, SessionService, SessionState, SessionStateChange, SessionStore, UpstreamAdapter, UpstreamClient,
+  CallOptions,
+  Logger,
+  RealtimeHandlers,
+  RealtimeSubscription,
+  SessionClient,
+  SessionLease,
+  SessionRecord,
+  SessionService,
+  SessionState,
+  SessionStateChange,
+  SessionStore,
+  UpstreamAdapter,
+  UpstreamClient,
 } from './types.js';
 import { UpstreamError } from './types.js';
 import { builtFrom, clientOptions, newSessionId, sessionRef, stateChange } from './session-record.js';
@@ -70,7 +82,11 @@ export class Sessions implements SessionService {
       dispose: (entry, id) => void this.lanes.run(id, () => closeQuietly(entry.client, options.log)),
     });
     this.uses = new UseWriter({
-      store: options.store, log: options.log, lanes: this.lanes, delayMs: options.useWriteDelayMs ?? 1000, now: this.now,
+      store: options.store,
+      log: options.log,
+      lanes: this.lanes,
+      delayMs: options.useWriteDelayMs ?? 1000,
+      now: this.now,
       forget: (id) => this.cache.delete(id),
       changed: (id, change) => this.changed(id, change),
     });
@@ -267,7 +283,9 @@ export class Sessions implements SessionService {
   private govern(record: SessionRecord): void {
     const left = (record.throttledUntil ?? 0) - this.now();
     if (left > 0) {
-      throw serviceError('SessionThrottled', 'The platform throttled this session; calls are paused until the back-off ends', { retryAfter: Math.ceil(left / 1000) });
+      throw serviceError('SessionThrottled', 'The platform throttled this session; calls are paused until the back-off ends', {
+        retryAfter: Math.ceil(left / 1000),
+      });
     }
   }
 

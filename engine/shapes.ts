@@ -151,8 +151,22 @@ const files: ShapeEntry = {
 };
 
 export const shapes: Readonly<Record<string, ShapeEntry>> = Object.freeze({
-  page, stream_page: streamPage, array, object, raw, bool, string, tuple, compose, find, constant,
-  text: textOf('text/plain; charset=utf-8'), html: textOf('text/html; charset=utf-8'), events, file, files,
+  page,
+  stream_page: streamPage,
+  array,
+  object,
+  raw,
+  bool,
+  string,
+  tuple,
+  compose,
+  find,
+  constant,
+  text: textOf('text/plain; charset=utf-8'),
+  html: textOf('text/html; charset=utf-8'),
+  events,
+  file,
+  files,
 });
 
 export function pick(bag: InputBag, path: string): unknown {

@@ -85,7 +85,8 @@ function merge(plans: readonly Plan[]): Plan {
   if (useful.length === 0) return ANY;
   if (useful.every((p) => p.kind === 'object')) {
     const properties = new Map<string, Plan>();
-    for (const plan of useful as Extract<Plan, { kind: 'object' }>[]) for (const [key, value] of plan.properties) if (!properties.has(key)) properties.set(key, value);
+    for (const plan of useful as Extract<Plan, { kind: 'object' }>[])
+      for (const [key, value] of plan.properties) if (!properties.has(key)) properties.set(key, value);
     return { kind: 'object', properties };
   }
   return useful.every((p) => p.kind === useful[0].kind && p.kind !== 'array') ? useful[0] : ANY;

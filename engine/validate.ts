@@ -33,9 +33,7 @@ export function forAjv(schema: unknown): unknown {
   if (!schema || typeof schema !== 'object') return schema;
   return Object.fromEntries(
     Object.entries(schema).map(([key, value]) =>
-      key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_PREFIX)
-        ? [key, COMPONENTS_ID + value]
-        : [key, forAjv(value)],
+      key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_PREFIX) ? [key, COMPONENTS_ID + value] : [key, forAjv(value)],
     ),
   );
 }
@@ -140,10 +138,14 @@ function describe(error: ErrorObject): ParamProblem {
   const [param = '', ...rest] = error.instancePath.split('/').slice(1);
   const inner = rest.length ? ` at ${rest.join('.')}` : '';
   if (error.keyword === 'required') {
-    return param ? { param, problem: `missing field ${String(error.params.missingProperty)}${inner}` } : { param: String(error.params.missingProperty), problem: 'required' };
+    return param
+      ? { param, problem: `missing field ${String(error.params.missingProperty)}${inner}` }
+      : { param: String(error.params.missingProperty), problem: 'required' };
   }
   if (error.keyword === 'additionalProperties') {
-    return param ? { param, problem: `unknown field ${String(error.params.additionalProperty)}${inner}` } : { param: String(error.params.additionalProperty), problem: 'unknown parameter' };
+    return param
+      ? { param, problem: `unknown field ${String(error.params.additionalProperty)}${inner}` }
+      : { param: String(error.params.additionalProperty), problem: 'unknown parameter' };
   }
   if (error.keyword === 'enum') return { param, problem: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}` };
   return { param, problem: `${error.message ?? 'is invalid'}${inner}` };

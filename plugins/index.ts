@@ -3,4 +3,6 @@
 import type { Plugin } from '../engine/types.js';
 import { FEATURES } from '../bin/compose.js';
 
-export const plugins: Readonly<Record<string, Plugin>> = Object.freeze(Object.assign({}, ...FEATURES.map((module) => module.plugins ?? {})) as Record<string, Plugin>);
+export const plugins: Readonly<Record<string, Plugin>> = Object.freeze(
+  Object.assign({}, ...FEATURES.map((module) => module.plugins ?? {})) as Record<string, Plugin>,
+);

@@ -11,5 +11,11 @@ export function logOf(ref: string | undefined): string {
 
 /** A stable event id from the platform's own ids: the same happening always gets the same id. */
 export function eventId(type: string, ...parts: readonly (string | number)[]): string {
-  return `evt_${type}_` + createHash('sha256').update([type, ...parts].join('\0')).digest('base64url').slice(0, 22);
+  return (
+    `evt_${type}_` +
+    createHash('sha256')
+      .update([type, ...parts].join('\0'))
+      .digest('base64url')
+      .slice(0, 22)
+  );
 }

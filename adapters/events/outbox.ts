@@ -23,7 +23,11 @@ export class Outbox implements EventLog {
   private readonly now: () => number;
   private appends = 0;
 
-  constructor(private readonly work: WorkLayer, private readonly log: Logger, private readonly options: OutboxOptions) {
+  constructor(
+    private readonly work: WorkLayer,
+    private readonly log: Logger,
+    private readonly options: OutboxOptions,
+  ) {
     this.now = options.now ?? Date.now;
   }
 
@@ -44,7 +48,9 @@ export class Outbox implements EventLog {
 
   /** Emits without failing the caller: a state change must not fail the request that caused it. */
   emitQuietly(event: WorkEvent): void {
-    this.emit(event).catch((error) => this.log.warn('emitting an event failed', { type: event.type, error: error instanceof Error ? error.message : String(error) }));
+    this.emit(event).catch((error) =>
+      this.log.warn('emitting an event failed', { type: event.type, error: error instanceof Error ? error.message : String(error) }),
+    );
   }
 
   /** Writes the event to its session's log; answers whether it was new there. */

@@ -33,12 +33,20 @@ const PAGE_MESSAGES = 10;
 function activityOf(thread: Rec): number {
   const given = timeOf(thread.last_activity_at);
   if (Number.isFinite(given)) return given;
-  const times = records(thread.messages).map((m) => timeOf(m.timestamp)).filter(Number.isFinite);
+  const times = records(thread.messages)
+    .map((m) => timeOf(m.timestamp))
+    .filter(Number.isFinite);
   return times.length ? Math.max(...times) : NaN;
 }
 
 /** The threads of a paged box active at or after the mark, newest first. */
-async function threadsSince(run: RouteRun, route: string, params: Readonly<Record<string, string>>, mark: number, bounds: ReachBounds): Promise<{ threads: Rec[]; truncated: boolean }> {
+async function threadsSince(
+  run: RouteRun,
+  route: string,
+  params: Readonly<Record<string, string>>,
+  mark: number,
+  bounds: ReachBounds,
+): Promise<{ threads: Rec[]; truncated: boolean }> {
   const threads: Rec[] = [];
   let cursor = '';
   for (let page = 0; page < bounds.pages; page++) {

@@ -48,7 +48,8 @@ function number(extra: Readonly<Record<string, string | undefined>>, key: string
   const raw = extra[key];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`SOCIALGATE_${key}: expected a number from ${min}${max < Infinity ? ` to ${max}` : ' up'}, got "${raw}"`);
+  if (!Number.isFinite(value) || value < min || value > max)
+    throw new Error(`SOCIALGATE_${key}: expected a number from ${min}${max < Infinity ? ` to ${max}` : ' up'}, got "${raw}"`);
   return value;
 }
 
@@ -56,6 +57,7 @@ function list(extra: Readonly<Record<string, string | undefined>>, key: string):
   const raw = extra[key];
   if (raw === undefined || raw.trim() === '') return undefined;
   const values = raw.split(',').map((part) => Number(part.trim()));
-  if (!values.length || values.some((value) => !Number.isInteger(value) || value < 0)) throw new Error(`SOCIALGATE_${key}: expected comma-separated milliseconds, got "${raw}"`);
+  if (!values.length || values.some((value) => !Number.isInteger(value) || value < 0))
+    throw new Error(`SOCIALGATE_${key}: expected comma-separated milliseconds, got "${raw}"`);
   return values;
 }

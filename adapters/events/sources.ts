@@ -57,10 +57,17 @@ export function messageEvents(threads: unknown, account: Account, ref: string, m
       if (!sender || sender === account.pk || message.is_sent_by_viewer === true) continue;
       events.push({
         id: eventId('direct.message.created', account.pk, String(thread.id), String(message.id)),
-        type: 'direct.message.created', session: ref, timestamp: at,
+        type: 'direct.message.created',
+        session: ref,
+        timestamp: at,
         data: {
-          account, thread_id: String(thread.id), thread_title: thread.thread_title ?? null, item_id: String(message.id),
-          item_type: message.item_type ?? null, text: message.text ?? null, sender: { pk: sender, username: users.get(sender) ?? null },
+          account,
+          thread_id: String(thread.id),
+          thread_title: thread.thread_title ?? null,
+          item_id: String(message.id),
+          item_type: message.item_type ?? null,
+          text: message.text ?? null,
+          sender: { pk: sender, username: users.get(sender) ?? null },
           sent_at: new Date(at).toISOString(),
         },
       });
@@ -77,12 +84,23 @@ export function requestEvents(threads: unknown, account: Account, ref: string, m
     const at = timeOf(thread.last_activity_at);
     if (!(at >= mark)) continue;
     newest = Math.max(newest, at);
-    const from = records(thread.users).filter((u) => String(u.pk) !== account.pk).map((u) => ({ pk: String(u.pk), username: String(u.username ?? '') }));
+    const from = records(thread.users)
+      .filter((u) => String(u.pk) !== account.pk)
+      .map((u) => ({ pk: String(u.pk), username: String(u.username ?? '') }));
     const first = firstMessage(thread);
     events.push({
       id: eventId('direct.request.created', account.pk, String(thread.id)),
-      type: 'direct.request.created', session: ref, timestamp: at,
-      data: { account, thread_id: String(thread.id), from, text: first?.text ?? null, item_type: first?.item_type ?? null, received_at: new Date(at).toISOString() },
+      type: 'direct.request.created',
+      session: ref,
+      timestamp: at,
+      data: {
+        account,
+        thread_id: String(thread.id),
+        from,
+        text: first?.text ?? null,
+        item_type: first?.item_type ?? null,
+        received_at: new Date(at).toISOString(),
+      },
     });
   }
   return { events: events.sort((a, b) => a.timestamp - b.timestamp), mark: newest };
@@ -97,9 +115,21 @@ function firstMessage(thread: Rec): Rec | undefined {
 
 /** Kinds of the activity inbox by the platform's notif_name or story_type. */
 const NOTIFICATION_KINDS: Readonly<Record<string, string>> = {
-  like: 'like', comment: 'comment', user_followed: 'follow', usertag: 'tag', mention: 'mention', comment_mention: 'mention',
-  follow_request: 'follow_request', private_user_follow_request: 'follow_request', comment_like: 'comment_like',
-  '60': 'like', '12': 'comment', '101': 'follow', '102': 'tag', '66': 'mention', '13': 'comment_like',
+  like: 'like',
+  comment: 'comment',
+  user_followed: 'follow',
+  usertag: 'tag',
+  mention: 'mention',
+  comment_mention: 'mention',
+  follow_request: 'follow_request',
+  private_user_follow_request: 'follow_request',
+  comment_like: 'comment_like',
+  '60': 'like',
+  '12': 'comment',
+  '101': 'follow',
+  '102': 'tag',
+  '66': 'mention',
+  '13': 'comment_like',
 };
 
 /** Activity inbox stories (likes, comments, follows, mentions, tags, follow requests) at or after the mark. */
@@ -117,12 +147,18 @@ export function notificationEvents(payload: unknown, account: Account, ref: stri
     const platformId = story.pk ?? args.tuuid ?? [story.story_type, args.profile_id, args.timestamp, media.join(',')].join('/');
     events.push({
       id: eventId('notification.created', account.pk, String(platformId)),
-      type: 'notification.created', session: ref, timestamp: at,
+      type: 'notification.created',
+      session: ref,
+      timestamp: at,
       data: {
-        account, kind: NOTIFICATION_KINDS[name] ?? NOTIFICATION_KINDS[String(story.story_type)] ?? 'other', notif_name: name || null,
-        story_type: story.story_type ?? null, text: args.text ?? null,
+        account,
+        kind: NOTIFICATION_KINDS[name] ?? NOTIFICATION_KINDS[String(story.story_type)] ?? 'other',
+        notif_name: name || null,
+        story_type: story.story_type ?? null,
+        text: args.text ?? null,
         actor: args.profile_id !== undefined ? { pk: String(args.profile_id), username: args.profile_name ?? null } : null,
-        media_ids: media, occurred_at: new Date(at).toISOString(),
+        media_ids: media,
+        occurred_at: new Date(at).toISOString(),
       },
     });
   }

@@ -26,10 +26,14 @@ export async function eventStream(outbox: Outbox, ref: string, start: number | u
   signal.addEventListener('abort', end, { once: true });
   stream.once('close', end);
   options.listening?.(1);
-  stop.signal.addEventListener('abort', () => {
-    options.listening?.(-1);
-    if (!stream.writableEnded) stream.end();
-  }, { once: true });
+  stop.signal.addEventListener(
+    'abort',
+    () => {
+      options.listening?.(-1);
+      if (!stream.writableEnded) stream.end();
+    },
+    { once: true },
+  );
   void pump(outbox, ref, after, stream, stop.signal, options).catch(() => end());
   return { kind: 'stream', stream, contentType: 'text/event-stream; charset=utf-8', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
 }

@@ -74,19 +74,37 @@ export interface WebhookOptions {
 export class Webhooks {
   private readonly now: () => number;
 
-  constructor(private readonly work: WorkLayer, private readonly options: WebhookOptions) {
+  constructor(
+    private readonly work: WorkLayer,
+    private readonly options: WebhookOptions,
+  ) {
     this.now = options.now ?? Date.now;
   }
 
   // ── endpoints ──
 
   /** A new endpoint; the answer carries its secret, the only time it is shown. */
-  async create(init: { url: string; kinds: readonly string[]; sessions: readonly string[]; description: string; owner?: Owner }): Promise<Record<string, unknown>> {
+  async create(init: {
+    url: string;
+    kinds: readonly string[];
+    sessions: readonly string[];
+    description: string;
+    owner?: Owner;
+  }): Promise<Record<string, unknown>> {
     await this.checkUrl(init.url);
     const id = 'ep_' + randomBytes(12).toString('base64url');
     const secret = newSecret();
     const { url, kinds, sessions, description, owner } = init;
-    const endpoint: Endpoint = { id, url, kinds: [...kinds], sessions: [...sessions], description, created_at: this.now(), secret: this.work.store.seal(secret, id), owner };
+    const endpoint: Endpoint = {
+      id,
+      url,
+      kinds: [...kinds],
+      sessions: [...sessions],
+      description,
+      created_at: this.now(),
+      secret: this.work.store.seal(secret, id),
+      owner,
+    };
     await this.work.store.put(ENDPOINTS, id, endpoint);
     return { ...publicView(endpoint), secret };
   }
@@ -113,8 +131,12 @@ export class Webhooks {
   async rotate(id: string, caller?: Caller): Promise<Record<string, unknown>> {
     if (caller) await this.get(id, caller);
     const secret = newSecret();
-    const updated = await this.work.store.update<Endpoint>(ENDPOINTS, id, (current) =>
-      current && { ...current, secret: this.work.store.seal(secret, id), previous: { secret: current.secret, until: this.now() + ROTATION_OVERLAP_MS } });
+    const updated = await this.work.store.update<Endpoint>(
+      ENDPOINTS,
+      id,
+      (current) =>
+        current && { ...current, secret: this.work.store.seal(secret, id), previous: { secret: current.secret, until: this.now() + ROTATION_OVERLAP_MS } },
+    );
     if (!updated) throw notFound(id);
     return { ...publicView(updated), secret };
   }
@@ -170,8 +192,16 @@ export class Webhooks {
     const outcome = outcomeOf(result.status, result.retryAfter, item.attempt >= this.options.backoffMs.length + 1);
     const latency = this.now() - started;
     const attempt: DeliveryAttempt = {
-      event_id: event.id, type: event.type, session: event.session, attempt: item.attempt, at: started, status: result.status, outcome, latency_ms: latency,
-      ...(item.data.replay ? { replay: true } : {}), ...('error' in result && result.error ? { error: result.error } : {}),
+      event_id: event.id,
+      type: event.type,
+      session: event.session,
+      attempt: item.attempt,
+      at: started,
+      status: result.status,
+      outcome,
+      latency_ms: latency,
+      ...(item.data.replay ? { replay: true } : {}),
+      ...('error' in result && result.error ? { error: result.error } : {}),
     };
     await this.work.store.append(logOfEndpoint(endpoint.id), [{ key: `${item.id}:${item.attempt}:${started}`, value: attempt }]);
     this.options.observed?.(outcome, latency / 1000); // after the attempt is logged: a live view that hears it finds it
@@ -179,7 +209,9 @@ export class Webhooks {
     if (outcome === 'delivered') return void (await this.work.store.put(DELIVERED, mark, { at: this.now() }));
     if (outcome === 'disabled') return void (await this.disable(endpoint.id, 'the receiver answered 410 Gone'));
     if (outcome === 'deferred') return { delayMs: deferralOf(result.status, result.retryAfter)! };
-    throw new Error(`webhook delivery to ${endpoint.id} failed: ${result.status ? 'HTTP ' + result.status : ('error' in result && result.error) || 'no answer'}`);
+    throw new Error(
+      `webhook delivery to ${endpoint.id} failed: ${result.status ? 'HTTP ' + result.status : ('error' in result && result.error) || 'no answer'}`,
+    );
   };
 
   disable(id: string, why: string): Promise<unknown> {
@@ -243,7 +275,8 @@ function outcomeOf(status: number, retryAfter: number | undefined, last: boolean
 
 function matches(endpoint: Endpoint, event: WorkEvent): boolean {
   if (endpoint.disabled) return false;
-  if (endpoint.kinds.length && !endpoint.kinds.some((kind) => kind === event.type || (kind.endsWith('.*') && event.type.startsWith(kind.slice(0, -1))))) return false;
+  if (endpoint.kinds.length && !endpoint.kinds.some((kind) => kind === event.type || (kind.endsWith('.*') && event.type.startsWith(kind.slice(0, -1)))))
+    return false;
   return !endpoint.sessions.length || (event.session !== undefined && endpoint.sessions.includes(event.session));
 }
 
@@ -259,8 +292,13 @@ export function sign(secret: string, id: string, timestamp: number, body: string
 
 function publicView(endpoint: Endpoint): Record<string, unknown> {
   return {
-    id: endpoint.id, url: endpoint.url, kinds: endpoint.kinds, sessions: endpoint.sessions, description: endpoint.description,
-    created_at: new Date(endpoint.created_at).toISOString(), disabled: endpoint.disabled ?? null,
+    id: endpoint.id,
+    url: endpoint.url,
+    kinds: endpoint.kinds,
+    sessions: endpoint.sessions,
+    description: endpoint.description,
+    created_at: new Date(endpoint.created_at).toISOString(),
+    disabled: endpoint.disabled ?? null,
     rotating_until: endpoint.previous ? new Date(endpoint.previous.until).toISOString() : null,
   };
 }
@@ -274,18 +312,30 @@ function badUrl(why: string) {
 }
 
 /** One POST, through the guarded lookup, given up after timeoutMs overall. */
-function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, allow: AllowList, resolve: Resolver, signal: AbortSignal): Promise<{ status: number; retryAfter?: number }> {
+function post(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  allow: AllowList,
+  resolve: Resolver,
+  signal: AbortSignal,
+): Promise<{ status: number; retryAfter?: number }> {
   return new Promise((resolvePost, reject) => {
     let refusal: Error | undefined;
     const lookup = guardedLookup(allow, resolve, (error) => (refusal = error));
-    const request = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, signal, agent: false }, (response) => {
-      response.resume();
-      response.on('end', () => {
-        clearTimeout(timer);
-        resolvePost({ status: response.statusCode ?? 0, retryAfter: retryAfterOf(response.headers['retry-after']) });
-      });
-      response.on('error', (error) => reject(refusal ?? error));
-    });
+    const request = (url.protocol === 'https:' ? https : http).request(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, signal, agent: false },
+      (response) => {
+        response.resume();
+        response.on('end', () => {
+          clearTimeout(timer);
+          resolvePost({ status: response.statusCode ?? 0, retryAfter: retryAfterOf(response.headers['retry-after']) });
+        });
+        response.on('error', (error) => reject(refusal ?? error));
+      },
+    );
     const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
     request.on('error', (error) => {
       clearTimeout(timer);

@@ -38,7 +38,7 @@ export function sqliteWriter(query: SqliteQuery, table: string): RowWriter {
       const values = rows.map(() => '(?, ?, ?)').join(',');
       const written = await query(
         `WITH batch(k, was, text) AS (VALUES ${values}) UPDATE ${table} SET value = batch.text FROM batch WHERE ` +
-`${table}.key = batch.k AND ${table}.value = batch.was RETURNING ${table}.key AS key`,
+          `${table}.key = batch.k AND ${table}.value = batch.was RETURNING ${table}.key AS key`,
         ...rows.flatMap((row) => [row.key, row.was, row.text]),
       );
       return new Set(written.map((row) => row.key));
@@ -58,7 +58,7 @@ export function pgWriter(query: PgQuery, table: string): RowWriter {
       // Three arrays as parameters whatever the row count: one plan, no statement text growing with the batch.
       const written = await query(
         `UPDATE ${table} AS t SET value = batch.text FROM unnest($1::text[], $2::text[], $3::text[]) AS batch(k, ` +
-`was, text) WHERE t.key = batch.k AND t.value = batch.was RETURNING t.key`,
+          `was, text) WHERE t.key = batch.k AND t.value = batch.was RETURNING t.key`,
         [rows.map((row) => row.key), rows.map((row) => row.was), rows.map((row) => row.text)],
       );
       return new Set(written.map((row) => row.key));

@@ -26,7 +26,7 @@ export function withinStoreTime<T>(store: string, what: string, ms: number, call
   });
   const failed = call.catch((error: unknown) => {
     if (isStoreDown(error)) throw error;
-    throw storeDown(`the ${store} failed a ${what}: ${error instanceof Error ? (error as { code?: string }).code ?? error.name : 'error'}`);
+    throw storeDown(`the ${store} failed a ${what}: ${error instanceof Error ? ((error as { code?: string }).code ?? error.name) : 'error'}`);
   });
   return Promise.race([failed, late]).finally(() => clearTimeout(timer));
 }
@@ -38,7 +38,7 @@ export function withinStoreTime<T>(store: string, what: string, ms: number, call
 export function outageReporter(log: Logger, store: string, everyMs = 10_000): (error: unknown) => void {
   const last = new Map<string, { at: number; left: number }>();
   return (error) => {
-    const code = error instanceof Error ? (error as { code?: string }).code ?? error.name : 'error';
+    const code = error instanceof Error ? ((error as { code?: string }).code ?? error.name) : 'error';
     const seen = last.get(code);
     const now = Date.now();
     if (seen && now - seen.at < everyMs) {

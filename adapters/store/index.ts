@@ -20,9 +20,13 @@ export interface OpenOptions {
 
 export async function openStore(config: Config, options: OpenOptions = {}): Promise<SessionStore> {
   const key = sessionKeyFor(config, options.createKey ?? true);
-  return createStore(config.store, { codec: encryptingCodec(key), ttl: expiryFor(idleDays(config.extra)), log: options.log, timeoutMs: storeTimeoutMs(config.extra) });
+  return createStore(config.store, {
+    codec: encryptingCodec(key),
+    ttl: expiryFor(idleDays(config.extra)),
+    log: options.log,
+    timeoutMs: storeTimeoutMs(config.extra),
+  });
 }
-
 
 /** How long one store call may take before it fails as StoreUnavailable (503 with Retry-After). */
 export function storeTimeoutMs(extra: Readonly<Record<string, string>>): number {
@@ -46,6 +50,7 @@ function idleDays(extra: Readonly<Record<string, string>>): number {
   const raw = extra.SESSION_IDLE_DAYS;
   if (raw === undefined || raw === '') return DEFAULT_IDLE_DAYS;
   const days = Number(raw);
-  if (!Number.isInteger(days) || days < 1 || days > 3650) throw new Error(`SOCIALGATE_SESSION_IDLE_DAYS must be a whole number of days from 1 to 3650, got "${raw}"`);
+  if (!Number.isInteger(days) || days < 1 || days > 3650)
+    throw new Error(`SOCIALGATE_SESSION_IDLE_DAYS must be a whole number of days from 1 to 3650, got "${raw}"`);
   return days;
 }

@@ -14,7 +14,8 @@ export async function openKeyStore(url: string, timeoutMs = 500): Promise<KeySto
   const keyv = new Keyv<string>({ store: await adapterFor(url, timeoutMs), namespace: NAMESPACE, throwOnErrors: true });
   keyv.on('error', () => undefined); // surfaced through the failing call
   const network = /^(rediss?|postgres(ql)?):/.test(url);
-  const bounded = <T>(what: string, call: Promise<T>): Promise<T> => (network ? withinStoreTime(`key store (${url.split(':')[0]})`, what, timeoutMs, call) : call);
+  const bounded = <T>(what: string, call: Promise<T>): Promise<T> =>
+    network ? withinStoreTime(`key store (${url.split(':')[0]})`, what, timeoutMs, call) : call;
   const read = async (): Promise<StoredKey[]> => {
     const text = await bounded('read', keyv.get(ENTRY));
     return typeof text === 'string' ? (JSON.parse(text) as StoredKey[]) : [];

@@ -46,7 +46,11 @@ export async function createStore(url: string, options: StoreOptions | SessionCo
   // would otherwise answer false and carry on.
   const keyv = new Keyv<string>({ store: adapter, namespace: NAMESPACE, throwOnErrors: true });
   keyv.on('error', () => undefined); // surfaced through ready() and the failing call instead
-  const store = new KeyvSessionStore(keyv, codec, ttl, sqlFor(url, adapter), log, { ms: timeoutMs, engine: url.split(':')[0], network: /^(rediss?|postgres(ql)?):/.test(url) });
+  const store = new KeyvSessionStore(keyv, codec, ttl, sqlFor(url, adapter), log, {
+    ms: timeoutMs,
+    engine: url.split(':')[0],
+    network: /^(rediss?|postgres(ql)?):/.test(url),
+  });
   await store.checkMarker();
   if (sweepMs > 0 && !/^rediss?:/.test(url)) store.sweepEvery(sweepMs);
   return store;
@@ -68,7 +72,11 @@ export async function adapterFor(url: string, timeoutMs: number): Promise<KeyvSt
       const { default: KeyvRedis } = await import('@keyv/redis');
       // No offline queue: during an outage a command fails at once instead of waiting for the server
       // to come back; reconnection goes on in the background, so nothing needs a restart.
-      const client = { url, disableOfflineQueue: true, socket: { connectTimeout: Math.max(timeoutMs, 1000), reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) } };
+      const client = {
+        url,
+        disableOfflineQueue: true,
+        socket: { connectTimeout: Math.max(timeoutMs, 1000), reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
+      };
       return new KeyvRedis(client as never, { throwOnConnectError: true, throwOnErrors: true }) as unknown as KeyvStoreAdapter;
     }
     case 'postgres':
@@ -156,7 +164,11 @@ class KeyvSessionStore implements SessionStore {
   }
 
   /** Not bounded by the store timeout: like the sweep, it runs in the background, off any request. */
-  private async changeInBatches(writer: RowWriter, ids: readonly string[], change: (stored: SessionRecord) => SessionRecord | undefined): Promise<Map<string, ChangeOutcome>> {
+  private async changeInBatches(
+    writer: RowWriter,
+    ids: readonly string[],
+    change: (stored: SessionRecord) => SessionRecord | undefined,
+  ): Promise<Map<string, ChangeOutcome>> {
     const outcomes = new Map<string, ChangeOutcome>();
     for (const batch of chunks(ids)) await this.changeBatch(writer, batch, change, outcomes);
     return outcomes;
@@ -166,7 +178,12 @@ class KeyvSessionStore implements SessionStore {
    * One read, one compare-and-set write. A row whose text changed between the two is left as the
    * other writer made it and reported as a conflict (the caller decides whether it matters).
    */
-  private async changeBatch(writer: RowWriter, ids: readonly string[], change: (stored: SessionRecord) => SessionRecord | undefined, outcomes: Map<string, ChangeOutcome>): Promise<void> {
+  private async changeBatch(
+    writer: RowWriter,
+    ids: readonly string[],
+    change: (stored: SessionRecord) => SessionRecord | undefined,
+    outcomes: Map<string, ChangeOutcome>,
+  ): Promise<void> {
     const keys = ids.map((id) => this.codec.key(id));
     const texts = await writer.read(keys.map(fullKey));
     const swaps: RowSwap[] = [];
@@ -286,7 +303,9 @@ class KeyvSessionStore implements SessionStore {
       await this.sweep();
     } catch (error) {
       this.stats.failures++;
-      this.log?.error('session expiry sweep failed; expired sessions stay until the next one', { error: `${(error as Error).name}: ${(error as Error).message}` });
+      this.log?.error('session expiry sweep failed; expired sessions stay until the next one', {
+        error: `${(error as Error).name}: ${(error as Error).message}`,
+      });
     }
   }
 

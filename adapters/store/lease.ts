@@ -19,11 +19,13 @@ export interface LeaseSettings {
   readonly commandMs: number;
 }
 
-
 export function leaseSettings(extra: Readonly<Record<string, string>>): LeaseSettings {
-  return { leaseMs: millisSetting(extra, 'LEASE_MS', 15_000, 200, 3_600_000), waitMs: millisSetting(extra, 'LEASE_WAIT_MS', 30_000, 0, 3_600_000), commandMs: storeTimeoutMs(extra) };
+  return {
+    leaseMs: millisSetting(extra, 'LEASE_MS', 15_000, 200, 3_600_000),
+    waitMs: millisSetting(extra, 'LEASE_WAIT_MS', 30_000, 0, 3_600_000),
+    commandMs: storeTimeoutMs(extra),
+  };
 }
-
 
 /** The lease for a shared store, or none for a store one process serves. */
 export function openLease(config: Config, log: Logger): SessionLease | undefined {
@@ -39,7 +41,10 @@ const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('
 abstract class WaitingLease implements SessionLease {
   private warned = 0;
 
-  constructor(protected readonly settings: LeaseSettings, private readonly log: Logger) {}
+  constructor(
+    protected readonly settings: LeaseSettings,
+    private readonly log: Logger,
+  ) {}
 
   async hold<T>(key: string, work: () => Promise<T>): Promise<T> {
     let release: (() => Promise<void>) | undefined;
@@ -64,7 +69,9 @@ abstract class WaitingLease implements SessionLease {
       const release = await this.tryAcquire(key);
       if (release) return release;
       if (Date.now() + pause > deadline) {
-        throw serviceError('SessionBusy', `Another instance is running a call for this session; it did not end within ${this.settings.waitMs} ms`, { retryAfter: 1 });
+        throw serviceError('SessionBusy', `Another instance is running a call for this session; it did not end within ${this.settings.waitMs} ms`, {
+          retryAfter: 1,
+        });
       }
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
@@ -117,7 +124,10 @@ class RedisLease extends WaitingLease {
     }
     if (taken !== 'OK') return undefined;
     // Renewed while the call runs, so a long call keeps its lease and a dead holder's ends soon.
-    const renewal = setInterval(() => void redis.eval(RENEW, 1, name, token, String(this.settings.leaseMs)).catch(() => undefined), Math.max(50, this.settings.leaseMs / 3));
+    const renewal = setInterval(
+      () => void redis.eval(RENEW, 1, name, token, String(this.settings.leaseMs)).catch(() => undefined),
+      Math.max(50, this.settings.leaseMs / 3),
+    );
     renewal.unref();
     return async () => {
       clearInterval(renewal);
@@ -160,7 +170,14 @@ class PgLease extends WaitingLease {
     super(settings, log);
     // A lock lives with its connection: held for the call, it ends if this process dies.
     this.pool = import('./pg-client.js').then(({ listeningPool }) =>
-      listeningPool({ connectionString: url, max: 64, connectionTimeoutMillis: Math.max(settings.commandMs, 1000), query_timeout: settings.commandMs, idleTimeoutMillis: 30_000 }));
+      listeningPool({
+        connectionString: url,
+        max: 64,
+        connectionTimeoutMillis: Math.max(settings.commandMs, 1000),
+        query_timeout: settings.commandMs,
+        idleTimeoutMillis: 30_000,
+      }),
+    );
   }
 
   protected async tryAcquire(key: string): Promise<(() => Promise<void>) | undefined> {
@@ -193,5 +210,9 @@ class PgLease extends WaitingLease {
 
 /** A signed 64-bit advisory lock id from the key. */
 function lockId(key: string): string {
-  return createHash('sha256').update('socialgate lease\0' + key).digest().readBigInt64BE(0).toString();
+  return createHash('sha256')
+    .update('socialgate lease\0' + key)
+    .digest()
+    .readBigInt64BE(0)
+    .toString();
 }

@@ -41,7 +41,11 @@ export function pgPager(query: PgQuery, table: string, namespace: string): RowPa
     async page(after, limit) {
       // The database's own collation orders the keys (so the primary key's index serves the range);
       // the namespace is a filter, not a bound, since a locale's collation may not sort ':' as bytes do.
-      const rows = await query(`SELECT key, value FROM ${table} WHERE key > $1 AND starts_with(key, $2) ORDER BY key LIMIT $3`, [after, `${namespace}:`, limit]);
+      const rows = await query(`SELECT key, value FROM ${table} WHERE key > $1 AND starts_with(key, $2) ORDER BY key LIMIT $3`, [
+        after,
+        `${namespace}:`,
+        limit,
+      ]);
       return rows.map((row) => [row.key, row.value] as const);
     },
     async remove(keys) {

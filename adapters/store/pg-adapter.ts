@@ -22,7 +22,11 @@ export class PostgresAdapter extends EventEmitter {
   private readonly pool: pg.Pool;
   private readonly ensureTable: () => Promise<void>;
 
-  constructor(url: string, private readonly name: string, limits: PostgresLimits) {
+  constructor(
+    url: string,
+    private readonly name: string,
+    limits: PostgresLimits,
+  ) {
     super();
     this.opts = { dialect: 'postgres', url };
     this.pool = listeningPool({ connectionString: url, connectionTimeoutMillis: limits.connectMs, query_timeout: limits.queryMs });

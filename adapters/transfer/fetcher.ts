@@ -84,7 +84,9 @@ class Hop {
   private readonly detach: () => void;
 
   constructor(private readonly options: FetchOptions) {
-    const lookup = guardedLookup(options.settings.allow, options.resolve ?? systemResolver, (err) => { this.refusal = err; });
+    const lookup = guardedLookup(options.settings.allow, options.resolve ?? systemResolver, (err) => {
+      this.refusal = err;
+    });
     this.agents = { http: new http.Agent({ lookup }), https: new https.Agent({ lookup }) };
     const abort = (): void => this.controller.abort();
     // A signal aborted before the fetch began fires no 'abort' event for a listener added now.
@@ -114,7 +116,10 @@ class Hop {
   /** Restart the read timer: called for every chunk, so it measures silence, not total time. */
   arm(kind: 'connect' | 'read', ms: number): void {
     this.disarm();
-    this.timer = setTimeout(() => { this.timeout = kind; this.controller.abort(); }, ms);
+    this.timer = setTimeout(() => {
+      this.timeout = kind;
+      this.controller.abort();
+    }, ms);
   }
 
   disarm(): void {
@@ -160,7 +165,11 @@ async function saveBody(response: Response, url: URL, hop: Hop, options: FetchOp
   }
   const file = path.join(options.dir, `fetched-${randomUUID()}`);
   // The read timer restarts on every chunk: a slow but steady source is not a stalled one.
-  const counter = new ByteCap(cap, () => new TransferError('size', `the file is over the ${formatBytes(cap)} limit`), () => hop.arm('read', options.settings.readTimeoutMs));
+  const counter = new ByteCap(
+    cap,
+    () => new TransferError('size', `the file is over the ${formatBytes(cap)} limit`),
+    () => hop.arm('read', options.settings.readTimeoutMs),
+  );
   try {
     hop.arm('read', options.settings.readTimeoutMs);
     if (response.body === null) throw new TransferError('network', 'the response has no body');

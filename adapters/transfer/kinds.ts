@@ -4,15 +4,22 @@
 export const CONTENT_KINDS = ['image', 'video', 'image_or_video', 'audio', 'any'] as const;
 export type ContentKind = (typeof CONTENT_KINDS)[number];
 
-const IMAGE_TYPES = new Set([
-  'image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'image/avif', 'image/gif', 'image/bmp', 'image/tiff',
-]);
-const VIDEO_TYPES = new Set([
-  'video/mp4', 'video/quicktime', 'video/x-m4v', 'video/webm', 'video/x-matroska', 'video/3gpp', 'video/3gpp2', 'video/x-msvideo',
-]);
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'image/avif', 'image/gif', 'image/bmp', 'image/tiff']);
+const VIDEO_TYPES = new Set(['video/mp4', 'video/quicktime', 'video/x-m4v', 'video/webm', 'video/x-matroska', 'video/3gpp', 'video/3gpp2', 'video/x-msvideo']);
 const AUDIO_TYPES = new Set([
-  'audio/mp4', 'audio/x-m4a', 'audio/mpeg', 'audio/aac', 'audio/ogg', 'audio/opus', 'audio/wav', 'audio/x-wav',
-  'audio/vnd.wave', 'audio/webm', 'audio/amr', 'audio/flac', 'audio/x-flac',
+  'audio/mp4',
+  'audio/x-m4a',
+  'audio/mpeg',
+  'audio/aac',
+  'audio/ogg',
+  'audio/opus',
+  'audio/wav',
+  'audio/x-wav',
+  'audio/vnd.wave',
+  'audio/webm',
+  'audio/amr',
+  'audio/flac',
+  'audio/x-flac',
 ]);
 
 export function isContentKind(value: unknown): value is ContentKind {
@@ -39,10 +46,15 @@ export function mimeFitsKind(mime: string | undefined, kind: ContentKind): boole
 /** Words for a 422: what the field should have held. */
 export function describeKind(kind: ContentKind): string {
   switch (kind) {
-    case 'image': return 'an image (JPEG, PNG, WebP, HEIC...)';
-    case 'video': return 'a video (MP4, MOV, WebM...)';
-    case 'image_or_video': return 'an image or a video';
-    case 'audio': return 'an audio file (M4A, MP3, AAC, OGG, WAV...)';
-    case 'any': return 'a file';
+    case 'image':
+      return 'an image (JPEG, PNG, WebP, HEIC...)';
+    case 'video':
+      return 'a video (MP4, MOV, WebM...)';
+    case 'image_or_video':
+      return 'an image or a video';
+    case 'audio':
+      return 'an audio file (M4A, MP3, AAC, OGG, WAV...)';
+    case 'any':
+      return 'a file';
   }
 }

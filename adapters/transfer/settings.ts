@@ -73,8 +73,9 @@ function readNumber(
   const value = Number(raw.trim());
   const fits = Number.isFinite(value) && value >= rule.min && (rule.max === undefined || value <= rule.max) && (!rule.integer || Number.isInteger(value));
   if (!fits) {
-    const want = `${rule.integer ? 'an integer' : 'a number'} ` +
-`${rule.min === Number.MIN_VALUE ? 'above 0' : `of at least ${rule.min}`}${rule.max === undefined ? '' : ` and at most ${rule.max}`}`;
+    const want =
+      `${rule.integer ? 'an integer' : 'a number'} ` +
+      `${rule.min === Number.MIN_VALUE ? 'above 0' : `of at least ${rule.min}`}${rule.max === undefined ? '' : ` and at most ${rule.max}`}`;
     throw new Error(`Setting ${key} (SOCIALGATE_${key}) must be ${want}; got "${raw}"`);
   }
   return value;

@@ -33,7 +33,9 @@ export async function uploadOutcome(library: UpstreamLibrary, client: UpstreamCl
 export async function refreshedVideoUrls(library: UpstreamLibrary, client: UpstreamClient, mediaId: string): Promise<string[] | undefined> {
   if (!library.capabilities?.video_refresh_resources) return undefined;
   const raw = (await client.call('video_refresh_resources', { media_id: mediaId })) as Json;
-  return list(raw.video_versions).map((v) => String(v.url ?? '')).filter(Boolean);
+  return list(raw.video_versions)
+    .map((v) => String(v.url ?? ''))
+    .filter(Boolean);
 }
 
 function list<T = Json>(value: unknown): T[] {

@@ -56,27 +56,41 @@ export class BullWorkQueue implements WorkQueue {
   async add<T>(kind: string, id: string, data: T, options: AddOptions = {}): Promise<void> {
     const payload: Data<T> = { data, backoffMs: options.backoffMs ?? [1000] };
     await this.queue(kind).add(kind, payload, {
-      jobId: jobIdOf(id), delay: options.delayMs, attempts: Math.max(1, options.attempts ?? 1),
-      backoff: { type: 'steps' }, removeOnComplete: true, removeOnFail: true,
+      jobId: jobIdOf(id),
+      delay: options.delayMs,
+      attempts: Math.max(1, options.attempts ?? 1),
+      backoff: { type: 'steps' },
+      removeOnComplete: true,
+      removeOnFail: true,
     });
   }
 
   async remove(kind: string, id: string): Promise<void> {
-    await this.queue(kind).remove(jobIdOf(id)).catch(() => undefined); // an active job is locked: it finishes its run
+    await this.queue(kind)
+      .remove(jobIdOf(id))
+      .catch(() => undefined); // an active job is locked: it finishes its run
   }
 
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     for (const [kind, { handler, options }] of this.kinds) {
-      const worker = new Worker(queueName(kind), (job, token) => this.run(job, token, handler), {
-        ...this.connectionOptions(),
-        concurrency: Math.max(1, options.concurrency ?? 1),
-        lockDuration: this.options.lockMs ?? 30_000,
-        stalledInterval: this.options.lockMs ?? 30_000,
-        maxStalledCount: 3,
-        settings: { backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: { data: unknown }) => stepOf((job?.data as Data | undefined)?.backoffMs ?? [1000], attemptsMade) },
-      } as never, this.options.backend as never);
+      const worker = new Worker(
+        queueName(kind),
+        (job, token) => this.run(job, token, handler),
+        {
+          ...this.connectionOptions(),
+          concurrency: Math.max(1, options.concurrency ?? 1),
+          lockDuration: this.options.lockMs ?? 30_000,
+          stalledInterval: this.options.lockMs ?? 30_000,
+          maxStalledCount: 3,
+          settings: {
+            backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: { data: unknown }) =>
+              stepOf((job?.data as Data | undefined)?.backoffMs ?? [1000], attemptsMade),
+          },
+        } as never,
+        this.options.backend as never,
+      );
       worker.on('failed', (job, error) => {
         if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) void this.failed(kind, job, error, options);
       });
@@ -188,7 +202,8 @@ export class BullWorkQueue implements WorkQueue {
    */
   private connectionOptions(producer = false): Record<string, unknown> {
     if (this.options.backend) return { connection: this.options.connection };
-    const connection = producer && typeof this.options.connection === 'object' ? { ...this.options.connection, enableOfflineQueue: false } : this.options.connection;
+    const connection =
+      producer && typeof this.options.connection === 'object' ? { ...this.options.connection, enableOfflineQueue: false } : this.options.connection;
     return { connection, prefix: PREFIX };
   }
 }

@@ -46,7 +46,8 @@ export function deferredParts(engine: string, sealer: Sealer, load: () => Promis
     update: async <T>(bucket: string, key: string, change: (current: T | undefined) => T | undefined) => (await loaded()).store.update<T>(bucket, key, change),
     delete: async (bucket, key) => (await loaded()).store.delete(bucket, key),
     list: async <T>(bucket: string, options?: { after?: string; limit?: number }) => (await loaded()).store.list<T>(bucket, options),
-    append: async (list: string, entries: readonly { key: string; value: unknown }[], withDoc?: (added: number) => DocWrite) => (await loaded()).store.append(list, entries, withDoc),
+    append: async (list: string, entries: readonly { key: string; value: unknown }[], withDoc?: (added: number) => DocWrite) =>
+      (await loaded()).store.append(list, entries, withDoc),
     read: async <T>(list: string, options?: { after?: number; limit?: number }): Promise<ListEntry<T>[]> => (await loaded()).store.read<T>(list, options),
     count: async (list) => (await loaded()).store.count(list),
     last: async (list) => (await loaded()).store.last(list),

@@ -44,7 +44,12 @@ export function openWork(config: Config, log: Logger): OpenedWork {
   }
   if (scheme === 'postgres' || scheme === 'postgresql') {
     const parts = deferredParts('bullmq-postgres', sealer, async () => {
-      const [{ BullWorkQueue }, { pgWorkStore }, { createPostgresBackend }, { ListeningClient }] = await Promise.all([import('./bullmq-queue.js'), import('./pg-store.js'), import('bullmq'), import('../store/pg-client.js')]);
+      const [{ BullWorkQueue }, { pgWorkStore }, { createPostgresBackend }, { ListeningClient }] = await Promise.all([
+        import('./bullmq-queue.js'),
+        import('./pg-store.js'),
+        import('bullmq'),
+        import('../store/pg-client.js'),
+      ]);
       // BullMQ's pools check clients out without listening for their errors: ours listen (pg-client.ts)
       const connection = { connectionString: config.store, migrate: true, Client: ListeningClient };
       const queue = new BullWorkQueue({ connection, backend: createPostgresBackend, engine: 'bullmq-postgres', log, lockMs });
@@ -81,7 +86,6 @@ function layer(queue: WorkQueue, store: WorkStore): OpenedWork {
   };
 }
 
-
 /** How long a dead instance's running work stays locked before another instance takes it over. */
 export function lockMsOf(extra: Readonly<Record<string, string>>): number {
   return millisSetting(extra, 'WORK_LOCK_MS', 30_000, 500, 600_000);
@@ -91,8 +95,13 @@ export function lockMsOf(extra: Readonly<Record<string, string>>): number {
 function redisConnection(url: string): Record<string, unknown> {
   const parsed = new URL(url);
   return {
-    host: parsed.hostname, port: Number(parsed.port || 6379), username: parsed.username || undefined, password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
-    db: Number(parsed.pathname.slice(1) || 0), tls: parsed.protocol === 'rediss:' ? {} : undefined, maxRetriesPerRequest: null,
+    host: parsed.hostname,
+    port: Number(parsed.port || 6379),
+    username: parsed.username || undefined,
+    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    db: Number(parsed.pathname.slice(1) || 0),
+    tls: parsed.protocol === 'rediss:' ? {} : undefined,
+    maxRetriesPerRequest: null,
   };
 }
 

@@ -38,12 +38,15 @@ export function pgWorkStore(url: string, sealer: Sealer, timeoutMs = 500): WorkS
   }
   return {
     engine: 'postgres',
-    get: async <T>(bucket: string, key: string) => (await query('SELECT value FROM socialgate_work_docs WHERE bucket = $1 AND key = $2', [bucket, key])).rows[0]?.value as T | undefined,
+    get: async <T>(bucket: string, key: string) =>
+      (await query('SELECT value FROM socialgate_work_docs WHERE bucket = $1 AND key = $2', [bucket, key])).rows[0]?.value as T | undefined,
     put: async (bucket, key, value) => void (await query(PUT, [bucket, key, JSON.stringify(value)])),
     update: <T>(bucket: string, key: string, change: (current: T | undefined) => T | undefined) =>
       transaction(async (client) => {
         await client.query("SELECT pg_advisory_xact_lock(hashtext('socialgate_work_doc:' || $1 || ':' || $2))", [bucket, key]);
-        const current = (await client.query('SELECT value FROM socialgate_work_docs WHERE bucket = $1 AND key = $2', [bucket, key])).rows[0]?.value as T | undefined;
+        const current = (await client.query('SELECT value FROM socialgate_work_docs WHERE bucket = $1 AND key = $2', [bucket, key])).rows[0]?.value as
+          | T
+          | undefined;
         const next = change(current);
         if (next === undefined) return current;
         await client.query(PUT, [bucket, key, JSON.stringify(next)]);
@@ -51,7 +54,13 @@ export function pgWorkStore(url: string, sealer: Sealer, timeoutMs = 500): WorkS
       }),
     delete: async (bucket, key) => ((await query('DELETE FROM socialgate_work_docs WHERE bucket = $1 AND key = $2', [bucket, key])).rowCount ?? 0) > 0,
     list: async <T>(bucket: string, options: { after?: string; limit?: number } = {}) => {
-      const rows = (await query('SELECT key, value FROM socialgate_work_docs WHERE bucket = $1 AND key > $2 ORDER BY key COLLATE "C" LIMIT $3', [bucket, options.after ?? '', options.limit ?? null])).rows;
+      const rows = (
+        await query('SELECT key, value FROM socialgate_work_docs WHERE bucket = $1 AND key > $2 ORDER BY key COLLATE "C" LIMIT $3', [
+          bucket,
+          options.after ?? '',
+          options.limit ?? null,
+        ])
+      ).rows;
       return rows.map((row) => ({ key: String(row.key), value: row.value as T }));
     },
     append: (list, entries, withDoc) =>
@@ -75,13 +84,22 @@ export function pgWorkStore(url: string, sealer: Sealer, timeoutMs = 500): WorkS
         return added;
       }),
     read: async <T>(list: string, options: { after?: number; limit?: number } = {}): Promise<ListEntry<T>[]> => {
-      const rows = (await query('SELECT seq, value FROM socialgate_work_lists WHERE list = $1 AND seq > $2 ORDER BY seq LIMIT $3', [list, options.after ?? 0, options.limit ?? null])).rows;
+      const rows = (
+        await query('SELECT seq, value FROM socialgate_work_lists WHERE list = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
+          list,
+          options.after ?? 0,
+          options.limit ?? null,
+        ])
+      ).rows;
       return rows.map((row) => ({ seq: Number(row.seq), value: row.value as T }));
     },
     count: async (list) => Number((await query('SELECT COUNT(*) AS n FROM socialgate_work_lists WHERE list = $1', [list])).rows[0].n),
     last: async (list) => Number((await query('SELECT MAX(seq) AS seq FROM socialgate_work_lists WHERE list = $1', [list])).rows[0].seq ?? 0),
     trim: async (list, keep) =>
-      void (await query('DELETE FROM socialgate_work_lists WHERE list = $1 AND seq <= (SELECT MAX(seq) FROM socialgate_work_lists WHERE list = $1) - $2', [list, Math.max(1, keep)])),
+      void (await query('DELETE FROM socialgate_work_lists WHERE list = $1 AND seq <= (SELECT MAX(seq) FROM socialgate_work_lists WHERE list = $1) - $2', [
+        list,
+        Math.max(1, keep),
+      ])),
     dropList: async (list) => void (await query('DELETE FROM socialgate_work_lists WHERE list = $1', [list])),
     seal: sealer.seal,
     open: sealer.open,

@@ -24,7 +24,10 @@ export function redisWorkStore(url: string, sealer: Sealer, timeoutMs = 500): Wo
   // WATCH belongs to the connection: this process's transactions take turns on it.
   let turn: Promise<unknown> = Promise.resolve();
   function optimistic<T>(watch: string[], body: (multi: ReturnType<Redis['multi']>) => Promise<T>): Promise<T> {
-    const next = turn.then(() => watched(watch, body), () => watched(watch, body));
+    const next = turn.then(
+      () => watched(watch, body),
+      () => watched(watch, body),
+    );
     turn = next.catch(() => undefined);
     return next;
   }
@@ -61,7 +64,9 @@ export function redisWorkStore(url: string, sealer: Sealer, timeoutMs = 500): Wo
     delete: async (bucket, key) => (await redis.hdel(docs(bucket), key)) > 0,
     list: async <T>(bucket: string, options: { after?: string; limit?: number } = {}) => {
       const all = await redis.hgetall(docs(bucket));
-      const keys = Object.keys(all).filter((k) => k > (options.after ?? '')).sort();
+      const keys = Object.keys(all)
+        .filter((k) => k > (options.after ?? ''))
+        .sort();
       return keys.slice(0, options.limit ?? keys.length).map((key) => ({ key, value: JSON.parse(all[key]) as T }));
     },
     append: (list, entries, withDoc) => {
@@ -99,7 +104,11 @@ export function redisWorkStore(url: string, sealer: Sealer, timeoutMs = 500): Wo
       if (below <= 0) return;
       const seqs = await redis.zrangebyscore(orderOf(list), '-inf', String(below));
       if (!seqs.length) return;
-      await redis.multi().hdel(valuesOf(list), ...seqs).zremrangebyscore(orderOf(list), '-inf', String(below)).exec();
+      await redis
+        .multi()
+        .hdel(valuesOf(list), ...seqs)
+        .zremrangebyscore(orderOf(list), '-inf', String(below))
+        .exec();
     },
     dropList: async (list) => void (await redis.del(keysOf(list), valuesOf(list), orderOf(list), seqOf(list))),
     seal: sealer.seal,

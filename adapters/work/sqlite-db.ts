@@ -16,7 +16,10 @@ export class SqliteDb {
   readonly opened: Promise<void>;
 
   /** Opens at once; statements wait until the file is open and `setup` (the tables) has run. */
-  constructor(readonly path: string, setup = '') {
+  constructor(
+    readonly path: string,
+    setup = '',
+  ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     let done!: (error: Error | null) => void;
     const open = new Promise<void>((resolve, reject) => (done = (error) => (error ? reject(error) : resolve())));

@@ -54,14 +54,22 @@ export class SqliteWorkQueue implements WorkQueue {
   private again = false;
 
   /** The db must have been opened with QUEUE_SCHEMA as its setup. */
-  constructor(private readonly db: SqliteDb, private readonly options: SqliteQueueOptions) {
+  constructor(
+    private readonly db: SqliteDb,
+    private readonly options: SqliteQueueOptions,
+  ) {
     this.now = options.now ?? Date.now;
   }
 
   define<T>(kind: string, handler: WorkHandler<T>, options: DefineOptions = {}): void {
     if (this.started) throw new Error(`work kind "${kind}" defined after the queue started`);
     if (this.kinds.has(kind)) throw new Error(`work kind "${kind}" defined twice`);
-    this.kinds.set(kind, { handler: handler as WorkHandler<unknown>, concurrency: Math.max(1, options.concurrency ?? 1), onFailed: options.onFailed, running: 0 });
+    this.kinds.set(kind, {
+      handler: handler as WorkHandler<unknown>,
+      concurrency: Math.max(1, options.concurrency ?? 1),
+      onFailed: options.onFailed,
+      running: 0,
+    });
   }
 
   async add<T>(kind: string, id: string, data: T, options: AddOptions = {}): Promise<void> {
@@ -70,7 +78,14 @@ export class SqliteWorkQueue implements WorkQueue {
       `INSERT INTO work_items (kind, id, data, state, run_at, attempts, backoff) VALUES (?, ?, ?, 'pending', ?, ?, ?)
        ON CONFLICT (kind, id) DO UPDATE SET data = excluded.data, state = 'pending', run_at = excluded.run_at, attempt = 0,
          attempts = excluded.attempts, backoff = excluded.backoff, error = NULL WHERE work_items.state = 'failed'`,
-      [kind, id, JSON.stringify(data ?? null), this.now() + (options.delayMs ?? 0), Math.max(1, options.attempts ?? 1), JSON.stringify(options.backoffMs ?? [1000])],
+      [
+        kind,
+        id,
+        JSON.stringify(data ?? null),
+        this.now() + (options.delayMs ?? 0),
+        Math.max(1, options.attempts ?? 1),
+        JSON.stringify(options.backoffMs ?? [1000]),
+      ],
     );
     this.wake();
   }
@@ -126,7 +141,11 @@ export class SqliteWorkQueue implements WorkQueue {
   /** Marks up to `limit` due items running under fresh tokens and answers them. */
   private claim(kind: string, limit: number): Promise<Claimed[]> {
     return this.db.transaction(async () => {
-      const rows = await this.db.all<Row>("SELECT * FROM work_items WHERE kind = ? AND state = 'pending' AND run_at <= ? ORDER BY run_at LIMIT ?", [kind, this.now(), limit]);
+      const rows = await this.db.all<Row>("SELECT * FROM work_items WHERE kind = ? AND state = 'pending' AND run_at <= ? ORDER BY run_at LIMIT ?", [
+        kind,
+        this.now(),
+        limit,
+      ]);
       const claimed: Claimed[] = [];
       for (const row of rows) {
         const token = randomBytes(8).toString('hex');
@@ -142,7 +161,10 @@ export class SqliteWorkQueue implements WorkQueue {
     const kinds = [...this.kinds].filter(([, k]) => k.running < k.concurrency).map(([name]) => name);
     let wait = IDLE_POLL_MS;
     if (kinds.length) {
-      const next = await this.db.get<Row>(`SELECT MIN(run_at) AS at FROM work_items WHERE state = 'pending' AND kind IN (${kinds.map(() => '?').join(',')})`, kinds);
+      const next = await this.db.get<Row>(
+        `SELECT MIN(run_at) AS at FROM work_items WHERE state = 'pending' AND kind IN (${kinds.map(() => '?').join(',')})`,
+        kinds,
+      );
       if (next?.at != null) wait = Math.min(IDLE_POLL_MS, Math.max(0, Number(next.at) - this.now()));
     }
     if (this.closed) return;

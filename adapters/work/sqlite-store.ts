@@ -15,8 +15,14 @@ CREATE INDEX IF NOT EXISTS work_lists_seq ON work_lists (list, seq);
 
 /** The db must have been opened with STORE_SCHEMA as its setup. */
 export function sqliteWorkStore(db: SqliteDb, sealer: Sealer): WorkStore {
-  const putDoc = (doc: DocWrite) => db.run('INSERT INTO work_docs (bucket, key, value) VALUES (?, ?, ?) ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value', [doc.bucket, doc.key, JSON.stringify(doc.value)]);
-  const getDoc = async <T>(bucket: string, key: string) => parse<T>((await db.get('SELECT value FROM work_docs WHERE bucket = ? AND key = ?', [bucket, key]))?.value);
+  const putDoc = (doc: DocWrite) =>
+    db.run('INSERT INTO work_docs (bucket, key, value) VALUES (?, ?, ?) ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value', [
+      doc.bucket,
+      doc.key,
+      JSON.stringify(doc.value),
+    ]);
+  const getDoc = async <T>(bucket: string, key: string) =>
+    parse<T>((await db.get('SELECT value FROM work_docs WHERE bucket = ? AND key = ?', [bucket, key]))?.value);
   return {
     engine: 'sqlite',
     get: getDoc,
@@ -31,7 +37,11 @@ export function sqliteWorkStore(db: SqliteDb, sealer: Sealer): WorkStore {
       }),
     delete: async (bucket, key) => (await db.run('DELETE FROM work_docs WHERE bucket = ? AND key = ?', [bucket, key])) > 0,
     list: async <T>(bucket: string, options: { after?: string; limit?: number } = {}) => {
-      const rows = await db.all<Row>('SELECT key, value FROM work_docs WHERE bucket = ? AND key > ? ORDER BY key LIMIT ?', [bucket, options.after ?? '', options.limit ?? -1]);
+      const rows = await db.all<Row>('SELECT key, value FROM work_docs WHERE bucket = ? AND key > ? ORDER BY key LIMIT ?', [
+        bucket,
+        options.after ?? '',
+        options.limit ?? -1,
+      ]);
       return rows.map((row) => ({ key: String(row.key), value: parse<T>(row.value) as T }));
     },
     append: (list, entries, withDoc) =>
@@ -48,13 +58,21 @@ export function sqliteWorkStore(db: SqliteDb, sealer: Sealer): WorkStore {
         return added;
       }),
     read: async <T>(list: string, options: { after?: number; limit?: number } = {}): Promise<ListEntry<T>[]> => {
-      const rows = await db.all<Row>('SELECT seq, value FROM work_lists WHERE list = ? AND seq > ? ORDER BY seq LIMIT ?', [list, options.after ?? 0, options.limit ?? -1]);
+      const rows = await db.all<Row>('SELECT seq, value FROM work_lists WHERE list = ? AND seq > ? ORDER BY seq LIMIT ?', [
+        list,
+        options.after ?? 0,
+        options.limit ?? -1,
+      ]);
       return rows.map((row) => ({ seq: Number(row.seq), value: parse<T>(row.value) as T }));
     },
     count: async (list) => Number((await db.get<Row>('SELECT COUNT(*) AS n FROM work_lists WHERE list = ?', [list]))?.n ?? 0),
     last: async (list) => Number((await db.get<Row>('SELECT MAX(seq) AS seq FROM work_lists WHERE list = ?', [list]))?.seq ?? 0),
     trim: async (list, keep) =>
-      void (await db.run('DELETE FROM work_lists WHERE list = ? AND seq <= (SELECT MAX(seq) FROM work_lists WHERE list = ?) - ?', [list, list, Math.max(1, keep)])),
+      void (await db.run('DELETE FROM work_lists WHERE list = ? AND seq <= (SELECT MAX(seq) FROM work_lists WHERE list = ?) - ?', [
+        list,
+        list,
+        Math.max(1, keep),
+      ])),
     dropList: async (list) => void (await db.run('DELETE FROM work_lists WHERE list = ?', [list])),
     seal: sealer.seal,
     open: sealer.open,

@@ -34,7 +34,11 @@ function checkUnique(routes: readonly RouteSpec[]): void {
     if (byKey) throw new ManifestError(route.file, `duplicate route (also in ${byKey.file})`, { route: route.key, key: 'route' });
     seen.set(route.key, route);
     const byId = seen.get(route.id);
-    if (byId) throw new ManifestError(route.file, `operation id "${route.id}" is also that of ${byId.key} (${byId.file}): rename one path`, { route: route.key, key: 'route' });
+    if (byId)
+      throw new ManifestError(route.file, `operation id "${route.id}" is also that of ${byId.key} (${byId.file}): rename one path`, {
+        route: route.key,
+        key: 'route',
+      });
     seen.set(route.id, route);
   }
 }

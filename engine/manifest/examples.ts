@@ -14,7 +14,8 @@ export function routeExample(raw: RawRoute, where: Where): Readonly<Record<strin
     const param = raw.params?.[name];
     if (!param) throw new ManifestError(where.file, `the example names "${name}", which is not a parameter`, { ...where, key: `example.${name}` });
     if (param.type === 'file') throw new ManifestError(where.file, 'a file has no example value (the page asks for one)', { ...where, key: `example.${name}` });
-    if (param.repeated && !Array.isArray(value)) throw new ManifestError(where.file, 'a repeated parameter\'s example is a list', { ...where, key: `example.${name}` });
+    if (param.repeated && !Array.isArray(value))
+      throw new ManifestError(where.file, "a repeated parameter's example is a list", { ...where, key: `example.${name}` });
   }
   return example;
 }
@@ -25,6 +26,10 @@ export function checkExclusiveExamples(params: readonly ParamSpec[], constraints
   for (const group of constraints) {
     if (group.kind === 'at_least_one') continue;
     const both = group.params.filter((name) => given.has(name));
-    if (both.length > 1) throw new ManifestError(where.file, `the example fills ${both.join(' and ')}, which exclude each other (${group.kind})`, { ...where, key: `example.${both[1]}` });
+    if (both.length > 1)
+      throw new ManifestError(where.file, `the example fills ${both.join(' and ')}, which exclude each other (${group.kind})`, {
+        ...where,
+        key: `example.${both[1]}`,
+      });
   }
 }

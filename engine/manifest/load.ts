@@ -36,5 +36,4 @@ export function loadManifest(dir: string, options: LoadOptions): Manifest {
   return Object.freeze({ ...manifest, serviceErrors: Object.freeze({ ...SERVICE_ERRORS, ...options.errors }) });
 }
 
-
 export const defaultManifestDir = (): string => join(projectRoot(), 'manifest');

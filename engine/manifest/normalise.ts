@@ -4,8 +4,22 @@
 // Everything downstream (router, validators, OpenAPI, MCP, audit, tests) reads these records as
 // they are, never the YAML.
 import type {
-  ActionClass, ArgSource, CallSpec, ConstraintSpec, ErrorTable, HttpMethod, JsonSchema, JsonValue, ParamSpec, Plugin, RequestParts, Resolver,
-  ResultSpec, RouteScope, RouteSpec, ShapeEntry,
+  ActionClass,
+  ArgSource,
+  CallSpec,
+  ConstraintSpec,
+  ErrorTable,
+  HttpMethod,
+  JsonSchema,
+  JsonValue,
+  ParamSpec,
+  Plugin,
+  RequestParts,
+  Resolver,
+  ResultSpec,
+  RouteScope,
+  RouteSpec,
+  ShapeEntry,
 } from '../types.js';
 import { ManifestError } from './errors.js';
 import { checkExclusiveExamples, routeExample } from './examples.js';
@@ -33,7 +47,14 @@ export function normalise(files: readonly RawFile[], registries: NormaliseRegist
   for (const { file, doc } of files) {
     if (doc.routes) {
       for (const tag of [doc.tag!, ...(doc.tags ?? [])]) addTag(out.tags, tag, file);
-      for (const raw of doc.routes) out.routes.push(normaliseRoute(raw, { file, area: doc.area!, own: doc.own === true, tag: raw.tag ?? doc.tag!.name, writes: doc.action, reconcile: doc.reconcile }, registries));
+      for (const raw of doc.routes)
+        out.routes.push(
+          normaliseRoute(
+            raw,
+            { file, area: doc.area!, own: doc.own === true, tag: raw.tag ?? doc.tag!.name, writes: doc.action, reconcile: doc.reconcile },
+            registries,
+          ),
+        );
     }
     if (doc.schemas) addSchemas(out.schemas, doc.schemas, file);
     if (doc.errors) {
@@ -70,7 +91,7 @@ export function normaliseRoute(raw: RawRoute, place: RoutePlace, registries: Nor
   checkExclusiveExamples(params, constraints, where);
   const calls = normaliseCalls(raw, params);
   const shape = registries.shapes[raw.result.shape] ?? fail(`unknown result shape "${raw.result.shape}"`, 'result.shape');
-  const plugin = raw.plugin ? registries.plugins[raw.plugin] ?? fail(`unknown plugin "${raw.plugin}"`, 'plugin') : undefined;
+  const plugin = raw.plugin ? (registries.plugins[raw.plugin] ?? fail(`unknown plugin "${raw.plugin}"`, 'plugin')) : undefined;
   const resolve = (raw.resolve ?? []).map((step, index) => {
     if (!registries.resolvers[step.by]) fail(`unknown resolver "${step.by}"`, `resolve.${index}.by`);
     return Object.freeze({ ...step, from: Object.freeze([...step.from]) });
@@ -127,13 +148,13 @@ export interface RoutePlace {
 
 /** A write's read-back check as the manifest names it (the route's, else its file's); reads have none. */
 function reconcileOf(raw: RawRoute, method: HttpMethod, area: string | undefined): { reconcile?: string } {
-  const named = method === 'GET' ? undefined : raw.reconcile ?? area;
+  const named = method === 'GET' ? undefined : (raw.reconcile ?? area);
   return named ? { reconcile: named } : {};
 }
 
 /** The route's own class, else the default of its method and area: a GET reads, a write is the area's (or `other`). */
 function actionOf(raw: RawRoute, method: HttpMethod, writes: ActionClass | undefined): ActionClass {
-  return raw.action ?? (method === 'GET' ? 'read' : writes ?? 'other');
+  return raw.action ?? (method === 'GET' ? 'read' : (writes ?? 'other'));
 }
 
 function requestParts(params: readonly ParamSpec[]): RequestParts {
@@ -148,8 +169,7 @@ export function operationId(method: string, path: string): string {
 }
 
 function normaliseCalls(raw: RawRoute, params: readonly ParamSpec[]): CallSpec[] {
-  const passAll = (): Record<string, ArgSource> =>
-    Object.fromEntries(params.filter((p) => p.upstream !== null).map((p) => [p.upstream!, { from: p.name }]));
+  const passAll = (): Record<string, ArgSource> => Object.fromEntries(params.filter((p) => p.upstream !== null).map((p) => [p.upstream!, { from: p.name }]));
   if (raw.upstream) return [Object.freeze({ method: raw.upstream, args: Object.freeze(passAll()) })];
   return (raw.calls ?? []).map((call: RawCall) =>
     Object.freeze({

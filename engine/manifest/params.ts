@@ -16,13 +16,18 @@ export function normaliseParam(name: string, raw: RawParam, method: HttpMethod, 
   if ((type === 'file' || type === 'url') && raw.format && !FILE_KINDS.has(raw.format)) {
     throw new ManifestError(where.file, `unknown content kind "${raw.format}" (image, video, image_or_video, audio, any)`, { ...where, key: `${key}.format` });
   }
-  if (type === 'json' && raw.schema === undefined) throw new ManifestError(where.file, 'a json parameter needs the schema of its content', { ...where, key: `${key}.schema` });
+  if (type === 'json' && raw.schema === undefined)
+    throw new ManifestError(where.file, 'a json parameter needs the schema of its content', { ...where, key: `${key}.schema` });
   const item = itemSchema(type, raw);
   const schema: JsonSchema = raw.repeated ? arraySchema(item, raw) : item;
   if (raw.default !== undefined) schema.default = raw.default;
   const description = raw.description && raw.since ? `${raw.description} (aiograpi ${raw.since} and later.)` : raw.description;
   if (description) schema.description = description;
-  if (raw.since && (raw.required || raw.default !== undefined)) throw new ManifestError(where.file, 'a parameter with `since` is optional and has no default (it is passed only when given)', { ...where, key: `${key}.since` });
+  if (raw.since && (raw.required || raw.default !== undefined))
+    throw new ManifestError(where.file, 'a parameter with `since` is optional and has no default (it is passed only when given)', {
+      ...where,
+      key: `${key}.since`,
+    });
   return Object.freeze({
     name,
     in: source,
@@ -33,7 +38,7 @@ export function normaliseParam(name: string, raw: RawParam, method: HttpMethod, 
     description,
     example,
     schema,
-    upstream: raw.upstream === false ? null : raw.upstream ?? name,
+    upstream: raw.upstream === false ? null : (raw.upstream ?? name),
     coerce: type,
     format: raw.format,
     ...(raw.since ? { since: raw.since } : {}),
@@ -56,14 +61,22 @@ function itemSchema(type: ParamType, raw: RawParam): JsonSchema {
 
 function baseSchema(type: ParamType, raw: RawParam): JsonSchema {
   switch (type) {
-    case 'id': return { type: 'string', minLength: 1, pattern: '^\\S+$' };
-    case 'integer': return { type: 'integer' };
-    case 'number': return { type: 'number' };
-    case 'boolean': return { type: 'boolean' };
-    case 'url': return { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' };
-    case 'file': return { type: 'string', format: 'binary' };
-    case 'json': return typeof raw.schema === 'string' ? schemaRef(raw.schema) : { ...(raw.schema as JsonSchema) };
-    default: return { type: 'string' };
+    case 'id':
+      return { type: 'string', minLength: 1, pattern: '^\\S+$' };
+    case 'integer':
+      return { type: 'integer' };
+    case 'number':
+      return { type: 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'url':
+      return { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' };
+    case 'file':
+      return { type: 'string', format: 'binary' };
+    case 'json':
+      return typeof raw.schema === 'string' ? schemaRef(raw.schema) : { ...(raw.schema as JsonSchema) };
+    default:
+      return { type: 'string' };
   }
 }
 

@@ -18,12 +18,17 @@ export function readManifestFiles(dir: string): RawFile[] {
 /** What `npm run build` runs: the product manifest parsed and checked once, for every boot after. */
 export function cacheManifest(dir: string): number {
   const sources = readSources(dir);
-  writeCache(sources, parseAndCheck(dir, sources).map((raw) => raw.doc));
+  writeCache(
+    sources,
+    parseAndCheck(dir, sources).map((raw) => raw.doc),
+  );
   return sources.length;
 }
 
 function readSources(dir: string): ManifestSource[] {
-  const names = readdirSync(dir).filter((name) => name.endsWith('.yaml') || name.endsWith('.yml')).sort();
+  const names = readdirSync(dir)
+    .filter((name) => name.endsWith('.yaml') || name.endsWith('.yml'))
+    .sort();
   if (names.length === 0) throw new ManifestError(dir, 'no manifest files (*.yaml) found');
   return names.map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }));
 }

@@ -8,7 +8,10 @@ import type { AuditEntry, AuditQuery, Logger, ToolAudit, WorkStore } from '../ty
 /** This instance's recent tool calls, newest first, at most `size` of them; each also logged. */
 export class AuditRing implements ToolAudit {
   private readonly entries: AuditEntry[] = [];
-  constructor(private readonly size: number, private readonly log?: Logger) {}
+  constructor(
+    private readonly size: number,
+    private readonly log?: Logger,
+  ) {}
 
   write(entry: AuditEntry): void {
     this.entries.push(entry);
@@ -46,7 +49,12 @@ export class SharedAudit implements ToolAudit {
   /** This instance's appends under way: a read waits for them, so it sees what this instance wrote. */
   private readonly writing = new Set<Promise<void>>();
 
-  constructor(private readonly store: WorkStore, private readonly ring: AuditRing, private readonly size: number, private readonly log?: Logger) {}
+  constructor(
+    private readonly store: WorkStore,
+    private readonly ring: AuditRing,
+    private readonly size: number,
+    private readonly log?: Logger,
+  ) {}
 
   write(entry: AuditEntry): void {
     this.ring.write(entry);
@@ -61,7 +69,10 @@ export class SharedAudit implements ToolAudit {
     try {
       const last = await this.store.last(AUDIT_LIST);
       const kept = await this.store.read<AuditEntry>(AUDIT_LIST, { after: Math.max(0, last - this.size), limit: this.size });
-      return newestMatching(kept.map((one) => one.value), query);
+      return newestMatching(
+        kept.map((one) => one.value),
+        query,
+      );
     } catch {
       return this.ring.recent(query);
     }

@@ -11,7 +11,17 @@ import { RequestState } from '../pipeline/request.js';
 import { findSession } from '../pipeline/session.js';
 import { HttpError } from '../http-error.js';
 import { stackWithoutMessage } from '../log.js';
-import { UpstreamError, type ErrorTable, type KeyGrant, type FileResult, type JsonText, type Logger, type RouteSpec, type SessionService, type StreamResult } from '../types.js';
+import {
+  UpstreamError,
+  type ErrorTable,
+  type KeyGrant,
+  type FileResult,
+  type JsonText,
+  type Logger,
+  type RouteSpec,
+  type SessionService,
+  type StreamResult,
+} from '../types.js';
 import type { ToolEntry } from './tools.js';
 
 /** Who is calling: what the transport knows of the MCP request. */
@@ -61,7 +71,8 @@ export async function callTool(entry: ToolEntry, args: Readonly<Record<string, u
     const value = await run(state, problems, () => caller.signal ?? new AbortController().signal);
     return answer(structured(entry, await settleFile(value)));
   } catch (error) {
-    if (!(error instanceof HttpError) && !(error instanceof UpstreamError)) deps.log.error('unhandled error', { request_id: caller.requestId, ...(caller.key ? { key: caller.key.name } : {}), error: stackWithoutMessage(error) });
+    if (!(error instanceof HttpError) && !(error instanceof UpstreamError))
+      deps.log.error('unhandled error', { request_id: caller.requestId, ...(caller.key ? { key: caller.key.name } : {}), error: stackWithoutMessage(error) });
     return toolError(error, deps.errors, caller.requestId);
   } finally {
     state.settle();
@@ -124,7 +135,7 @@ function answer(content: Record<string, unknown>): CallToolResult {
 }
 
 // HTTP's 422 names each bad parameter and needs no hint; an agent is helped by where to look.
-const ARGUMENTS_HINT = 'Fix the arguments `errors` names; the tool\'s input schema gives the type and bounds of each.';
+const ARGUMENTS_HINT = "Fix the arguments `errors` names; the tool's input schema gives the type and bounds of each.";
 
 /** Where a tool error's status and exc_type ride beside its text, for programs (and the audit). */
 export const ERROR_META = 'socialgate/error';
@@ -137,8 +148,18 @@ export const ERROR_META = 'socialgate/error';
 export function toolError(error: unknown, errors: ErrorTable, requestId: string): CallToolResult {
   const mapped = mapError(error, errors);
   const hint = mapped.body.hint ?? (mapped.body.exc_type === 'ValidationError' ? ARGUMENTS_HINT : undefined);
-  const body = { ...mapped.body, ...(hint ? { hint } : {}), status: mapped.status, request_id: requestId, ...(mapped.retryAfter !== undefined ? { retry_after: mapped.retryAfter } : {}) };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], _meta: { [ERROR_META]: { status: mapped.status, exc_type: mapped.body.exc_type } } };
+  const body = {
+    ...mapped.body,
+    ...(hint ? { hint } : {}),
+    status: mapped.status,
+    request_id: requestId,
+    ...(mapped.retryAfter !== undefined ? { retry_after: mapped.retryAfter } : {}),
+  };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    _meta: { [ERROR_META]: { status: mapped.status, exc_type: mapped.body.exc_type } },
+  };
 }
 
 /** How a tool call ended: `ok`, or its error's exc_type and status. */

@@ -16,7 +16,12 @@ export interface CompleteDeps extends CallDeps {
 
 export async function complete(params: CompleteRequest['params'], caller: Caller, deps: CompleteDeps): Promise<CompleteResult> {
   const { ref, argument } = params;
-  const suggests = ref.type === 'ref/prompt' ? promptSuggests(ref.name, argument.name) : ref.uri.startsWith('socialgate://users/') && argument.name === 'username' ? USERNAMES : undefined;
+  const suggests =
+    ref.type === 'ref/prompt'
+      ? promptSuggests(ref.name, argument.name)
+      : ref.uri.startsWith('socialgate://users/') && argument.name === 'username'
+        ? USERNAMES
+        : undefined;
   const values = suggests ? await valuesFor(suggests, argument.value, caller, deps) : [];
   return { completion: { values: values.slice(0, MOST), total: values.length, hasMore: values.length > MOST } };
 }
@@ -32,5 +37,7 @@ async function valuesFor(suggests: Suggests, typed: string, caller: Caller, deps
   const result = await callTool(entry, { query }, caller, deps);
   if (result.isError) return [];
   const found = (result.structuredContent as { result?: unknown } | undefined)?.result;
-  return Array.isArray(found) ? [...new Set(found.map((item) => (item as Record<string, unknown>)[suggests.field]).filter((value): value is string => typeof value === 'string'))] : [];
+  return Array.isArray(found)
+    ? [...new Set(found.map((item) => (item as Record<string, unknown>)[suggests.field]).filter((value): value is string => typeof value === 'string'))]
+    : [];
 }

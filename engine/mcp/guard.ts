@@ -4,7 +4,13 @@
 // entry. The call itself still goes through the route runner, so every admission step the runner
 // gains (budgets, idempotency) applies to tools with no change here.
 import {
-  inputRequired, inputResponse, type CallToolResult, type InputRequiredResult, type LoggingLevel, type Server, type ServerContext,
+  inputRequired,
+  inputResponse,
+  type CallToolResult,
+  type InputRequiredResult,
+  type LoggingLevel,
+  type Server,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import { serviceError } from '../service-errors.js';
 import { sessionRef } from '../session-record.js';
@@ -59,8 +65,8 @@ function confirmation(server: Server, entry: ToolEntry, args: Readonly<Record<st
     ...(deps.confirm.has(entry.route.action as ConfirmClass) ? [entry.route.action] : []),
     ...(entry.route.method === 'DELETE' && deps.confirm.has('delete') ? ['delete'] : []),
   ];
-  const detail = `${entry.name} is a ${entry.route.action} write that ${CONFIRM_SETTING} asks a human to confirm, and this ` +
-`client cannot be asked (no elicitation)`;
+  const detail =
+    `${entry.name} is a ${entry.route.action} write that ${CONFIRM_SETTING} asks a human to confirm, and this ` + `client cannot be asked (no elicitation)`;
   const error = serviceError('ConfirmationRequired', detail, {
     hint: `Use an MCP client that declares elicitation (a 2025 client keeping its session, or protocol 2026-07-28), or leave ${named.map((one) => `"${one}"`).join(' and ')} out of ${CONFIRM_SETTING}.`,
   });
@@ -80,7 +86,13 @@ function question(entry: ToolEntry, args: Readonly<Record<string, unknown>>): st
 
 /** One route tool's call, guarded, logged to the client and audited. */
 export async function guardedCall(
-  server: Server, entry: ToolEntry, args: Readonly<Record<string, unknown>>, caller: Caller, ctx: ServerContext, deps: GuardDeps, tool = entry.name,
+  server: Server,
+  entry: ToolEntry,
+  args: Readonly<Record<string, unknown>>,
+  caller: Caller,
+  ctx: ServerContext,
+  deps: GuardDeps,
+  tool = entry.name,
 ): Promise<CallToolResult | InputRequiredResult> {
   const started = performance.now();
   const verdict = confirmation(server, entry, args, caller, ctx, deps);
@@ -90,9 +102,18 @@ export async function guardedCall(
   await progress(ctx, 1, `${tool} done`);
   const { outcome, status } = outcomeOf(result);
   deps.audit.write({
-    at: new Date().toISOString(), key: caller.keyName, session: caller.sessionId ? sessionRef(caller.sessionId) : null, tool, route: entry.route.key,
-    action: entry.route.action, arguments: withoutSecrets(args), outcome, status, confirmation: verdict.go && verdict.asked ? 'elicited' : 'not_needed',
-    request_id: caller.requestId, ms: Math.round(performance.now() - started),
+    at: new Date().toISOString(),
+    key: caller.keyName,
+    session: caller.sessionId ? sessionRef(caller.sessionId) : null,
+    tool,
+    route: entry.route.key,
+    action: entry.route.action,
+    arguments: withoutSecrets(args),
+    outcome,
+    status,
+    confirmation: verdict.go && verdict.asked ? 'elicited' : 'not_needed',
+    request_id: caller.requestId,
+    ms: Math.round(performance.now() - started),
   });
   if (entry.route.action !== 'read' && status < 400 && caller.sessionId) deps.wrote?.(sessionRef(caller.sessionId));
   const level = status >= 500 ? 'error' : status >= 400 ? 'warning' : 'info';

@@ -5,7 +5,13 @@ import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import {
-  createMcpHandler, isLegacyRequest, localhostAllowedHostnames, validateHostHeader, validateOriginHeader, type AuthInfo, type ServerNotifier,
+  createMcpHandler,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  validateHostHeader,
+  validateOriginHeader,
+  type AuthInfo,
+  type ServerNotifier,
 } from '@modelcontextprotocol/server';
 import { serviceError } from '../service-errors.js';
 import { sessionRef } from '../session-record.js';
@@ -31,7 +37,11 @@ export interface Endpoint {
 }
 
 export function mcpEndpoint(
-  serverFor: ServerFor, hosts: readonly string[], keyName: (state: Record<string, unknown>) => string, log: Logger, updates: ResourceUpdates,
+  serverFor: ServerFor,
+  hosts: readonly string[],
+  keyName: (state: Record<string, unknown>) => string,
+  log: Logger,
+  updates: ResourceUpdates,
 ): Endpoint {
   const allowed = [...hosts];
   // The caller rides the SDK's pass-through `authInfo` to the factory: the session is the
@@ -51,13 +61,18 @@ export function mcpEndpoint(
     const request = await toWebRequest(ctx.req, undefined, { signal: controller.signal });
     const key = ctx.state.key as KeyGrant | undefined;
     const caller: Caller = {
-      sessionId: ctx.get('x-session-id').trim() || undefined, requestId: ctx.state.requestId as string,
-      baseUrl: `${ctx.protocol}://${ctx.host}`, key, keyName: keyName(ctx.state),
+      sessionId: ctx.get('x-session-id').trim() || undefined,
+      requestId: ctx.state.requestId as string,
+      baseUrl: `${ctx.protocol}://${ctx.host}`,
+      key,
+      keyName: keyName(ctx.state),
     };
     const authInfo: AuthInfo = { token: '', clientId: 'socialgate', scopes: [], extra: { caller } };
     const legacy = await isLegacyRequest(request);
     if (!legacy && caller.sessionId) await holdListenedEvents(request, sessionRef(caller.sessionId), updates);
-    const response = legacy ? await sessions.serve(() => serverFor({ ...caller, era: 'legacy' }), request, authInfo, caller.keyName) : await handler.fetch(request, { authInfo });
+    const response = legacy
+      ? await sessions.serve(() => serverFor({ ...caller, era: 'legacy' }), request, authInfo, caller.keyName)
+      : await handler.fetch(request, { authInfo });
     ctx.body = response.body ? Readable.fromWeb(response.body as import('node:stream/web').ReadableStream) : null;
     // After the body: Koa turns an empty body's status into 204, and a 2025 client opens its
     // session's stream only on the 202 that accepts its `initialized`.
@@ -75,7 +90,10 @@ export function mcpEndpoint(
  */
 async function holdListenedEvents(request: Request, own: string, updates: ResourceUpdates): Promise<void> {
   if (request.method !== 'POST' || !updates.hearsEvents) return;
-  const body = (await request.clone().json().catch(() => undefined)) as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } } | undefined;
+  const body = (await request
+    .clone()
+    .json()
+    .catch(() => undefined)) as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } } | undefined;
   if (body?.method !== 'subscriptions/listen') return;
   const uris = body.params?.notifications?.resourceSubscriptions;
   const listened = Array.isArray(uris) && uris.some((uri) => eventsRefOf(String(uri)) === own);

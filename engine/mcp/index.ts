@@ -5,7 +5,6 @@ import { eventLogOf, type KeyGrant, type Manifest, type RouteSpec, type Services
 import type { RouteSteps } from '../pipeline/handler.js';
 import { buildTools } from './tools.js';
 
-
 export const MCP_PATH = '/mcp';
 
 /**
@@ -21,15 +20,27 @@ export function mcpFor(manifest: Manifest, steps: (route: RouteSpec) => RouteSte
   const load = async (): Promise<Middleware> => {
     const { allowedHosts, mcpEndpoint } = await import('./http.js');
     const [{ mcpServers }, { LogLevels }, { resourceCatalog, sessionUri, urisChanging, watchStates }, { ResourceUpdates }] = await Promise.all([
-      import('./server.js'), import('./logging.js'), import('./resources.js'), import('./updates.js'),
+      import('./server.js'),
+      import('./logging.js'),
+      import('./resources.js'),
+      import('./updates.js'),
     ]);
     const byRoute = new Map(tools.map((entry) => [entry.route.key, entry]));
     const events = () => eventLogOf(services.work);
     const updates = new ResourceUpdates(events, (ref) => sessionUri(ref, 'events'));
     const catalog = resourceCatalog(byRoute, events());
     const servers = mcpServers(config.mcpTools, tools, {
-      sessions: services.sessions, log: services.log, errors: manifest.errors, steps, byRoute, catalog, events, updates,
-      confirm: new Set(config.mcpConfirm), audit: services.audit, levels: new LogLevels(),
+      sessions: services.sessions,
+      log: services.log,
+      errors: manifest.errors,
+      steps,
+      byRoute,
+      catalog,
+      events,
+      updates,
+      confirm: new Set(config.mcpConfirm),
+      audit: services.audit,
+      levels: new LogLevels(),
       wrote: (ref) => urisChanging(catalog, ref, 'writes').forEach((uri) => updates.publish(uri)),
     });
     const endpoint = mcpEndpoint(servers, allowedHosts(config.host, config.mcpAllowedHosts), keyNameOf(), services.log, updates);

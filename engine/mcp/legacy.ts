@@ -7,7 +7,12 @@
 // instance, so a client that lost a stream can resume it here with Last-Event-ID.
 import { randomUUID } from 'node:crypto';
 import {
-  isInitializeRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type EventStore, type JSONRPCMessage, type Server,
+  isInitializeRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type EventStore,
+  type JSONRPCMessage,
+  type Server,
 } from '@modelcontextprotocol/server';
 
 /** How soon a client reconnects to a stream that ended early, as the priming event's `retry`. */
@@ -45,7 +50,10 @@ interface OpenSession {
 export class LegacySessions {
   private readonly open = new Map<string, OpenSession>();
 
-  constructor(private readonly events: EventStore, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly events: EventStore,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get size(): number {
     return this.open.size;
@@ -55,7 +63,13 @@ export class LegacySessions {
   async serve(server: () => Server, request: Request, authInfo: AuthInfo, key: string): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
     if (id) return this.resume(id, request, authInfo, key);
-    const body = request.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
+    const body =
+      request.method === 'POST'
+        ? await request
+            .clone()
+            .json()
+            .catch(() => undefined)
+        : undefined;
     if (!isInitializeRequest(body)) return serveLegacy(server(), request, authInfo, this.events);
     return this.begin(server(), request, authInfo, body, key);
   }
@@ -63,7 +77,9 @@ export class LegacySessions {
   private async begin(server: Server, request: Request, authInfo: AuthInfo, body: unknown, key: string): Promise<Response> {
     this.makeRoom();
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(), eventStore: this.events, retryInterval: RETRY_MS,
+      sessionIdGenerator: () => randomUUID(),
+      eventStore: this.events,
+      retryInterval: RETRY_MS,
       onsessioninitialized: (id) => void this.open.set(id, { transport, server, key, usedAt: this.now() }),
       onsessionclosed: (id) => void this.close(id),
     });

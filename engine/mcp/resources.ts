@@ -33,15 +33,48 @@ interface SessionResource {
  * feature's resource (the policy's budgets, the scheduled writes) appears with the feature's route.
  */
 const OF_SESSION: readonly SessionResource[] = [
-  { name: 'state', title: 'Session state', description: 'The session\'s account, state (active, challenge, throttled, logged out) and, when throttled, until when. Subscribe to hear of changes.', changes: 'state' },
-  { name: 'account', title: 'Account profile', description: 'The account\'s own profile, as GET /account answers it.', route: 'GET /account' },
-  { name: 'events', title: 'Recent events', description: `The session's newest events (at most 50), oldest first, as the events outbox keeps them. Subscribe to hear of new ones.`, changes: 'events' },
-  { name: 'jobs', title: 'Jobs', description: 'The session\'s background jobs (collecting whole lists), as GET /jobs answers them.', route: 'GET /jobs' },
-  { name: 'watch', title: 'Watch', description: 'Whether the session is watched for events, and how, as GET /events/watch answers it.', route: 'GET /events/watch' },
-  { name: 'policy', title: 'Policy and budgets', description: 'The account-safety policy and what is left of each budget, as GET /policy answers it. Subscribe to hear of writes that spend it.', route: 'GET /policy', changes: 'writes' },
-  { name: 'scheduled_writes', title: 'Scheduled writes', description: 'Writes waiting for their time, as GET /writes/scheduled answers them. Subscribe to hear of writes.', route: 'GET /writes/scheduled', changes: 'writes' },
+  {
+    name: 'state',
+    title: 'Session state',
+    description: "The session's account, state (active, challenge, throttled, logged out) and, when throttled, until when. Subscribe to hear of changes.",
+    changes: 'state',
+  },
+  { name: 'account', title: 'Account profile', description: "The account's own profile, as GET /account answers it.", route: 'GET /account' },
+  {
+    name: 'events',
+    title: 'Recent events',
+    description: `The session's newest events (at most 50), oldest first, as the events outbox keeps them. Subscribe to hear of new ones.`,
+    changes: 'events',
+  },
+  { name: 'jobs', title: 'Jobs', description: "The session's background jobs (collecting whole lists), as GET /jobs answers them.", route: 'GET /jobs' },
+  {
+    name: 'watch',
+    title: 'Watch',
+    description: 'Whether the session is watched for events, and how, as GET /events/watch answers it.',
+    route: 'GET /events/watch',
+  },
+  {
+    name: 'policy',
+    title: 'Policy and budgets',
+    description: 'The account-safety policy and what is left of each budget, as GET /policy answers it. Subscribe to hear of writes that spend it.',
+    route: 'GET /policy',
+    changes: 'writes',
+  },
+  {
+    name: 'scheduled_writes',
+    title: 'Scheduled writes',
+    description: 'Writes waiting for their time, as GET /writes/scheduled answers them. Subscribe to hear of writes.',
+    route: 'GET /writes/scheduled',
+    changes: 'writes',
+  },
 ];
-const POOLS = { uri: `${SCHEME}pools`, name: 'pools', title: 'Pools', description: 'The session pools and the health of their members, as GET /pools answers it.', route: 'GET /pools' };
+const POOLS = {
+  uri: `${SCHEME}pools`,
+  name: 'pools',
+  title: 'Pools',
+  description: 'The session pools and the health of their members, as GET /pools answers it.',
+  route: 'GET /pools',
+};
 const USER_TEMPLATE = `${SCHEME}users/{username}`;
 
 export const stateUri = (ref: string): string => `${SCHEME}sessions/${ref}/state`;
@@ -72,15 +105,35 @@ export interface ResourceDeps extends CallDeps {
 /** The caller's own resources (its session's, when it has one) and the service's. */
 export function listResources(caller: Caller, catalog: ResourceCatalog): Resource[] {
   const ref = caller.sessionId ? sessionRef(caller.sessionId) : undefined;
-  const own = ref ? catalog.ofSession.map((one) => ({ uri: sessionUri(ref, one.name), name: one.name, title: one.title, description: one.description, mimeType: 'application/json' })) : [];
+  const own = ref
+    ? catalog.ofSession.map((one) => ({
+        uri: sessionUri(ref, one.name),
+        name: one.name,
+        title: one.title,
+        description: one.description,
+        mimeType: 'application/json',
+      }))
+    : [];
   const pools = catalog.pools ? [{ uri: POOLS.uri, name: POOLS.name, title: POOLS.title, description: POOLS.description, mimeType: 'application/json' }] : [];
   return [...own, ...pools];
 }
 
 export function resourceTemplates(catalog: ResourceCatalog): ResourceTemplateType[] {
   return [
-    { uriTemplate: `${SCHEME}sessions/{ref}/{resource}`, name: 'session', title: 'A resource of your session', description: `The session's ${catalog.ofSession.map((one) => one.name).join(', ')}; {ref} is your session's ref (resources/list names them).`, mimeType: 'application/json' },
-    { uriTemplate: USER_TEMPLATE, name: 'user', title: 'A user\'s profile', description: 'The profile of any user by username, as GET /user answers it (completion suggests usernames).', mimeType: 'application/json' },
+    {
+      uriTemplate: `${SCHEME}sessions/{ref}/{resource}`,
+      name: 'session',
+      title: 'A resource of your session',
+      description: `The session's ${catalog.ofSession.map((one) => one.name).join(', ')}; {ref} is your session's ref (resources/list names them).`,
+      mimeType: 'application/json',
+    },
+    {
+      uriTemplate: USER_TEMPLATE,
+      name: 'user',
+      title: "A user's profile",
+      description: 'The profile of any user by username, as GET /user answers it (completion suggests usernames).',
+      mimeType: 'application/json',
+    },
   ];
 }
 
@@ -103,7 +156,9 @@ async function recentEvents(log: EventLog | undefined, ref: string): Promise<Rec
   if (!log) return { events: [] };
   const last = await log.last(ref);
   const entries = await log.read(ref, Math.max(0, last - RECENT), RECENT);
-  return { events: entries.map(({ seq, value }) => ({ seq, id: value.id, type: value.type, timestamp: new Date(value.timestamp).toISOString(), data: value.data })) };
+  return {
+    events: entries.map(({ seq, value }) => ({ seq, id: value.id, type: value.type, timestamp: new Date(value.timestamp).toISOString(), data: value.data })),
+  };
 }
 
 /** What a subscription to the URI listens to (a resource of the caller's own session that changes), or undefined. */
@@ -125,7 +180,9 @@ export function eventsRefOf(uri: string): string | undefined {
 
 function stateOf(record: SessionRecord): Record<string, unknown> {
   return {
-    ref: sessionRef(record.id), account: record.account, state: record.state,
+    ref: sessionRef(record.id),
+    account: record.account,
+    state: record.state,
     throttled_until: record.throttledUntil ? new Date(record.throttledUntil).toISOString() : null,
     last_used_at: new Date(record.lastUsedAt).toISOString(),
   };
@@ -138,7 +195,11 @@ async function viaRoute(uri: string, key: string, args: Record<string, unknown>,
   const text = result.content[0]?.type === 'text' ? result.content[0].text : '{}';
   if (result.isError) {
     const { outcome, status } = outcomeOf(result);
-    throw new ProtocolError(status === 404 || status === 422 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, `${outcome}: could not read ${uri}`, JSON.parse(text));
+    throw new ProtocolError(
+      status === 404 || status === 422 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
+      `${outcome}: could not read ${uri}`,
+      JSON.parse(text),
+    );
   }
   return { contents: [{ uri, mimeType: 'application/json', text }] };
 }

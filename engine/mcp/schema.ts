@@ -31,7 +31,9 @@ function toDefs(schema: unknown): unknown {
   if (!schema || typeof schema !== 'object') return schema;
   return Object.fromEntries(
     Object.entries(schema).map(([key, value]) =>
-      key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_PREFIX) ? [key, DEFS_PREFIX + value.slice(COMPONENT_PREFIX.length)] : [key, toDefs(value)],
+      key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_PREFIX)
+        ? [key, DEFS_PREFIX + value.slice(COMPONENT_PREFIX.length)]
+        : [key, toDefs(value)],
     ),
   );
 }

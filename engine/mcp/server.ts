@@ -61,8 +61,13 @@ export function mcpServers(set: ToolSet, entries: readonly ToolEntry[], deps: Se
 }
 
 async function callNamed(
-  server: Server, listing: Listing, search: ReturnType<typeof searchIndex>, params: { name: string; arguments?: Record<string, unknown> },
-  caller: Caller, ctx: ServerContext, deps: ServerDeps,
+  server: Server,
+  listing: Listing,
+  search: ReturnType<typeof searchIndex>,
+  params: { name: string; arguments?: Record<string, unknown> },
+  caller: Caller,
+  ctx: ServerContext,
+  deps: ServerDeps,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { name, arguments: args = {} } = params;
   const served = listing.byName.get(name);
@@ -73,7 +78,8 @@ async function callNamed(
   if (!entry) return toolError(unknownTool(String(args.name ?? '')), deps.errors, caller.requestId);
   if (served.kind === 'describe') return found({ tool: entry.tool });
   const given = args.arguments ?? {};
-  if (typeof given !== 'object' || Array.isArray(given)) return toolError(invalidParams([{ param: 'arguments', problem: 'must be an object of the route\'s arguments' }]), deps.errors, caller.requestId);
+  if (typeof given !== 'object' || Array.isArray(given))
+    return toolError(invalidParams([{ param: 'arguments', problem: "must be an object of the route's arguments" }]), deps.errors, caller.requestId);
   return guardedCall(server, entry, given as Record<string, unknown>, caller, ctx, deps, `call_route:${entry.name}`);
 }
 
@@ -104,7 +110,10 @@ class Subscriptions {
   private readonly held = new Map<string, () => void>();
   private unreach?: () => void;
 
-  constructor(private readonly server: Server, private readonly updates: ResourceUpdates) {
+  constructor(
+    private readonly server: Server,
+    private readonly updates: ResourceUpdates,
+  ) {
     const closed = server.onclose;
     server.onclose = () => {
       closed?.();
@@ -134,7 +143,6 @@ class Subscriptions {
   }
 }
 
-const unknownTool = (name: string): HttpError =>
-  serviceError('UnknownTool', `No tool named "${name}"`);
+const unknownTool = (name: string): HttpError => serviceError('UnknownTool', `No tool named "${name}"`);
 
 export type { Listing };

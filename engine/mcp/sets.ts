@@ -6,9 +6,7 @@ import type { ToolSet } from '../types.js';
 import type { ToolEntry } from './tools.js';
 
 /** What one tool name does when called: a route's tool, or one of the meta-tools. */
-export type Served =
-  | { readonly kind: 'route'; readonly entry: ToolEntry }
-  | { readonly kind: 'find' | 'describe' | 'call' };
+export type Served = { readonly kind: 'route'; readonly entry: ToolEntry } | { readonly kind: 'find' | 'describe' | 'call' };
 
 export interface Listing {
   readonly tools: readonly Tool[];
@@ -36,9 +34,10 @@ export const META_TOOLS: readonly Tool[] = Object.freeze<Tool[]>([
   {
     name: 'find_routes',
     title: 'Find routes by words',
-    description: 'Searches every route of the service (profiles, followers, posts, media, comments, stories, direct messages, ' +
-'search, uploads by URL, ...) by words and answers the best matches with their names and summaries. Then ' +
-'describe_route one, and call_route it.',
+    description:
+      'Searches every route of the service (profiles, followers, posts, media, comments, stories, direct messages, ' +
+      'search, uploads by URL, ...) by words and answers the best matches with their names and summaries. Then ' +
+      'describe_route one, and call_route it.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -63,7 +62,7 @@ export const META_TOOLS: readonly Tool[] = Object.freeze<Tool[]>([
     description: 'Calls one route by name with its arguments (as describe_route gives its input schema) and answers its result or its error.',
     inputSchema: {
       type: 'object',
-      properties: { name: NAME, arguments: { type: 'object', description: 'The route\'s arguments.', default: {} } },
+      properties: { name: NAME, arguments: { type: 'object', description: "The route's arguments.", default: {} } },
       required: ['name'],
       additionalProperties: false,
     },
@@ -90,7 +89,13 @@ export function searchIndex(entries: readonly ToolEntry[]): (words: string, limi
 }
 
 function wordsOf(text: string): Set<string> {
-  return new Set(text.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length > 1).map(stem));
+  return new Set(
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word.length > 1)
+      .map(stem),
+  );
 }
 
 // Plurals and verb forms meet at a common stem ("followers" finds "follower", "liked" finds "like").

@@ -17,7 +17,11 @@ export class ResourceUpdates {
   private readonly seen = new Map<string, number>();
   private looping?: AbortController;
 
-  constructor(private readonly logOf: () => EventLog | undefined, private readonly eventsUri: (ref: string) => string, private readonly lookMs = EVENTS_LOOK_MS) {}
+  constructor(
+    private readonly logOf: () => EventLog | undefined,
+    private readonly eventsUri: (ref: string) => string,
+    private readonly lookMs = EVENTS_LOOK_MS,
+  ) {}
 
   /** Adds a way to reach subscribers; answers its removal. */
   reach(publish: Publish): () => void {
@@ -40,7 +44,11 @@ export class ResourceUpdates {
     if (!log) return () => undefined;
     const first = !this.held.has(ref);
     this.held.set(ref, (this.held.get(ref) ?? 0) + 1);
-    if (first) void log.last(ref).then((at) => this.seen.set(ref, at), () => undefined);
+    if (first)
+      void log.last(ref).then(
+        (at) => this.seen.set(ref, at),
+        () => undefined,
+      );
     this.loop(log);
     let released = false;
     return () => {
@@ -62,9 +70,11 @@ export class ResourceUpdates {
   private loop(log: EventLog): void {
     if (this.looping) return;
     const controller = (this.looping = new AbortController());
-    void this.run(log, controller.signal).catch(() => undefined).finally(() => {
-      if (this.looping === controller) this.looping = undefined;
-    });
+    void this.run(log, controller.signal)
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.looping === controller) this.looping = undefined;
+      });
   }
 
   private async run(log: EventLog, signal: AbortSignal): Promise<void> {

@@ -56,10 +56,12 @@ export function bodyParserFor(route: RouteSpec, limits: BodyLimits): Parse | und
 /** Each file field's cap: its own (per kind) when lower than the global one. */
 export function fieldCaps(fileParams: readonly ParamSpec[], limits: BodyLimits): Caps {
   const global: FileCap = { bytes: limits.fileBytes, problem: `over the ${formatBytes(limits.fileBytes)} upload limit (UPLOAD_MAX_MB)` };
-  return new Map(fileParams.map((param) => {
-    const own = limits.fileCap?.(param);
-    return [param.name, own && own.bytes < global.bytes ? own : global];
-  }));
+  return new Map(
+    fileParams.map((param) => {
+      const own = limits.fileCap?.(param);
+      return [param.name, own && own.bytes < global.bytes ? own : global];
+    }),
+  );
 }
 
 function multipartFor(route: RouteSpec, limits: BodyLimits): Parse {
@@ -70,8 +72,14 @@ function multipartFor(route: RouteSpec, limits: BodyLimits): Parse {
   // multer's own per-file limit is one number for the route: the largest of its fields' caps.
   const largest = [...caps.values()].reduce((max, cap) => (cap.bytes > max.bytes ? cap : max), { bytes: 0, problem: '' });
   // multer hands the storage only the route's own fields (others are LIMIT_UNEXPECTED_FILE).
-  const storage = cappedStorage((field) => caps.get(field) ?? largest, (req, error) => overflows.get(req)?.(error));
-  const upload = multer({ storage: storage as unknown as multer.StorageEngine, limits: { fileSize: caps.size ? largest.bytes : limits.fileBytes, fieldSize: limits.formBytes } });
+  const storage = cappedStorage(
+    (field) => caps.get(field) ?? largest,
+    (req, error) => overflows.get(req)?.(error),
+  );
+  const upload = multer({
+    storage: storage as unknown as multer.StorageEngine,
+    limits: { fileSize: caps.size ? largest.bytes : limits.fileBytes, fieldSize: limits.formBytes },
+  });
   // fields([]) is multer's text-only form: every file part is an unexpected field.
   const middleware = upload.fields(fileParams.map((p) => ({ name: p.name, maxCount: p.repeated ? 20 : 1 })));
   return async (ctx, state) => {
@@ -91,14 +99,21 @@ function multipartFor(route: RouteSpec, limits: BodyLimits): Parse {
 }
 
 class CapExceeded extends Error {
-  constructor(readonly field: string, readonly cap: FileCap) {
+  constructor(
+    readonly field: string,
+    readonly cap: FileCap,
+  ) {
     super(`${field}: ${cap.problem}`);
   }
 }
 
 /** multer's storage contract as multer 2 calls it (its published types predate `file.stream`). */
 interface Storage {
-  _handleFile(req: IncomingMessage, file: { fieldname: string; stream: Readable }, done: (error: Error | null, info?: { destination: string; filename: string; path: string; size: number }) => void): void;
+  _handleFile(
+    req: IncomingMessage,
+    file: { fieldname: string; stream: Readable },
+    done: (error: Error | null, info?: { destination: string; filename: string; path: string; size: number }) => void,
+  ): void;
   _removeFile(req: IncomingMessage, file: { path: string }, done: (error: Error | null) => void): void;
 }
 
@@ -130,7 +145,9 @@ function cappedStorage(capOf: (field: string) => FileCap, overflowed: (req: Inco
 
 function collectFiles(ctx: Context): UploadedFile[] {
   const groups = (ctx as unknown as { files?: Record<string, multer.File[]> }).files ?? {};
-  return Object.values(groups).flat().map((f) => ({ field: f.fieldname, path: f.path, originalName: f.originalname, mimeType: f.mimetype, size: f.size }));
+  return Object.values(groups)
+    .flat()
+    .map((f) => ({ field: f.fieldname, path: f.path, originalName: f.originalname, mimeType: f.mimetype, size: f.size }));
 }
 
 async function removeFiles(files: readonly UploadedFile[]): Promise<void> {
@@ -163,4 +180,3 @@ function formError(error: unknown, limits: BodyLimits): unknown {
 function tooLarge(field: string, cap: FileCap, headers?: Readonly<Record<string, string>>): HttpError {
   return serviceError('PayloadTooLarge', `File ${field} is too large: ${cap.problem}`, { errors: [{ param: field, problem: cap.problem }], headers });
 }
-

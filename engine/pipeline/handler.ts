@@ -7,7 +7,26 @@ import { compareVersions, VERSION } from '../versions.js';
 import type { Typer } from '../typing.js';
 import type { RouteValidator } from '../validate.js';
 import { checkKey } from '../owner.js';
-import type { FileMaker, GuardStep, InputBag, KeyGrant, ParamSpec, Plugin, ResolveContext, Resolver, ResolveSpec, RouteGuard, RouteSpec, Services, SessionClient, SessionFinder, SessionRecord, SessionSource, ShapeEntry, StreamResult } from '../types.js';
+import type {
+  FileMaker,
+  GuardStep,
+  InputBag,
+  KeyGrant,
+  ParamSpec,
+  Plugin,
+  ResolveContext,
+  Resolver,
+  ResolveSpec,
+  RouteGuard,
+  RouteSpec,
+  Services,
+  SessionClient,
+  SessionFinder,
+  SessionRecord,
+  SessionSource,
+  ShapeEntry,
+  StreamResult,
+} from '../types.js';
 import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader, type ValuesReader } from './params.js';
@@ -77,10 +96,21 @@ function guardedWork(route: RouteSpec, deps: RouteDeps, work: RouteRunner): Rout
   if (steps.length === 0) return work;
   return (state, problems, signal) => {
     const call = {
-      route, origin: state.origin, requestId: state.requestId, bag: state.bag, files: state.files, session: state.session,
-      caller: state.caller, header: state.header, get signal() { return signal(); }, reply: state.reply,
+      route,
+      origin: state.origin,
+      requestId: state.requestId,
+      bag: state.bag,
+      files: state.files,
+      session: state.session,
+      caller: state.caller,
+      header: state.header,
+      get signal() {
+        return signal();
+      },
+      reply: state.reply,
     };
-    const through = (index: number): Promise<unknown> => (index === steps.length ? work(state, problems, signal) : steps[index](call, () => through(index + 1)));
+    const through = (index: number): Promise<unknown> =>
+      index === steps.length ? work(state, problems, signal) : steps[index](call, () => through(index + 1));
     return through(0);
   };
 }
@@ -104,7 +134,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
       // and cookie after it, form first (the documented order).
       const given = route.session === 'none' ? undefined : headerOrQuerySession(ctx);
       state.key = ctx.state.key as KeyGrant | undefined;
-      let session = given ? sessions.peek(given) ?? (await findSession(given, sessions)) : undefined;
+      let session = given ? (sessions.peek(given) ?? (await findSession(given, sessions))) : undefined;
       if (!session && lent) {
         session = await lent({ header: (name) => ctx.get(name), caller: state.caller });
         state.borrowed = !!session;
@@ -162,7 +192,6 @@ export interface RouteSteps {
   readonly readValues: ValuesReader;
 }
 
-
 export function admission(route: RouteSpec, validator: RouteValidator, library?: () => string): Admission {
   const gated = library ? route.params.filter((param) => param.since) : [];
   const needs = library && route.since;
@@ -195,7 +224,6 @@ function tooNew(gated: readonly ParamSpec[], bag: InputBag, version: string): Pa
     .filter((param) => bag[param.name] !== undefined && compareVersions(version, param.since!) < 0)
     .map((param) => ({ param: param.name, problem: `needs aiograpi ${param.since} or later; the running aiograpi is ${version} (leave it out, or upgrade)` }));
 }
-
 
 /** Validation alone, for input checked before any session is at hand (a job's parameters when it is started). */
 export function inputCheck(route: RouteSpec, validator: RouteValidator, library?: () => string): Admission {

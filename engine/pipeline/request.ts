@@ -31,7 +31,10 @@ export class RequestState {
   /** Set once the cleanups have run: anything deferred later runs at once. */
   private cleaned = false;
 
-  constructor(readonly requestId: string, private readonly response?: ServerResponse) {}
+  constructor(
+    readonly requestId: string,
+    private readonly response?: ServerResponse,
+  ) {}
 
   /** Who asks: its key and its own session's account. */
   get caller(): Caller {

@@ -91,7 +91,14 @@ function respondStream(ctx: ParameterizedContext, result: StreamResult, state: R
  */
 function respondReply(ctx: ParameterizedContext, reply: ReplyResult): void {
   for (const cookie of reply.cookies) {
-    ctx.cookies.set(cookie.name, cookie.value, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: '/', maxAge: cookie.maxAgeSeconds * 1000, overwrite: true });
+    ctx.cookies.set(cookie.name, cookie.value, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: ctx.secure,
+      path: '/',
+      maxAge: cookie.maxAgeSeconds * 1000,
+      overwrite: true,
+    });
   }
   ctx.set('Content-Type', JSON_TYPE);
   ctx.body = JSON.stringify(reply.body);

@@ -15,11 +15,9 @@ export function sessionIdFrom(ctx: ParameterizedContext): string | undefined {
   return ctx.cookies.get('sessionid') || undefined;
 }
 
-export const sessionRequired = (): HttpError =>
-  serviceError('SessionRequired', 'Session ID required');
+export const sessionRequired = (): HttpError => serviceError('SessionRequired', 'Session ID required');
 
-const sessionUnknown = (): HttpError =>
-  serviceError('SessionNotFound', 'Session not found or revoked');
+const sessionUnknown = (): HttpError => serviceError('SessionNotFound', 'Session not found or revoked');
 
 export async function findSession(id: string | undefined, sessions: SessionService): Promise<SessionRecord | undefined> {
   if (!id) return undefined;

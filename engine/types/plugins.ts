@@ -1,7 +1,16 @@
 import type { RecentFigures } from '../recent.js';
 import { ACTION_CLASSES, type ActionClass, type ErrorRow, type RouteSpec, type WriteClass } from './route.js';
 import type { ToolAudit } from './audit.js';
-import type { CallOptions, RealtimeHandlers, RealtimeSubscription, SessionRecord, SessionState, SessionStore, UpstreamAdapter, UpstreamClient } from './ports.js';
+import type {
+  CallOptions,
+  RealtimeHandlers,
+  RealtimeSubscription,
+  SessionRecord,
+  SessionState,
+  SessionStore,
+  UpstreamAdapter,
+  UpstreamClient,
+} from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
 import type { JsonSchema } from './route.js';
 import type { WorkLayer } from './work.js';
@@ -135,11 +144,21 @@ export interface AppInfo {
   metricsText(): Promise<string>;
   readonly metricsContentType: string;
   /** Registers a gauge read at scrape time (background modules: pool members per state, jobs per state). */
-  gauge(name: string, help: string, labels: readonly string[], collect: () => Promise<readonly { readonly labels: Readonly<Record<string, string>>; readonly value: number }[]>): void;
+  gauge(
+    name: string,
+    help: string,
+    labels: readonly string[],
+    collect: () => Promise<readonly { readonly labels: Readonly<Record<string, string>>; readonly value: number }[]>,
+  ): void;
   /** A counter for background modules (events by type, deliveries by outcome); answers the function that counts. */
   counter(name: string, help: string, labels: readonly string[]): (labels: Readonly<Record<string, string>>, by?: number) => void;
   /** A latency histogram (seconds) for background modules. */
-  histogram(name: string, help: string, labels: readonly string[], buckets: readonly number[]): (labels: Readonly<Record<string, string>>, seconds: number) => void;
+  histogram(
+    name: string,
+    help: string,
+    labels: readonly string[],
+    buckets: readonly number[],
+  ): (labels: Readonly<Record<string, string>>, seconds: number) => void;
   readonly build: Readonly<Record<string, string>>;
   readonly deps: Readonly<Record<string, string>>;
   /** Request and upstream figures by route family over the last hour, from the metrics above. */
@@ -157,7 +176,10 @@ export interface SessionService {
   /** A logged-out client for routes that need no session (login, TOTP codes). */
   anonymous(): SessionClient;
   /** Persist a new session for a freshly logged-in client and return its record. */
-  create(client: UpstreamClient, init: Omit<SessionRecord, 'id' | 'createdAt' | 'lastUsedAt' | 'state' | 'settings'> & { state?: SessionState }): Promise<SessionRecord>;
+  create(
+    client: UpstreamClient,
+    init: Omit<SessionRecord, 'id' | 'createdAt' | 'lastUsedAt' | 'state' | 'settings'> & { state?: SessionState },
+  ): Promise<SessionRecord>;
   /** Persist changes (settings, proxy, state...) and drop the cached client so the next call reopens it. */
   update(record: SessionRecord, patch: Partial<Omit<SessionRecord, 'id' | 'createdAt'>>, reason?: string): Promise<SessionRecord>;
   revoke(id: string): Promise<boolean>;

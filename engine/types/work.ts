@@ -150,7 +150,9 @@ export interface EventLog extends Events {
 /** The events of a layer as a log, when its events module keeps one (the outbox); the default emitter keeps none. */
 export const eventLogOf = (work: WorkLayer | undefined): EventLog | undefined => {
   const events = work?.events as Partial<EventLog> | undefined;
-  return events && typeof events.read === 'function' && typeof events.last === 'function' && typeof events.next === 'function' ? (events as EventLog) : undefined;
+  return events && typeof events.read === 'function' && typeof events.last === 'function' && typeof events.next === 'function'
+    ? (events as EventLog)
+    : undefined;
 };
 
 /** The background layer handed to plugins and background modules through Services. */

@@ -39,7 +39,8 @@ async function resolveForLogin(services: Services, lastJson: JsonValue, opts?: C
     if (error instanceof UpstreamError) next = error.lastJson; // a new payload may name the next step
     throw error;
   } finally {
-    if (entry) pending.put(entry, next); // kept either way: the retried login continues on it
+    if (entry)
+      pending.put(entry, next); // kept either way: the retried login continues on it
     else await closeQuietly(client);
   }
 }

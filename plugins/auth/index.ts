@@ -14,4 +14,3 @@ export const authPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'auth.challenge': challenge,
   'auth.totp_code': totpCode,
 });
-

@@ -44,7 +44,13 @@ export const loginBySessionId: Plugin = {
   },
 };
 
-async function newSession(services: Services, client: UpstreamClient, username: string, options: ReturnType<typeof requestedOptions>, signal: AbortSignal): Promise<string> {
+async function newSession(
+  services: Services,
+  client: UpstreamClient,
+  username: string,
+  options: ReturnType<typeof requestedOptions>,
+  signal: AbortSignal,
+): Promise<string> {
   try {
     const account = await accountOf(client, username);
     const record = await services.sessions.create(client, { account, ...options });

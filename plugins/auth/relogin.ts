@@ -23,7 +23,8 @@ export async function reloginSession(session: SessionRecord, client: SessionClie
   try {
     await client.call('relogin', {});
   } catch (error) {
-    if (error instanceof UpstreamError && FINAL.has(error.excType)) await services.sessions.update(session, { state: 'logged_out', settings: {} }, error.excType);
+    if (error instanceof UpstreamError && FINAL.has(error.excType))
+      await services.sessions.update(session, { state: 'logged_out', settings: {} }, error.excType);
     throw error;
   }
   const settings = (await client.call('get_settings', {})) as Record<string, unknown>;

@@ -61,7 +61,9 @@ function filesUnder(dir: string): string[] {
  * after a `~`, so revoking the key ends its cookies too.
  */
 export function consoleToken(secret: string, expiresAt: number, name?: string): string {
-  const mac = createHmac('sha256', secret).update(`socialgate console v1 ${expiresAt}${name === undefined ? '' : ` ${name}`}`).digest('base64url');
+  const mac = createHmac('sha256', secret)
+    .update(`socialgate console v1 ${expiresAt}${name === undefined ? '' : ` ${name}`}`)
+    .digest('base64url');
   return `${expiresAt}.${mac}${name === undefined ? '' : `~${name}`}`;
 }
 

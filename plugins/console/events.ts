@@ -36,7 +36,12 @@ export function listsOf(notice: Pick<EventNotice, 'type'>): readonly List[] {
 export function consoleEvents(services: Services, signal: AbortSignal, timings: EventTimings = TIMINGS): StreamResult {
   const live = new LiveStream(services, timings);
   signal.addEventListener('abort', () => live.stop(), { once: true });
-  return { kind: 'stream', stream: live.stream, contentType: 'text/event-stream; charset=utf-8', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
+  return {
+    kind: 'stream',
+    stream: live.stream,
+    contentType: 'text/event-stream; charset=utf-8',
+    headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+  };
 }
 
 /** One open stream: what it last sent, its one timer and its subscriptions, all gone when it closes. */
@@ -48,7 +53,10 @@ class LiveStream {
   private readonly tick: NodeJS.Timeout;
   private readonly unsubscribe: (() => void)[];
 
-  constructor(private readonly services: Services, private readonly timings: EventTimings) {
+  constructor(
+    private readonly services: Services,
+    private readonly timings: EventTimings,
+  ) {
     this.unsubscribe = [
       services.sessions.subscribe(() => this.soon(['sessions'])),
       onConsoleChange(services, (topic: Topic) => this.soon([topic])),
@@ -115,6 +123,9 @@ class LiveStream {
   }
 
   private pushHealth(): void {
-    healthOf(this.services).then((health) => this.write(`event: health\ndata: ${JSON.stringify(health)}\n\n`), () => undefined);
+    healthOf(this.services).then(
+      (health) => this.write(`event: health\ndata: ${JSON.stringify(health)}\n\n`),
+      () => undefined,
+    );
   }
 }

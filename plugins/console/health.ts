@@ -11,9 +11,19 @@ export interface ConsoleHealth extends RecentFigures {
 
 export async function healthOf(services: Services): Promise<ConsoleHealth> {
   const { upstream } = services;
-  const [library, ready] = await Promise.all([libraryOf(upstream), upstream.ready().catch((error: unknown) => ({ ok: false, detail: error instanceof Error ? error.name : 'failed' }))]);
+  const [library, ready] = await Promise.all([
+    libraryOf(upstream),
+    upstream.ready().catch((error: unknown) => ({ ok: false, detail: error instanceof Error ? error.name : 'failed' })),
+  ]);
   return {
     ...services.app.recent(),
-    upstream: { adapter: upstream.name, library: library.name, version: library.version, emulated: library.emulated === true, ready: ready.ok, ...(ready.detail ? { detail: ready.detail } : {}) },
+    upstream: {
+      adapter: upstream.name,
+      library: library.name,
+      version: library.version,
+      emulated: library.emulated === true,
+      ready: ready.ok,
+      ...(ready.detail ? { detail: ready.detail } : {}),
+    },
   };
 }

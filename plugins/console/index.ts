@@ -27,11 +27,17 @@ export const consolePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     services.usage.forget(record.id);
     return services.sessions.revoke(record.id);
   }),
-  'console.relogin': plugin(async ({ input, services }) => {
-    const record = await recordOf(String(input.ref), services);
-    return viewOf(await reloginSession(record, services.sessions.client(record), services), services);
-  }, ['relogin', 'get_settings']),
-  'console.upgrade_profile': plugin(async ({ input, services }) => viewOf(await upgradeAppProfile(await recordOf(String(input.ref), services), services), services), ['get_settings']),
+  'console.relogin': plugin(
+    async ({ input, services }) => {
+      const record = await recordOf(String(input.ref), services);
+      return viewOf(await reloginSession(record, services.sessions.client(record), services), services);
+    },
+    ['relogin', 'get_settings'],
+  ),
+  'console.upgrade_profile': plugin(
+    async ({ input, services }) => viewOf(await upgradeAppProfile(await recordOf(String(input.ref), services), services), services),
+    ['get_settings'],
+  ),
   'console.label': plugin(async ({ input, services }) => {
     const record = await recordOf(String(input.ref), services);
     const label = String(input.label ?? '').trim();

@@ -47,4 +47,3 @@ export async function removeFromPool({ input, services }: PluginInput) {
   consoleChanged(services, 'sessions');
   return pool;
 }
-

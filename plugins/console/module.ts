@@ -5,4 +5,10 @@ import { consoleAssets, consoleCookie } from './assets.js';
 import { CONSOLE_ERRORS } from './errors.js';
 import { consolePlugins } from './index.js';
 
-export const consoleModule: FeatureModule = { name: 'console', plugins: consolePlugins, errors: CONSOLE_ERRORS, assets: () => consoleAssets(), keyProofs: [consoleCookie] };
+export const consoleModule: FeatureModule = {
+  name: 'console',
+  plugins: consolePlugins,
+  errors: CONSOLE_ERRORS,
+  assets: () => consoleAssets(),
+  keyProofs: [consoleCookie],
+};

@@ -78,8 +78,11 @@ export async function watchesByRef(services: Services): Promise<ReadonlyMap<stri
 function watchOf(state: WatchState | undefined): ConsoleWatch | null {
   if (!state) return null;
   return {
-    source: state.source, interval_seconds: state.interval_ms / 1000, paused: state.paused?.reason ?? null,
-    last_check_at: state.last_check_at ? new Date(state.last_check_at).toISOString() : null, emitted: state.emitted,
+    source: state.source,
+    interval_seconds: state.interval_ms / 1000,
+    paused: state.paused?.reason ?? null,
+    last_check_at: state.last_check_at ? new Date(state.last_check_at).toISOString() : null,
+    emitted: state.emitted,
   };
 }
 
@@ -87,7 +90,11 @@ function watchOf(state: WatchState | undefined): ConsoleWatch | null {
 export const refOf = sessionRef;
 
 export function viewOf(
-  record: SessionRecord, services: Services, now = Date.now(), pools: ReadonlyMap<string, readonly string[]> = new Map(), watches: ReadonlyMap<string, WatchState> = new Map(),
+  record: SessionRecord,
+  services: Services,
+  now = Date.now(),
+  pools: ReadonlyMap<string, readonly string[]> = new Map(),
+  watches: ReadonlyMap<string, WatchState> = new Map(),
   budgets: ReadonlyMap<string, ConsoleBudgets> = new Map(),
 ): ConsoleSession {
   const throttled = record.throttledUntil !== undefined && record.throttledUntil > now;
@@ -121,7 +128,10 @@ export async function listSessions(services: Services): Promise<{ sessions: Cons
   }
   records.sort((a, b) => b.lastUsedAt - a.lastUsedAt);
   const now = Date.now();
-  const budgets = budgetsBy.get(services)?.(records).catch(() => new Map<string, ConsoleBudgets>()) ?? new Map<string, ConsoleBudgets>();
+  const budgets =
+    budgetsBy
+      .get(services)?.(records)
+      .catch(() => new Map<string, ConsoleBudgets>()) ?? new Map<string, ConsoleBudgets>();
   const [pools, watches, used] = await Promise.all([poolsByAccount(services), watchesByRef(services), budgets]);
   return { sessions: records.map((record) => viewOf(record, services, now, pools, watches, used)), truncated };
 }

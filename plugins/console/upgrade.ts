@@ -6,8 +6,11 @@ import type { Services, SessionRecord } from '../../engine/types.js';
 
 export async function upgradeAppProfile(record: SessionRecord, services: Services): Promise<SessionRecord> {
   const client = await services.upstream.open({
-    settings: record.settings, upgradeAppProfile: true,
-    ...(record.proxy ? { proxy: record.proxy } : {}), ...(record.locale ? { locale: record.locale } : {}), ...(record.timezone !== undefined ? { timezone: record.timezone } : {}),
+    settings: record.settings,
+    upgradeAppProfile: true,
+    ...(record.proxy ? { proxy: record.proxy } : {}),
+    ...(record.locale ? { locale: record.locale } : {}),
+    ...(record.timezone !== undefined ? { timezone: record.timezone } : {}),
   });
   try {
     const settings = (await client.call('get_settings', {})) as Record<string, unknown>;

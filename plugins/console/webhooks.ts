@@ -10,10 +10,15 @@ export async function consoleWebhooks(services: Services): Promise<{ endpoints: 
   if (!webhooks) return { endpoints: [] };
   const endpoints = await webhooks.list();
   return {
-    endpoints: await Promise.all(endpoints.map(async (endpoint) => {
-      const all = await webhooks.attempts(String(endpoint.id), 0, 100_000);
-      const recent = all.slice(-RECENT).reverse().map(({ seq, attempt }) => ({ seq, ...attempt, at: new Date(attempt.at).toISOString() }));
-      return { ...endpoint, deliveries: recent, attempts: all.length };
-    })),
+    endpoints: await Promise.all(
+      endpoints.map(async (endpoint) => {
+        const all = await webhooks.attempts(String(endpoint.id), 0, 100_000);
+        const recent = all
+          .slice(-RECENT)
+          .reverse()
+          .map(({ seq, attempt }) => ({ seq, ...attempt, at: new Date(attempt.at).toISOString() }));
+        return { ...endpoint, deliveries: recent, attempts: all.length };
+      }),
+    ),
   };
 }

@@ -16,7 +16,6 @@ import { transferSettingsFor } from '../../adapters/transfer/settings.js';
 import { Realtime } from './realtime.js';
 import { Watchers } from './watch.js';
 
-
 export interface EventsParts {
   readonly outbox: Outbox;
   readonly webhooks: Webhooks;
@@ -35,13 +34,24 @@ export function installEvents(services: Services): void {
   const metrics = eventMetrics(services);
   const outbox = new Outbox(work, services.log, { retentionMs: settings.retentionMs, retainCount: settings.retainCount, counted: metrics.emitted });
   const webhooks = new Webhooks(work, {
-    backoffMs: settings.webhookBackoffMs, timeoutMs: settings.webhookTimeoutMs, allow: transferSettingsFor(services.config.extra).fetch.allow,
+    backoffMs: settings.webhookBackoffMs,
+    timeoutMs: settings.webhookTimeoutMs,
+    allow: transferSettingsFor(services.config.extra).fetch.allow,
     observed: (outcome, seconds) => {
       metrics.delivered(outcome, seconds);
       outbox.notice('webhook.delivery', { outcome });
     },
   });
-  const watchers = new Watchers({ work, sessions: services.sessions, routes: services.routes, outbox, settings, log: services.log, checked: metrics.checked, truncated: metrics.truncated });
+  const watchers = new Watchers({
+    work,
+    sessions: services.sessions,
+    routes: services.routes,
+    outbox,
+    settings,
+    log: services.log,
+    checked: metrics.checked,
+    truncated: metrics.truncated,
+  });
   work.events = outbox;
   work.queue.define<WorkEvent>(FANOUT, (item: WorkItem<WorkEvent>) => fanOut(outbox, webhooks, item.data), { concurrency: 8 });
   work.queue.define(DELIVER, webhooks.deliver as never, { concurrency: 32 });
@@ -58,11 +68,16 @@ async function linkRealtime(services: Services, watchers: Watchers, counted: (wh
   const capable = await services.upstream.realtimeCapable?.().catch(() => false);
   if (!capable) return;
   const realtime = new Realtime({
-    sessions: services.sessions, watchers, log: services.log, counted,
+    sessions: services.sessions,
+    watchers,
+    log: services.log,
+    counted,
     idleMs: (intervalMs) => 3 * intervalMs + 10_000,
   });
   watchers.links = realtime;
-  services.app.gauge('socialgate_realtime_streams', 'Realtime streams this instance holds for watched sessions', [], async () => [{ labels: {}, value: realtime.size }]);
+  services.app.gauge('socialgate_realtime_streams', 'Realtime streams this instance holds for watched sessions', [], async () => [
+    { labels: {}, value: realtime.size },
+  ]);
   services.log.info('realtime streams are used for watched sessions', { upstream: services.upstream.name });
 }
 
@@ -93,7 +108,8 @@ async function fanOut(outbox: Outbox, webhooks: Webhooks, event: WorkEvent): Pro
 /** Emitted for every session, watched or not. */
 export const SESSION_STATE_CHANGED: EventTypeRow = {
   type: 'session.state.changed',
-  describe: 'A session became active, challenged, throttled (until when) or logged out, with the reason, or one of its action classes froze (action, frozen_until) after the platform blocked it. Emitted for every session, watched or not.',
+  describe:
+    'A session became active, challenged, throttled (until when) or logged out, with the reason, or one of its action classes froze (action, frozen_until) after the platform blocked it. Emitted for every session, watched or not.',
 };
 
 /** session.state.changed for every session, watched or not; a logged-out session's watcher ends with it. */
@@ -101,10 +117,23 @@ function onStateChange(outbox: Outbox, watchers: Watchers, change: SessionStateC
   const ref = sessionRef(change.record.id);
   const at = Date.now();
   outbox.emitQuietly({
-    id: eventId(SESSION_STATE_CHANGED.type, ref, change.from, change.to, change.throttledUntil ?? at, ...(change.frozen ? [change.frozen.action, change.frozen.until] : [])),
-    type: SESSION_STATE_CHANGED.type, session: ref, timestamp: at,
+    id: eventId(
+      SESSION_STATE_CHANGED.type,
+      ref,
+      change.from,
+      change.to,
+      change.throttledUntil ?? at,
+      ...(change.frozen ? [change.frozen.action, change.frozen.until] : []),
+    ),
+    type: SESSION_STATE_CHANGED.type,
+    session: ref,
+    timestamp: at,
     data: {
-      account: change.record.account, ref, from: change.from, to: change.to, reason: change.reason,
+      account: change.record.account,
+      ref,
+      from: change.from,
+      to: change.to,
+      reason: change.reason,
       throttled_until: change.throttledUntil ? new Date(change.throttledUntil).toISOString() : null,
       // an action class the platform blocked: the session stays as it was, that class alone waits
       action: change.frozen?.action ?? null,
@@ -116,10 +145,18 @@ function onStateChange(outbox: Outbox, watchers: Watchers, change: SessionStateC
 
 function eventMetrics(services: Services) {
   const events = services.app.counter('socialgate_events_total', 'Events emitted, by type (each counted once, by the instance that logged it first)', ['type']);
-  const deliveries = services.app.counter('socialgate_webhook_deliveries_total', 'Webhook delivery attempts by outcome (delivered, retry, deferred, disabled, failed)', ['outcome']);
+  const deliveries = services.app.counter(
+    'socialgate_webhook_deliveries_total',
+    'Webhook delivery attempts by outcome (delivered, retry, deferred, disabled, failed)',
+    ['outcome'],
+  );
   const latency = services.app.histogram('socialgate_webhook_delivery_seconds', 'Webhook delivery attempt latency by outcome', ['outcome'], LATENCY_BUCKETS);
   const checks = services.app.counter('socialgate_watch_checks_total', 'Watcher checks by outcome (ok, paused, error, store_unavailable)', ['outcome']);
-  const cut = services.app.counter('socialgate_watch_truncated_total', 'Watcher checks whose read back to the watermark a bound (WATCH_PAGES, WATCH_THREAD_MESSAGES) cut short, by kind', ['kind']);
+  const cut = services.app.counter(
+    'socialgate_watch_truncated_total',
+    'Watcher checks whose read back to the watermark a bound (WATCH_PAGES, WATCH_THREAD_MESSAGES) cut short, by kind',
+    ['kind'],
+  );
   const streams = services.app.counter('socialgate_realtime_total', 'Realtime stream happenings: connect, lost, ring', ['what']);
   return {
     emitted: (type: string) => events({ type }),
@@ -138,14 +175,25 @@ function watchGauges(services: Services, watchers: Watchers): void {
   services.app.gauge('socialgate_watched_sessions', 'Watched sessions by state (running, paused)', ['state'], async () => {
     const all = await watchers.all();
     const paused = all.filter((w) => w.paused).length;
-    return [{ labels: { state: 'running' }, value: all.length - paused }, { labels: { state: 'paused' }, value: paused }];
+    return [
+      { labels: { state: 'running' }, value: all.length - paused },
+      { labels: { state: 'paused' }, value: paused },
+    ];
   });
-  services.app.gauge('socialgate_watch_lag_seconds', 'How late watcher checks ran against their schedule (max and mean of the last checks)', ['stat'], async () => {
-    const lags = (await watchers.all()).map((w) => (w.lag_ms ?? 0) / 1000);
-    const max = lags.length ? Math.max(...lags) : 0;
-    const mean = lags.length ? lags.reduce((a, b) => a + b, 0) / lags.length : 0;
-    return [{ labels: { stat: 'max' }, value: max }, { labels: { stat: 'mean' }, value: mean }];
-  });
+  services.app.gauge(
+    'socialgate_watch_lag_seconds',
+    'How late watcher checks ran against their schedule (max and mean of the last checks)',
+    ['stat'],
+    async () => {
+      const lags = (await watchers.all()).map((w) => (w.lag_ms ?? 0) / 1000);
+      const max = lags.length ? Math.max(...lags) : 0;
+      const mean = lags.length ? lags.reduce((a, b) => a + b, 0) / lags.length : 0;
+      return [
+        { labels: { stat: 'max' }, value: max },
+        { labels: { stat: 'mean' }, value: mean },
+      ];
+    },
+  );
 }
 
 /** The app's events parts, when its background layer runs them (the console and CLI read them too). */
@@ -161,40 +209,60 @@ function parts(services: Services): EventsParts {
 
 const plugin = (handle: (input: PluginInput) => Promise<unknown>, uses: readonly string[] = []): Plugin => ({ uses, handle });
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String).filter(Boolean) : typeof value === 'string' && value ? [value] : []);
-const session = (input: PluginInput) => input.session ?? (() => { throw serviceError('SessionRequired', 'This route acts for a session: send X-Session-ID'); })();
+const session = (input: PluginInput) =>
+  input.session ??
+  (() => {
+    throw serviceError('SessionRequired', 'This route acts for a session: send X-Session-ID');
+  })();
 
 /** Where a new listener starts: the query parameter, else the SSE reconnect header, else the log's end. */
 function resumePoint(input: PluginInput): number | undefined {
   const given = input.input.last_event_id;
   if (given !== undefined && given !== '') {
-    if (!/^\d{1,15}$/.test(String(given))) throw serviceError('ValidationError', 'last_event_id: the id of an event of this stream (a whole number)', { errors: [{ param: 'last_event_id', problem: 'a whole number' }] });
+    if (!/^\d{1,15}$/.test(String(given)))
+      throw serviceError('ValidationError', 'last_event_id: the id of an event of this stream (a whole number)', {
+        errors: [{ param: 'last_event_id', problem: 'a whole number' }],
+      });
     return Number(given);
   }
   const header = input.header?.('last-event-id').trim();
   if (!header) return undefined;
-  if (!/^\d{1,15}$/.test(header)) throw serviceError('ValidationError', 'Last-Event-ID: the id of an event of this stream (a whole number)', { errors: [{ param: 'Last-Event-ID', problem: 'a whole number' }] });
+  if (!/^\d{1,15}$/.test(header))
+    throw serviceError('ValidationError', 'Last-Event-ID: the id of an event of this stream (a whole number)', {
+      errors: [{ param: 'Last-Event-ID', problem: 'a whole number' }],
+    });
   return Number(header);
 }
 
 export const eventPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'events.watch.start': plugin(async (input) =>
-    parts(input.services).watchers.start(session(input), { kinds: strings(input.input.kinds), interval_seconds: input.input.interval_seconds as number | undefined })),
+    parts(input.services).watchers.start(session(input), {
+      kinds: strings(input.input.kinds),
+      interval_seconds: input.input.interval_seconds as number | undefined,
+    }),
+  ),
   'events.watch.status': plugin(async (input) => parts(input.services).watchers.status(session(input))),
   'events.watch.stop': plugin(async (input) => parts(input.services).watchers.stop(session(input))),
 
   'events.stream': plugin(async (input) => {
     const { outbox, settings } = parts(input.services);
     return eventStream(outbox, sessionRef(session(input).id), resumePoint(input), input.signal, {
-      keepAliveMs: settings.keepAliveMs, pollMs: settings.streamPollMs, types: strings(input.input.types),
+      keepAliveMs: settings.keepAliveMs,
+      pollMs: settings.streamPollMs,
+      types: strings(input.input.types),
     });
   }),
 
   'webhooks.create': plugin(async (input) =>
     parts(input.services).webhooks.create({
-      url: String(input.input.url), kinds: strings(input.input.kinds), description: String(input.input.description ?? ''),
+      url: String(input.input.url),
+      kinds: strings(input.input.kinds),
+      description: String(input.input.description ?? ''),
       // A session id (32 characters) is turned into its ref, never kept; each must be the creator's own.
-      sessions: await ownedFilter(strings(input.input.sessions), input), owner: ownerOf(input.caller),
-    })),
+      sessions: await ownedFilter(strings(input.input.sessions), input),
+      owner: ownerOf(input.caller),
+    }),
+  ),
   'webhooks.list': plugin(async (input) => parts(input.services).webhooks.list(input.caller)),
   'webhooks.delete': plugin(async (input) => {
     await parts(input.services).webhooks.remove(String(input.input.id), input.caller);
@@ -203,7 +271,12 @@ export const eventPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'webhooks.rotate': plugin(async (input) => parts(input.services).webhooks.rotate(String(input.input.id), input.caller)),
   'webhooks.enable': plugin(async (input) => parts(input.services).webhooks.enable(String(input.input.id), input.caller)),
   'webhooks.deliveries': plugin(async (input) => {
-    const rows = await parts(input.services).webhooks.attempts(String(input.input.id), Number(input.input.after ?? 0), Number(input.input.limit ?? 100), input.caller);
+    const rows = await parts(input.services).webhooks.attempts(
+      String(input.input.id),
+      Number(input.input.after ?? 0),
+      Number(input.input.limit ?? 100),
+      input.caller,
+    );
     return rows.map(({ seq, attempt }) => ({ seq, ...attempt, session: attempt.session ?? null, at: new Date(attempt.at).toISOString() }));
   }),
   'webhooks.replay': plugin(async (input) => {
@@ -212,7 +285,10 @@ export const eventPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     const eventId = String(input.input.event_id);
     const sent = (await webhooks.attempts(id, 0, 100_000, input.caller)).find((row) => row.attempt.event_id === eventId);
     const event = sent ? await outbox.find(sent.attempt.session, eventId) : undefined;
-    if (!event) throw serviceError('EventNotFound', `Event ${eventId} is not in this endpoint's delivery log or no longer retained`, { errors: [{ param: 'event_id', problem: 'not found' }] });
+    if (!event)
+      throw serviceError('EventNotFound', `Event ${eventId} is not in this endpoint's delivery log or no longer retained`, {
+        errors: [{ param: 'event_id', problem: 'not found' }],
+      });
     await webhooks.replay(id, event);
     return true;
   }),

@@ -12,7 +12,12 @@ const pick = (prefix: string, webhooks: boolean): Record<string, Plugin> =>
   Object.fromEntries(Object.entries(eventPlugins).filter(([name]) => name.startsWith(prefix) === webhooks));
 
 /** A row checked by the module's own parser, so a bad value stops the start naming the setting. */
-const row = (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe, parse: (raw) => eventsSettingsFrom({ [name]: raw }) });
+const row = (name: string, value: string, describe: string): SettingRow => ({
+  name,
+  default: value,
+  describe,
+  parse: (raw) => eventsSettingsFrom({ [name]: raw }),
+});
 
 export const eventsModule: FeatureModule = {
   name: 'events',

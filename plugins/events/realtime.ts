@@ -122,7 +122,8 @@ export class Realtime implements RealtimeLinks {
       link.again = true;
       return;
     }
-    link.checking = this.options.watchers.checkNow(ref, link.record, [MESSAGES])
+    link.checking = this.options.watchers
+      .checkNow(ref, link.record, [MESSAGES])
       .catch((error) => this.options.log.warn('a realtime check failed', { ref, error: error instanceof Error ? error.name : 'error' }))
       .finally(() => {
         link.checking = undefined;

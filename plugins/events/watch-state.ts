@@ -35,11 +35,21 @@ export interface WatchState {
 /** GET /events/watch: the state with times as ISO strings. */
 export function viewOf(state: WatchState, now: number): Record<string, unknown> {
   return {
-    watching: true, ref: state.ref, account: state.account, kinds: state.kinds, interval_seconds: state.interval_ms / 1000, source: state.source,
-    started_at: iso(state.started_at), last_check_at: iso(state.last_check_at), next_check_at: iso(state.next_check_at),
+    watching: true,
+    ref: state.ref,
+    account: state.account,
+    kinds: state.kinds,
+    interval_seconds: state.interval_ms / 1000,
+    source: state.source,
+    started_at: iso(state.started_at),
+    last_check_at: iso(state.last_check_at),
+    next_check_at: iso(state.next_check_at),
     lag_seconds: state.lag_ms === undefined ? null : Math.round(state.lag_ms) / 1000,
     paused: state.paused ? pausedView(state.paused) : null,
-    checks: state.checks, emitted: state.emitted, truncated: state.truncated ?? 0, instance: state.instance ?? null,
+    checks: state.checks,
+    emitted: state.emitted,
+    truncated: state.truncated ?? 0,
+    instance: state.instance ?? null,
     last_error: state.last_error ? { exc_type: state.last_error.exc_type, at: iso(state.last_error.at) } : null,
     overdue: state.next_check_at !== undefined && !state.paused && now - state.next_check_at > state.interval_ms,
   };

@@ -83,9 +83,17 @@ export class Watchers {
     const from = Math.floor(now / 1000) * 1000;
     const item: WatchItemData = { session: this.deps.work.store.seal(record.id, ref) };
     const state = await this.deps.work.store.update<WatchState>(BUCKET, ref, (current) => ({
-      ref, account: record.account, kinds: kinds as WatchKind[], interval_ms: intervalMs, source: current?.source ?? 'poll',
-      started_at: current?.started_at ?? now, marks: current?.marks ?? Object.fromEntries(WATCH_KINDS.map((k) => [k, from])),
-      checks: current?.checks ?? 0, emitted: current?.emitted ?? 0, next_check_at: now, item,
+      ref,
+      account: record.account,
+      kinds: kinds as WatchKind[],
+      interval_ms: intervalMs,
+      source: current?.source ?? 'poll',
+      started_at: current?.started_at ?? now,
+      marks: current?.marks ?? Object.fromEntries(WATCH_KINDS.map((k) => [k, from])),
+      checks: current?.checks ?? 0,
+      emitted: current?.emitted ?? 0,
+      next_check_at: now,
+      item,
       ...(current?.last_check_at ? { last_check_at: current.last_check_at } : {}),
     }));
     await this.deps.work.queue.add(WATCH, ref, item);
@@ -138,7 +146,10 @@ export class Watchers {
   private kindsOf(kinds: readonly string[] | undefined): readonly string[] {
     if (!kinds || kinds.length === 0) return WATCH_KINDS;
     const unknown = kinds.filter((k) => !(WATCH_KINDS as readonly string[]).includes(k));
-    if (unknown.length) throw serviceError('ValidationError', `kinds: ${unknown.join(', ')} cannot be watched`, { errors: [{ param: 'kinds', problem: `one of ${WATCH_KINDS.join(', ')}` }] });
+    if (unknown.length)
+      throw serviceError('ValidationError', `kinds: ${unknown.join(', ')} cannot be watched`, {
+        errors: [{ param: 'kinds', problem: `one of ${WATCH_KINDS.join(', ')}` }],
+      });
     return [...new Set(kinds)];
   }
 
@@ -146,7 +157,10 @@ export class Watchers {
     const { watchDefaultMs, watchFloorMs } = this.deps.settings;
     if (seconds === undefined) return watchDefaultMs;
     const ms = seconds * 1000;
-    if (ms < watchFloorMs) throw serviceError('ValidationError', `interval_seconds: at least ${watchFloorMs / 1000} s`, { errors: [{ param: 'interval_seconds', problem: `at least ${watchFloorMs / 1000} seconds (tighter polling gets accounts flagged)` }] });
+    if (ms < watchFloorMs)
+      throw serviceError('ValidationError', `interval_seconds: at least ${watchFloorMs / 1000} s`, {
+        errors: [{ param: 'interval_seconds', problem: `at least ${watchFloorMs / 1000} seconds (tighter polling gets accounts flagged)` }],
+      });
     return ms;
   }
 
@@ -181,8 +195,15 @@ export class Watchers {
     const lag = state.next_check_at ? Math.max(0, now - state.next_check_at) : 0;
     const source = (await this.links?.keep(record, ref, state.kinds, state.interval_ms)) ? 'realtime' : 'poll';
     await this.save(ref, (current) => ({
-      ...current, source, checks: current.checks + 1, last_check_at: now, next_check_at: this.now() + wait, lag_ms: lag, instance: INSTANCE,
-      paused: undefined, last_error: undefined,
+      ...current,
+      source,
+      checks: current.checks + 1,
+      last_check_at: now,
+      next_check_at: this.now() + wait,
+      lag_ms: lag,
+      instance: INSTANCE,
+      paused: undefined,
+      last_error: undefined,
     }));
     this.deps.checked?.('ok');
     return { delayMs: wait };
@@ -196,7 +217,12 @@ export class Watchers {
   async checkNow(ref: string, record: SessionRecord, kinds: readonly WatchKind[]): Promise<void> {
     const state = await this.deps.work.store.get<WatchState>(BUCKET, ref);
     if (!state || this.paced.blocked(record)) return;
-    const found = await this.collect(state, record, kinds.filter((k) => state.kinds.includes(k)), AbortSignal.timeout(60_000));
+    const found = await this.collect(
+      state,
+      record,
+      kinds.filter((k) => state.kinds.includes(k)),
+      AbortSignal.timeout(60_000),
+    );
     if ('failed' in found) this.deps.log.warn('a realtime-triggered check failed', { ref, exc_type: this.deps.routes.statusOf(found.failed).excType });
   }
 
@@ -210,7 +236,12 @@ export class Watchers {
    * ever moves forward). `emitted` counts events the log had not kept yet: an item seen again
    * (at the mark, by a second instance, after a reconnect) is not counted twice.
    */
-  private async collect(state: WatchState, record: SessionRecord, kinds: readonly WatchKind[], signal: AbortSignal): Promise<{ emitted: number } | { failed: unknown }> {
+  private async collect(
+    state: WatchState,
+    record: SessionRecord,
+    kinds: readonly WatchKind[],
+    signal: AbortSignal,
+  ): Promise<{ emitted: number } | { failed: unknown }> {
     const marks: Marks = {};
     let emitted = 0;
     let truncated = 0;
@@ -226,7 +257,10 @@ export class Watchers {
       }
     }
     await this.save(state.ref, (current) => ({
-      ...current, marks: laterOf(current.marks, marks), emitted: current.emitted + emitted, ...(truncated ? { truncated: (current.truncated ?? 0) + truncated } : {}),
+      ...current,
+      marks: laterOf(current.marks, marks),
+      emitted: current.emitted + emitted,
+      ...(truncated ? { truncated: (current.truncated ?? 0) + truncated } : {}),
     }));
     return { emitted };
   }

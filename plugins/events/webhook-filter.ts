@@ -21,15 +21,17 @@ export async function ownedFilter(given: readonly string[], input: PluginInput):
     if (session) return [sessionRef(session.id)];
     throw invalidParams([{ param: 'sessions', problem: "name the sessions whose events to send: only the operator scope may receive every session's events" }]);
   }
-  return Promise.all(given.map(async (one) => {
-    const ref = REF.test(one) ? one : sessionRef(one);
-    if (everyone) return ref;
-    const account = await accountOf(one, ref, services);
-    const mine = account && (caller.account ? account.pk === caller.account : !!caller.key?.accounts);
-    if (!mine) throw invalidParams([{ param: 'sessions', problem: `"${ref}" is not a session of yours` }]);
-    checkAccount(caller.key, account);
-    return ref;
-  }));
+  return Promise.all(
+    given.map(async (one) => {
+      const ref = REF.test(one) ? one : sessionRef(one);
+      if (everyone) return ref;
+      const account = await accountOf(one, ref, services);
+      const mine = account && (caller.account ? account.pk === caller.account : !!caller.key?.accounts);
+      if (!mine) throw invalidParams([{ param: 'sessions', problem: `"${ref}" is not a session of yours` }]);
+      checkAccount(caller.key, account);
+      return ref;
+    }),
+  );
 }
 
 /** The account of a session named by its id (a lookup) or its ref (a bounded walk of the store). */

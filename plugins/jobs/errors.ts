@@ -8,7 +8,11 @@ const scheduledWrites = (route: RouteSpec): boolean => route.area === 'writes' |
 
 export const JOB_ERRORS = {
   JobNotFound: { status: 404, on: (route) => route.area === 'jobs', when: 'No job has this id.', hint: 'GET /jobs lists the jobs of a session or pool.' },
-  JobsUnavailable: { status: 503, on: (route) => route.area === 'jobs' || route.area === 'pools' || consoleWork(route) || scheduledWrites(route), when: 'The instance was built without the background layer.' },
+  JobsUnavailable: {
+    status: 503,
+    on: (route) => route.area === 'jobs' || route.area === 'pools' || consoleWork(route) || scheduledWrites(route),
+    when: 'The instance was built without the background layer.',
+  },
 } as const satisfies Record<string, ServiceErrorRow>;
 
 export const serviceError = raiserFor(JOB_ERRORS);

@@ -11,7 +11,11 @@ export type ExportFormat = 'ndjson' | 'csv' | 'json';
 
 const BATCH = 500;
 const FOLLOW_POLL_MS = 250;
-const TYPES: Readonly<Record<ExportFormat, string>> = { ndjson: 'application/x-ndjson', csv: 'text/csv; charset=utf-8', json: 'application/json; charset=utf-8' };
+const TYPES: Readonly<Record<ExportFormat, string>> = {
+  ndjson: 'application/x-ndjson',
+  csv: 'text/csv; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+};
 const TERMINAL = new Set(['done', 'failed', 'cancelled']);
 
 export interface ExportRequest {

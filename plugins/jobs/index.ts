@@ -16,7 +16,12 @@ export function installJobs(services: Services): void {
   if (!services.work) return;
   const pools = new Pools(services.work.store, services.sessions, services.config.sessionCacheTtlMs, Date.now, () => services.budgets);
   const jobs = new Jobs({
-    work: services.work, sessions: services.sessions, routes: services.routes, upstream: services.upstream, pools, log: services.log,
+    work: services.work,
+    sessions: services.sessions,
+    routes: services.routes,
+    upstream: services.upstream,
+    pools,
+    log: services.log,
     settings: jobSettings(services.config.extra),
   });
   jobs.install();
@@ -43,7 +48,6 @@ export function jobSettings(extra: Readonly<Record<string, string>>): JobSetting
   return { intervalMs: millisSetting(extra, 'JOB_INTERVAL_MS', 2000, 0, 86_400_000), recheckMs: millisSetting(extra, 'JOB_RECHECK_MS', 60_000, 0, 86_400_000) };
 }
 
-
 /** The app's jobs and pools, when its background layer runs them (the console reads them too). */
 export function jobsOf(services: Services): { jobs: Jobs; pools: Pools } | undefined {
   return installed.get(services);
@@ -64,15 +68,24 @@ const text = (input: PluginInput, name: string): string | undefined => {
 
 export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'jobs.kinds': plugin(async ({ services }) =>
-    [...parts(services).jobs.kinds.values()].map((k) => ({ route: k.route.key, cursor_param: k.cursorParam, key: k.keyField ?? null, columns: k.columns }))),
+    [...parts(services).jobs.kinds.values()].map((k) => ({ route: k.route.key, cursor_param: k.cursorParam, key: k.keyField ?? null, columns: k.columns })),
+  ),
 
   'jobs.create': plugin(async (input) => {
     const pool = text(input, 'pool');
-    if (!pool && !input.session) throw serviceError('SessionRequired', 'A job needs a session (X-Session-ID) or a pool', { hint: 'Send X-Session-ID, or name a pool in `pool`.' });
+    if (!pool && !input.session)
+      throw serviceError('SessionRequired', 'A job needs a session (X-Session-ID) or a pool', { hint: 'Send X-Session-ID, or name a pool in `pool`.' });
     const { jobs, pools } = parts(input.services);
     if (pool) await pools.view(pool, input.caller); // 404 for a pool the caller may not read through
     const route = String(input.input.route).includes(' ') ? String(input.input.route) : `GET ${input.input.route}`;
-    const job = await jobs.create({ route, params: (input.input.params ?? {}) as Record<string, unknown>, limit: Number(input.input.limit ?? 0), session: input.session, pool, owner: ownerOf(input.caller) });
+    const job = await jobs.create({
+      route,
+      params: (input.input.params ?? {}) as Record<string, unknown>,
+      limit: Number(input.input.limit ?? 0),
+      session: input.session,
+      pool,
+      owner: ownerOf(input.caller),
+    });
     return jobView(job);
   }),
 
@@ -91,8 +104,13 @@ export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     const id = String(input.input.id);
     const job = await jobs.get(id, input.caller);
     return exportJob({
-      store: input.services.work!.store, job, kind: jobs.kindFor(job.route), format: input.input.format as ExportFormat,
-      follow: input.input.follow === true, current: () => jobs.get(id), signal: input.signal,
+      store: input.services.work!.store,
+      job,
+      kind: jobs.kindFor(job.route),
+      format: input.input.format as ExportFormat,
+      follow: input.input.follow === true,
+      current: () => jobs.get(id),
+      signal: input.signal,
     });
   }),
 

@@ -9,7 +9,20 @@ import { invalidParams } from '../../engine/service-errors.js';
 import { serviceError } from './errors.js';
 import { owns } from '../../engine/owner.js';
 import type {
-  BackgroundRoutes, Caller, EventTypeRow, Events, InputBag, Logger, Owner, SessionRecord, SessionService, UpstreamAdapter, WorkItem, WorkLayer, WorkOutcome, WorkStore,
+  BackgroundRoutes,
+  Caller,
+  EventTypeRow,
+  Events,
+  InputBag,
+  Logger,
+  Owner,
+  SessionRecord,
+  SessionService,
+  UpstreamAdapter,
+  WorkItem,
+  WorkLayer,
+  WorkOutcome,
+  WorkStore,
 } from '../../engine/types.js';
 import { itemKey, jobKinds, type JobKind } from './kinds.js';
 import { sessionRef } from '../../adapters/events/ids.js';
@@ -121,20 +134,36 @@ export class Jobs {
 
   // ── Requests ──────────────────────────────────────────────────────────────────────────────
 
-  async create(request: { route: string; params: Readonly<Record<string, unknown>>; limit: number; session?: SessionRecord; pool?: string; owner?: Owner }): Promise<JobRecord> {
+  async create(request: {
+    route: string;
+    params: Readonly<Record<string, unknown>>;
+    limit: number;
+    session?: SessionRecord;
+    pool?: string;
+    owner?: Owner;
+  }): Promise<JobRecord> {
     const kind = this.kindFor(request.route);
     this.deps.routes.input(kind.route, { ...request.params, [kind.cursorParam]: '' }); // a bad parameter is a 422 now, not a failed job later
     if (request.pool) await this.deps.pools.view(request.pool); // 404 for an unknown pool
     const id = randomBytes(12).toString('base64url');
     const now = this.now();
     const job: JobRecord = {
-      id, route: kind.route.key, params: request.params, limit: request.limit,
+      id,
+      route: kind.route.key,
+      params: request.params,
+      limit: request.limit,
       session: request.pool ? undefined : request.session && this.store.seal(request.session.id, id),
       account: request.pool ? undefined : request.session?.account,
       session_ref: request.pool || !request.session ? undefined : sessionRef(request.session.id),
       pool: request.pool,
       owner: request.owner ?? (request.session ? { account: request.session.account.pk } : {}),
-      state: 'queued', items: 0, pages: 0, cursor: '', stale: 0, created_at: now, updated_at: now,
+      state: 'queued',
+      items: 0,
+      pages: 0,
+      cursor: '',
+      stale: 0,
+      created_at: now,
+      updated_at: now,
     };
     await this.store.put(BUCKET, id, job);
     await this.deps.work.queue.add(JOB_WORK, id, { job: id }, { attempts: ATTEMPTS, backoffMs: BACKOFF_MS });
@@ -152,13 +181,18 @@ export class Jobs {
   /** The caller's jobs of one account (its session's) or of one pool, newest first. */
   async list(of: { pk?: string; pool?: string }, caller?: Caller): Promise<JobRecord[]> {
     const all = await this.store.list<JobRecord>(BUCKET);
-    const mine = all.map((d) => d.value).filter((job) => (of.pool ? job.pool === of.pool : job.account?.pk === of.pk && !job.pool) && (!caller || owns(caller, jobOwner(job))));
+    const mine = all
+      .map((d) => d.value)
+      .filter((job) => (of.pool ? job.pool === of.pool : job.account?.pk === of.pk && !job.pool) && (!caller || owns(caller, jobOwner(job))));
     return Promise.all(mine.sort((a, b) => b.created_at - a.created_at).map((job) => this.get(job.id)));
   }
 
   /** Every job of every owner, newest first, at most `limit` (the operator console's list). */
   async all(limit: number): Promise<JobRecord[]> {
-    const all = (await this.store.list<JobRecord>(BUCKET)).map((d) => d.value).sort((a, b) => b.created_at - a.created_at).slice(0, limit);
+    const all = (await this.store.list<JobRecord>(BUCKET))
+      .map((d) => d.value)
+      .sort((a, b) => b.created_at - a.created_at)
+      .slice(0, limit);
     return Promise.all(all.map((job) => this.get(job.id)));
   }
 
@@ -192,7 +226,9 @@ export class Jobs {
     this.paced.ran(chosen.record.id);
     const iterating = this.iterators.runFor(job, kind, kind.amount?.max ?? 50);
     const bag = this.bagFor(kind, job);
-    const page = await this.paced.run(chosen.record, (record) => this.deps.routes.run(kind.route, bag, record, item.signal, iterating && { via: iterating.via }));
+    const page = await this.paced.run(chosen.record, (record) =>
+      this.deps.routes.run(kind.route, bag, record, item.signal, iterating && { via: iterating.via }),
+    );
     if ('pause' in page) return this.pause(job, this.memberTrouble(job, page.pause));
     return this.savePage(kind, job, page.value as Record<string, unknown>, iterating);
   }
@@ -220,8 +256,17 @@ export class Jobs {
     await this.store.append(listOf(job.id), entries, (added) => {
       const stale = added > 0 ? 0 : read.replaying ? job.stale : job.stale + 1;
       saved = {
-        ...job, state: 'running', paused: undefined, items: job.items + added, pages: job.pages + 1, cursor: next, stale, paging: read.paging, replay: read.replay,
-        started_at: job.started_at ?? now, updated_at: now,
+        ...job,
+        state: 'running',
+        paused: undefined,
+        items: job.items + added,
+        pages: job.pages + 1,
+        cursor: next,
+        stale,
+        paging: read.paging,
+        replay: read.replay,
+        started_at: job.started_at ?? now,
+        updated_at: now,
       };
       return { bucket: BUCKET, key: job.id, value: saved };
     });
@@ -280,7 +325,13 @@ export class Jobs {
     const serial = type === 'job.paused' ? `${job.pages}.${job.paused?.reason ?? ''}` : '';
     // Named by the session's ref, like every event (a pool job belongs to no one session).
     const session = job.session ? sessionRef(this.store.open(job.session, job.id)) : undefined;
-    const event = { id: `${type}:${job.id}${serial ? ':' + serial : ''}`, type, timestamp: this.now(), session, data: { job_id: job.id, route: job.route, pool: job.pool ?? null, account: job.account ?? null, ...data } };
+    const event = {
+      id: `${type}:${job.id}${serial ? ':' + serial : ''}`,
+      type,
+      timestamp: this.now(),
+      session,
+      data: { job_id: job.id, route: job.route, pool: job.pool ?? null, account: job.account ?? null, ...data },
+    };
     await this.events.emit(event).catch((error) => this.deps.log.warn('job event not emitted', { type, error: String(error) }));
   }
 }
@@ -291,11 +342,15 @@ export const listOf = (jobId: string): string => `job:${jobId}`;
  * How a page was read and what it leaves: through the iterator (spent or not), or through the chunk
  * method, re-reading (`replaying`) what the job held when its iterator was lost.
  */
-function pagingOf(job: JobRecord, read: number, iterating: IteratorRun | undefined): { paging: 'iterator' | 'chunks'; done: boolean; replaying: boolean; replay?: number } {
+function pagingOf(
+  job: JobRecord,
+  read: number,
+  iterating: IteratorRun | undefined,
+): { paging: 'iterator' | 'chunks'; done: boolean; replaying: boolean; replay?: number } {
   const outcome = iterating?.outcome();
   if (outcome && !outcome.gone) return { paging: 'iterator', done: outcome.done, replaying: false };
   const lost = job.paging === 'iterator'; // this page is the chunk method's first: the iterator left no cursor
-  const before = lost ? job.items : job.replay ?? 0;
+  const before = lost ? job.items : (job.replay ?? 0);
   const left = Math.max(0, before - read);
   return { paging: 'chunks', done: false, replaying: before > 0, ...(left > 0 ? { replay: left } : {}) };
 }

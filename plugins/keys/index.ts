@@ -14,7 +14,10 @@ export const keyPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'keys.list': plugin(async ({ services }) => services.keys.ring.list()),
   'keys.create': plugin(async ({ input, services }) => {
     const { key, record } = await services.keys.ring.add({
-      name: String(input.name), scopes: list(input.scopes) as KeyScope[], accounts: list(input.accounts), pools: list(input.pools),
+      name: String(input.name),
+      scopes: list(input.scopes) as KeyScope[],
+      accounts: list(input.accounts),
+      pools: list(input.pools),
     });
     return { ...keyView(record), key };
   }),

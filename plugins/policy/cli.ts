@@ -8,8 +8,12 @@ import { WINDOWS } from './presets.js';
 type Out = (text: string) => void;
 type ClassView = { limits: Record<string, number>; used: Record<string, number>; resets: Record<string, string> };
 type View = {
-  preset: string; service_preset: string; classes: Record<string, ClassView>;
-  window: Record<string, unknown> | null; warmup: Record<string, unknown>; frozen: Record<string, string>;
+  preset: string;
+  service_preset: string;
+  classes: Record<string, ClassView>;
+  window: Record<string, unknown> | null;
+  warmup: Record<string, unknown>;
+  frozen: Record<string, string>;
 };
 
 export async function printPolicy(record: SessionRecord, config: Config, out: Out): Promise<void> {
@@ -17,7 +21,9 @@ export async function printPolicy(record: SessionRecord, config: Config, out: Ou
   try {
     const view = (await policyView(policy, record)) as View;
     out(`preset ${view.preset} (service: ${view.service_preset})\n`);
-    out(`window ${view.window ? `${view.window.start}-${view.window.end} (UTC offset ${view.window.timezone_offset} s), ${view.window.open ? 'open' : `opens ${view.window.opens_at}`}` : 'none'}\n`);
+    out(
+      `window ${view.window ? `${view.window.start}-${view.window.end} (UTC offset ${view.window.timezone_offset} s), ${view.window.open ? 'open' : `opens ${view.window.opens_at}`}` : 'none'}\n`,
+    );
     out(`warm-up day ${view.warmup.day} of ${view.warmup.days}: ${Math.round(Number(view.warmup.fraction) * 100)} % of the preset's write budgets\n`);
     out(['CLASS', ...WINDOWS.map((w) => `${w.toUpperCase()} USED/LIMIT`), 'FROZEN UNTIL'].join('\t') + '\n');
     for (const [cls, one] of Object.entries(view.classes)) {

@@ -20,7 +20,13 @@ export function redisCounters(url: string, timeoutMs: number): CounterStore {
   const named = (key: string) => `${NS}:n:${key}`;
   return {
     async add(keys, by) {
-      const totals = (await redis.eval(ADD, keys.length, ...keys.map((key) => named(key.key)), String(by), ...keys.map((key) => String(key.expiresAt)))) as number[];
+      const totals = (await redis.eval(
+        ADD,
+        keys.length,
+        ...keys.map((key) => named(key.key)),
+        String(by),
+        ...keys.map((key) => String(key.expiresAt)),
+      )) as number[];
       return totals.map(Number);
     },
     read: async (keys) => (await redis.mget(...keys.map((key) => named(key.key)))).map((value) => Number(value ?? 0)),

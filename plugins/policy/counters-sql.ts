@@ -45,9 +45,17 @@ export function sqliteCounters(path: string): CounterStore {
       const { sql, params } = upsert(keys, by, () => '?');
       return inOrder(keys, await db.all(sql, params));
     },
-    read: async (keys) => inOrder(keys, await db.all(select(keys, () => '?'), keys.map((key) => key.key))),
+    read: async (keys) =>
+      inOrder(
+        keys,
+        await db.all(
+          select(keys, () => '?'),
+          keys.map((key) => key.key),
+        ),
+      ),
     settings: async (ref) => (await db.get<{ value: string }>(`SELECT value FROM ${SETTINGS} WHERE ref = ?`, [ref]))?.value,
-    saveSettings: async (ref, value) => void (await db.run(`INSERT INTO ${SETTINGS} (ref, value) VALUES (?, ?) ON CONFLICT (ref) DO UPDATE SET value = excluded.value`, [ref, value])),
+    saveSettings: async (ref, value) =>
+      void (await db.run(`INSERT INTO ${SETTINGS} (ref, value) VALUES (?, ?) ON CONFLICT (ref) DO UPDATE SET value = excluded.value`, [ref, value])),
     close: () => db.close(),
   };
 }
@@ -55,7 +63,13 @@ export function sqliteCounters(path: string): CounterStore {
 export function pgCounters(url: string, timeoutMs: number): CounterStore {
   const pool = listeningPool({ connectionString: url, max: 5, connectionTimeoutMillis: Math.max(timeoutMs, 1000) });
   const ready = schemaOnce(() => pool.query(SCHEMA));
-  const query = async (text: string, values: unknown[]) => (await within(timeoutMs, ready().then(() => pool.query(text, values)))).rows as { key: unknown; n: unknown; value?: unknown }[];
+  const query = async (text: string, values: unknown[]) =>
+    (
+      await within(
+        timeoutMs,
+        ready().then(() => pool.query(text, values)),
+      )
+    ).rows as { key: unknown; n: unknown; value?: unknown }[];
   const mark: Mark = (index) => `$${index}`;
   let adds = 0;
   return {
@@ -64,12 +78,20 @@ export function pgCounters(url: string, timeoutMs: number): CounterStore {
       const { sql, params } = upsert(keys, by, mark);
       return inOrder(keys, await query(sql, params));
     },
-    read: async (keys) => inOrder(keys, await query(select(keys, mark), keys.map((key) => key.key))),
+    read: async (keys) =>
+      inOrder(
+        keys,
+        await query(
+          select(keys, mark),
+          keys.map((key) => key.key),
+        ),
+      ),
     settings: async (ref) => {
       const rows = await query(`SELECT ref AS key, 0 AS n, value FROM ${SETTINGS} WHERE ref = $1`, [ref]);
       return rows[0] ? String(rows[0].value) : undefined;
     },
-    saveSettings: async (ref, value) => void (await query(`INSERT INTO ${SETTINGS} (ref, value) VALUES ($1, $2) ON CONFLICT (ref) DO UPDATE SET value = excluded.value`, [ref, value])),
+    saveSettings: async (ref, value) =>
+      void (await query(`INSERT INTO ${SETTINGS} (ref, value) VALUES ($1, $2) ON CONFLICT (ref) DO UPDATE SET value = excluded.value`, [ref, value])),
     close: () => pool.end(),
   };
 }

@@ -64,8 +64,16 @@ class Freezer {
   private readonly writing = new Map<string, Promise<unknown>>();
   private readonly counted: (labels: Readonly<Record<string, string>>) => void;
 
-  constructor(private readonly services: Services, private readonly settings: FreezeSettings, private readonly now: () => number) {
-    this.counted = services.app.counter('socialgate_action_freezes_total', 'Action classes frozen after the platform blocked them (FeedbackRequired), by class', ['action']);
+  constructor(
+    private readonly services: Services,
+    private readonly settings: FreezeSettings,
+    private readonly now: () => number,
+  ) {
+    this.counted = services.app.counter(
+      'socialgate_action_freezes_total',
+      'Action classes frozen after the platform blocked them (FeedbackRequired), by class',
+      ['action'],
+    );
     frozenClassesFrom(services, (record, at) => frozenClasses(record, at).map((one) => one.action));
   }
 
@@ -82,7 +90,8 @@ class Freezer {
     if (left <= 0) return;
     const until = new Date(freeze!.until).toISOString();
     throw serviceError('ActionFrozen', `The platform blocked this session's ${action} actions; they are frozen until ${until} while its other actions go on`, {
-      retryAfter: Math.ceil(left / 1000), extra: { action, frozen_until: until },
+      retryAfter: Math.ceil(left / 1000),
+      extra: { action, frozen_until: until },
     });
   }
 

@@ -67,7 +67,11 @@ function stepFor(route: RouteSpec, policy: Policy): GuardStep {
     } catch (error) {
       return Promise.resolve().then(() => refused(call, error));
     }
-    if (standing instanceof Promise) return standing.then((settled) => admitted(call, next, settled), (failure: unknown) => refused(call, failure));
+    if (standing instanceof Promise)
+      return standing.then(
+        (settled) => admitted(call, next, settled),
+        (failure: unknown) => refused(call, failure),
+      );
     return admitted(call, next, standing);
   };
 }

@@ -28,7 +28,8 @@ export function frozenClasses(record: SessionRecord, now: number): Record<string
   const frozen = (record as { readonly frozen?: unknown }).frozen;
   if (!frozen || typeof frozen !== 'object') return {};
   const shown: Record<string, string> = {};
-  for (const [cls, until] of Object.entries(frozen as Record<string, unknown>)) if (typeof until === 'number' && until > now) shown[cls] = new Date(until).toISOString();
+  for (const [cls, until] of Object.entries(frozen as Record<string, unknown>))
+    if (typeof until === 'number' && until > now) shown[cls] = new Date(until).toISOString();
   return shown;
 }
 
@@ -40,19 +41,26 @@ export async function policyView(policy: Policy, record: SessionRecord): Promise
   const warmup = warmupOf(record, own, policy.settings, now);
   const keys = ACTION_CLASSES.flatMap((cls) => WINDOWS.map((window) => counterKey(ref, cls, window, now)));
   const totals = await (await policy.store()).read(keys);
-  const classes = Object.fromEntries(ACTION_CLASSES.map((cls, c) => [cls, {
-    preset: presetLimits(presetOf(own, policy.settings))[cls],
-    limits: effectiveLimits(cls, own, policy.settings, warmup),
-    override: own.limits?.[cls] ?? null,
-    used: Object.fromEntries(WINDOWS.map((window, w) => [window, totals[c * WINDOWS.length + w]])),
-    resets: Object.fromEntries(WINDOWS.map((window) => [window, new Date(windowReset(window, now)).toISOString()])),
-  }]));
+  const classes = Object.fromEntries(
+    ACTION_CLASSES.map((cls, c) => [
+      cls,
+      {
+        preset: presetLimits(presetOf(own, policy.settings))[cls],
+        limits: effectiveLimits(cls, own, policy.settings, warmup),
+        override: own.limits?.[cls] ?? null,
+        used: Object.fromEntries(WINDOWS.map((window, w) => [window, totals[c * WINDOWS.length + w]])),
+        resets: Object.fromEntries(WINDOWS.map((window) => [window, new Date(windowReset(window, now)).toISOString()])),
+      },
+    ]),
+  );
   const wait = untilWindowOpens(record, own, now);
   return {
     preset: presetOf(own, policy.settings),
     service_preset: policy.settings.preset,
     classes,
-    window: own.window ? { ...own.window, timezone_offset: record.timezone ?? 0, open: wait === 0, opens_at: wait === 0 ? null : new Date(now + wait).toISOString() } : null,
+    window: own.window
+      ? { ...own.window, timezone_offset: record.timezone ?? 0, open: wait === 0, opens_at: wait === 0 ? null : new Date(now + wait).toISOString() }
+      : null,
     window_reads: policy.settings.windowReads,
     warmup: { start: warmup.start, days: warmup.days, day: warmup.day, fraction: Math.round(warmup.fraction * 1000) / 1000, complete: warmup.fraction >= 1 },
     interactive_share: policy.settings.interactiveShare,
@@ -64,21 +72,32 @@ export async function policyView(policy: Policy, record: SessionRecord): Promise
 export function patched(own: SessionPolicy, input: InputBag): SessionPolicy {
   const next: { -readonly [K in keyof SessionPolicy]: SessionPolicy[K] } = { ...own };
   if (typeof input.preset === 'string') next.preset = input.preset as Preset;
-  if (input.limits && typeof input.limits === 'object') next.limits = mergedLimits(own.limits ?? {}, input.limits as Record<string, Record<string, number | null> | null>);
-  const start = input.window_start, end = input.window_end;
+  if (input.limits && typeof input.limits === 'object')
+    next.limits = mergedLimits(own.limits ?? {}, input.limits as Record<string, Record<string, number | null> | null>);
+  const start = input.window_start,
+    end = input.window_end;
   if (start !== undefined || end !== undefined) {
     if (start === '' && (end === '' || end === undefined)) next.window = undefined;
     else if (typeof start !== 'string' || typeof end !== 'string' || !start || !end) {
-      throw invalidParams([{ param: start ? 'window_end' : 'window_start', problem: 'an activity window needs both window_start and window_end (empty window_start clears it)' }]);
+      throw invalidParams([
+        { param: start ? 'window_end' : 'window_start', problem: 'an activity window needs both window_start and window_end (empty window_start clears it)' },
+      ]);
     } else next.window = { start, end };
   }
   if (input.warmup_days !== undefined || input.warmup_start !== undefined) {
-    next.warmup = { ...own.warmup, ...(input.warmup_days !== undefined ? { days: Number(input.warmup_days) } : {}), ...(input.warmup_start !== undefined ? { start: Number(input.warmup_start) } : {}) };
+    next.warmup = {
+      ...own.warmup,
+      ...(input.warmup_days !== undefined ? { days: Number(input.warmup_days) } : {}),
+      ...(input.warmup_start !== undefined ? { start: Number(input.warmup_start) } : {}),
+    };
   }
   return next;
 }
 
-function mergedLimits(own: Partial<Record<ActionClass, Limits>>, changes: Record<string, Record<string, number | null> | null>): Partial<Record<ActionClass, Limits>> {
+function mergedLimits(
+  own: Partial<Record<ActionClass, Limits>>,
+  changes: Record<string, Record<string, number | null> | null>,
+): Partial<Record<ActionClass, Limits>> {
   const merged: Partial<Record<ActionClass, Limits>> = { ...own };
   for (const [cls, windows] of Object.entries(changes) as [ActionClass, Record<string, number | null> | null][]) {
     if (windows === null) {

@@ -56,7 +56,10 @@ export class Ledger {
   /** By session ref, then by SLOTS name. */
   private readonly entries = new Map<string, Map<string, Entry>>();
 
-  constructor(private readonly store: () => Promise<CounterStore>, private readonly now: () => number) {}
+  constructor(
+    private readonly store: () => Promise<CounterStore>,
+    private readonly now: () => number,
+  ) {}
 
   /**
    * Spends one slot of the class's budget under `limits`, or says which window is spent and until

@@ -5,7 +5,12 @@ import type { FeatureModule, SettingRow } from '../../engine/types.js';
 import { freezeSettings } from './freeze.js';
 import { policyPlugins, policySettings } from './index.js';
 
-const policy = (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe, parse: (raw) => policySettings('standard', { [name]: raw }) });
+const policy = (name: string, value: string, describe: string): SettingRow => ({
+  name,
+  default: value,
+  describe,
+  parse: (raw) => policySettings('standard', { [name]: raw }),
+});
 
 export const policyModule: FeatureModule = {
   name: 'policy',
@@ -15,6 +20,11 @@ export const policyModule: FeatureModule = {
     policy('POLICY_WARMUP_DAYS', '14', 'days over which the write budgets reach the preset (`0`: no warm-up)'),
     policy('POLICY_INTERACTIVE_SHARE', '0.2', 'the share of each budget background work leaves to interactive calls'),
     policy('POLICY_WINDOW_READS', 'allow', '`refuse` refuses reads outside the activity window too'),
-    { name: 'FREEZE_BACKOFF_SECONDS', default: '3600', describe: 'how long a class the platform blocked stays frozen when the block carries no hint', parse: (raw) => freezeSettings({ FREEZE_BACKOFF_SECONDS: raw }) },
+    {
+      name: 'FREEZE_BACKOFF_SECONDS',
+      default: '3600',
+      describe: 'how long a class the platform blocked stays frozen when the block carries no hint',
+      parse: (raw) => freezeSettings({ FREEZE_BACKOFF_SECONDS: raw }),
+    },
   ],
 };

@@ -28,7 +28,12 @@ export class Policy implements BudgetPeek {
   private readonly ttlMs: number;
   private readonly refused?: (labels: Readonly<Record<string, string>>) => void;
 
-  constructor(private readonly config: Config, readonly now: () => number, services?: Services, counters?: CounterStore) {
+  constructor(
+    private readonly config: Config,
+    readonly now: () => number,
+    services?: Services,
+    counters?: CounterStore,
+  ) {
     this.settings = policySettings(config.policy, config.extra);
     this.ttlMs = config.sessionCacheTtlMs;
     if (counters) this.opened = Promise.resolve(counters);
@@ -95,7 +100,13 @@ export class Policy implements BudgetPeek {
     return own ? this.admitWith(record, ref, own, cls, tier) : this.sessionPolicy(ref).then((read) => this.admitWith(record, ref, read, cls, tier));
   }
 
-  private admitWith(record: SessionRecord, ref: string, own: SessionPolicy, cls: ActionClass, tier: Tier): Standing | undefined | Promise<Standing | undefined> {
+  private admitWith(
+    record: SessionRecord,
+    ref: string,
+    own: SessionPolicy,
+    cls: ActionClass,
+    tier: Tier,
+  ): Standing | undefined | Promise<Standing | undefined> {
     this.checkWindow(record, cls, own);
     const verdict = this.ledger.take(ref, cls, tier, this.cachedLimits(record, ref, cls, own, tier));
     return verdict instanceof Promise ? verdict.then((settled) => this.settle(settled, cls, tier)) : this.settle(verdict, cls, tier);
@@ -113,9 +124,14 @@ export class Policy implements BudgetPeek {
     if (wait <= 0) return;
     this.refused?.({ class: cls, reason: 'window' });
     const opensAt = new Date(this.now() + wait).toISOString();
-    throw serviceError('OutsideActivityWindow', `The session's activity window (${own.window!.start}-${own.window!.end} in its timezone) is closed: ${cls} calls wait until it opens at ${opensAt}`, {
-      retryAfter: Math.max(1, Math.ceil(wait / 1000)), extra: { action_class: cls, window_start: own.window!.start, window_end: own.window!.end, opens_at: opensAt },
-    });
+    throw serviceError(
+      'OutsideActivityWindow',
+      `The session's activity window (${own.window!.start}-${own.window!.end} in its timezone) is closed: ${cls} calls wait until it opens at ${opensAt}`,
+      {
+        retryAfter: Math.max(1, Math.ceil(wait / 1000)),
+        extra: { action_class: cls, window_start: own.window!.start, window_end: own.window!.end, opens_at: opensAt },
+      },
+    );
   }
 
   spentUntil(record: SessionRecord, cls: ActionClass, background: boolean): number | undefined {
@@ -130,8 +146,12 @@ export class Policy implements BudgetPeek {
 function budgetExceeded(cls: ActionClass, standing: Standing, now: number, tier: Tier) {
   const resetAt = new Date(standing.resetAt).toISOString();
   const whose = tier === 'background' ? ' (background work leaves a share of it to interactive calls)' : '';
-  return serviceError('ActionBudgetExceeded', `The ${cls} budget of this session is spent for this ${standing.window}: ${standing.limit} calls${whose}; it resets at ${resetAt}`, {
-    retryAfter: Math.max(1, Math.ceil((standing.resetAt - now) / 1000)),
-    extra: { action_class: cls, window: standing.window, limit: standing.limit, reset_at: resetAt },
-  });
+  return serviceError(
+    'ActionBudgetExceeded',
+    `The ${cls} budget of this session is spent for this ${standing.window}: ${standing.limit} calls${whose}; it resets at ${resetAt}`,
+    {
+      retryAfter: Math.max(1, Math.ceil((standing.resetAt - now) / 1000)),
+      extra: { action_class: cls, window: standing.window, limit: standing.limit, reset_at: resetAt },
+    },
+  );
 }

@@ -21,16 +21,34 @@ const row = (minute: number, hour: number, day: number): Limits => ({ minute, ho
 
 const TABLES: Readonly<Record<Exclude<Preset, 'off'>, ClassLimits>> = {
   safe: {
-    read: row(30, 600, 6000), like: row(2, 15, 150), comment: row(1, 6, 60), follow: row(1, 10, 100),
-    direct: row(1, 10, 40), post: row(1, 3, 10), profile: row(1, 3, 10), other: row(3, 30, 300),
+    read: row(30, 600, 6000),
+    like: row(2, 15, 150),
+    comment: row(1, 6, 60),
+    follow: row(1, 10, 100),
+    direct: row(1, 10, 40),
+    post: row(1, 3, 10),
+    profile: row(1, 3, 10),
+    other: row(3, 30, 300),
   },
   standard: {
-    read: row(60, 1200, 12000), like: row(3, 20, 300), comment: row(2, 12, 150), follow: row(2, 20, 200),
-    direct: row(2, 20, 80), post: row(1, 5, 25), profile: row(1, 5, 20), other: row(5, 60, 600),
+    read: row(60, 1200, 12000),
+    like: row(3, 20, 300),
+    comment: row(2, 12, 150),
+    follow: row(2, 20, 200),
+    direct: row(2, 20, 80),
+    post: row(1, 5, 25),
+    profile: row(1, 5, 20),
+    other: row(5, 60, 600),
   },
   fast: {
-    read: row(120, 3000, 30000), like: row(5, 40, 500), comment: row(3, 14, 200), follow: row(3, 30, 300),
-    direct: row(3, 40, 120), post: row(2, 10, 50), profile: row(2, 10, 40), other: row(10, 120, 1200),
+    read: row(120, 3000, 30000),
+    like: row(5, 40, 500),
+    comment: row(3, 14, 200),
+    follow: row(3, 30, 300),
+    direct: row(3, 40, 120),
+    post: row(2, 10, 50),
+    profile: row(2, 10, 40),
+    other: row(10, 120, 1200),
   },
 };
 

@@ -61,7 +61,7 @@ export function untilWindowOpens(record: SessionRecord, own: SessionPolicy, now:
   const open = start <= end ? minute >= start && minute < end : minute >= start || minute < end;
   if (open || start === end) return 0;
   const startOfMinute = local - (local % 60_000);
-  return (((start - minute + 1440) % 1440) * 60_000) - (local - startOfMinute);
+  return ((start - minute + 1440) % 1440) * 60_000 - (local - startOfMinute);
 }
 
 /** A stored settings text, read leniently: a record another version wrote never breaks a call. */

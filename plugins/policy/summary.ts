@@ -16,14 +16,16 @@ export async function budgetSummaries(policy: Policy, records: readonly SessionR
   const totals: number[] = [];
   for (let at = 0; at < keys.length; at += KEYS_PER_READ) totals.push(...(await store.read(keys.slice(at, at + KEYS_PER_READ))));
   const summaries = new Map<string, ConsoleBudgets>();
-  await Promise.all(records.map(async (record, r) => {
-    const own = await policy.sessionPolicy(sessionRef(record.id));
-    const today: Record<string, string> = {};
-    ACTION_CLASSES.forEach((cls, c) => {
-      const limit = policy.limitsFor(record, cls, own, 'interactive').day;
-      if (limit !== undefined) today[cls] = `${totals[r * ACTION_CLASSES.length + c]}/${limit}`;
-    });
-    summaries.set(record.id, { window: own.window ? `${own.window.start}-${own.window.end}` : null, today });
-  }));
+  await Promise.all(
+    records.map(async (record, r) => {
+      const own = await policy.sessionPolicy(sessionRef(record.id));
+      const today: Record<string, string> = {};
+      ACTION_CLASSES.forEach((cls, c) => {
+        const limit = policy.limitsFor(record, cls, own, 'interactive').day;
+        if (limit !== undefined) today[cls] = `${totals[r * ACTION_CLASSES.length + c]}/${limit}`;
+      });
+      summaries.set(record.id, { window: own.window ? `${own.window.start}-${own.window.end}` : null, today });
+    }),
+  );
   return summaries;
 }

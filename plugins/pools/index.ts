@@ -11,7 +11,8 @@ export const poolPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'pools.create': plugin(async (input) => parts(input.services).pools.create(String(input.input.name), (input.input.sessions ?? []) as string[], input.caller)),
   'pools.list': plugin(async (input) => parts(input.services).pools.list(input.caller)),
   'pools.delete': plugin(async (input) => {
-    if (!(await parts(input.services).pools.remove(String(input.input.name), input.caller))) throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
+    if (!(await parts(input.services).pools.remove(String(input.input.name), input.caller)))
+      throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
     return true;
   }),
   'pools.add_member': plugin(async (input) => parts(input.services).pools.addMember(String(input.input.name), String(input.input.session_id), input.caller)),
@@ -37,7 +38,8 @@ export const xPool: SessionSource = {
     }
     if (route.session !== 'required') return undefined;
     return (request) => {
-      if (request.header('x-pool')) throw serviceError('PoolNotAllowed', 'X-Pool names a pool for reads of the platform (GET) only; this route acts for one account');
+      if (request.header('x-pool'))
+        throw serviceError('PoolNotAllowed', 'X-Pool names a pool for reads of the platform (GET) only; this route acts for one account');
       return Promise.resolve(undefined);
     };
   },

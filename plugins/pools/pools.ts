@@ -49,7 +49,10 @@ export class Pools implements PoolChooser {
   private readonly turn = new Map<string, number>();
 
   constructor(
-    private readonly store: WorkStore, private readonly sessions: SessionService, private readonly ttlMs: number, private readonly now: () => number = Date.now,
+    private readonly store: WorkStore,
+    private readonly sessions: SessionService,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
     private readonly budgets: () => BudgetPeek | undefined = () => undefined,
   ) {}
 
@@ -65,7 +68,10 @@ export class Pools implements PoolChooser {
     const unique = [...new Map(members.map((m) => [m.pk, m])).values()];
     const owner = ownerOf(caller);
     await this.store.update<StoredPool>(BUCKET, name, (current) => ({
-      name, created_at: current?.created_at ?? this.now(), owner: current ? current.owner : owner, members: mergeMembers(current?.members ?? [], unique),
+      name,
+      created_at: current?.created_at ?? this.now(),
+      owner: current ? current.owner : owner,
+      members: mergeMembers(current?.members ?? [], unique),
     }));
     this.cache.delete(name);
     return this.view(name);
@@ -114,34 +120,46 @@ export class Pools implements PoolChooser {
     const spent = (c: (typeof checked)[number]) => this.budgets()?.spentUntil(c.record!, 'read', !caller);
     const healthy = checked.filter((c) => c.view.state === 'healthy');
     const ready = healthy.filter((c) => !spent(c));
-    if (healthy.length && !ready.length) throw this.allSpent(name, healthy.map((c) => spent(c)!));
+    if (healthy.length && !ready.length)
+      throw this.allSpent(
+        name,
+        healthy.map((c) => spent(c)!),
+      );
     if (ready.length) {
       const next = (this.turn.get(name) ?? 0) % ready.length;
       this.turn.set(name, next + 1);
       return ready[next].record!;
     }
-    throw this.noneHealthy(name, checked.map((c) => c.view));
+    throw this.noneHealthy(
+      name,
+      checked.map((c) => c.view),
+    );
   }
 
   /** Each pool's members by state, for /metrics. */
   async census(): Promise<{ pool: string; state: MemberState; count: number }[]> {
     const rows: { pool: string; state: MemberState; count: number }[] = [];
     for (const pool of await this.list()) {
-      for (const state of ['healthy', 'cooling', 'quarantined'] as const) rows.push({ pool: pool.name, state, count: pool.members.filter((m) => m.state === state).length });
+      for (const state of ['healthy', 'cooling', 'quarantined'] as const)
+        rows.push({ pool: pool.name, state, count: pool.members.filter((m) => m.state === state).length });
     }
     return rows;
   }
 
   private allSpent(name: string, until: readonly number[]): HttpError {
     const seconds = Math.max(1, Math.ceil((Math.min(...until) - this.now()) / 1000));
-    return serviceError('PoolThrottled', `Every healthy member of pool "${name}" has spent its read budget; the first has budget again in ${seconds} s`, { retryAfter: seconds });
+    return serviceError('PoolThrottled', `Every healthy member of pool "${name}" has spent its read budget; the first has budget again in ${seconds} s`, {
+      retryAfter: seconds,
+    });
   }
 
   private noneHealthy(name: string, members: readonly MemberView[]): HttpError {
     const cooling = members.filter((m) => m.state === 'cooling').map((m) => m.until ?? 0);
     if (cooling.length) {
       const seconds = Math.max(1, Math.ceil((Math.min(...cooling) - this.now()) / 1000));
-      return serviceError('PoolThrottled', `No member of pool "${name}" is healthy: the platform throttled them; the first is back in ${seconds} s`, { retryAfter: seconds });
+      return serviceError('PoolThrottled', `No member of pool "${name}" is healthy: the platform throttled them; the first is back in ${seconds} s`, {
+        retryAfter: seconds,
+      });
     }
     const detail = members.length ? `every member of pool "${name}" is quarantined (challenge or logged out)` : `pool "${name}" has no members`;
     return serviceError('PoolUnavailable', `No member of pool "${name}" is healthy: ${detail}`);

@@ -20,7 +20,9 @@ function bounded(check: Promise<ReadyCheck>): Promise<ReadyCheck> {
   const late = new Promise<ReadyCheck>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, detail: `no answer within ${READY_WITHIN_MS} ms` }), READY_WITHIN_MS);
   });
-  return Promise.race([check.catch((error: unknown) => ({ ok: false, detail: error instanceof Error ? error.message : String(error) })), late]).finally(() => clearTimeout(timer));
+  return Promise.race([check.catch((error: unknown) => ({ ok: false, detail: error instanceof Error ? error.message : String(error) })), late]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 export const systemPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
@@ -28,10 +30,13 @@ export const systemPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'system.ready': plugin(async ({ services }) => {
     const work = services.work?.store;
     const [store, upstream, background] = await Promise.all([
-      bounded(services.store.ready()), bounded(services.upstream.ready()), work ? bounded(work.ready()) : undefined,
+      bounded(services.store.ready()),
+      bounded(services.upstream.ready()),
+      work ? bounded(work.ready()) : undefined,
     ]);
     const checks = {
-      store, upstream: { ...upstream, adapter: services.upstream.name },
+      store,
+      upstream: { ...upstream, adapter: services.upstream.name },
       ...(background && work ? { work: { ...background, engine: services.work!.queue.engine } } : {}),
     };
     const failing = Object.entries(checks as Record<string, ReadyCheck>).filter(([, check]) => !check.ok);

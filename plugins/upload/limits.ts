@@ -5,7 +5,10 @@ import type { ParamSpec } from '../../engine/types.js';
 import { checkKind, formatBytes, isContentKind, withExtension, type ContentKind, type Sniffed, type TransferSettings } from '../../adapters/transfer/index.js';
 
 const LIMIT_SETTING: Readonly<Record<'image' | 'video' | 'audio' | 'any', string>> = {
-  image: 'UPLOAD_MAX_IMAGE_MB', video: 'UPLOAD_MAX_VIDEO_MB', audio: 'UPLOAD_MAX_AUDIO_MB', any: 'UPLOAD_MAX_ANY_MB',
+  image: 'UPLOAD_MAX_IMAGE_MB',
+  video: 'UPLOAD_MAX_VIDEO_MB',
+  audio: 'UPLOAD_MAX_AUDIO_MB',
+  any: 'UPLOAD_MAX_ANY_MB',
 };
 
 /** The declared content kind of a file or url parameter; `any` when the manifest names none. */
@@ -42,7 +45,13 @@ export interface CheckedFile {
  * extension of its content. `cleanup` receives the path when it changed, so the caller can
  * remove the renamed file (the engine only knows the original name).
  */
-export async function checkFile(field: string, file: { path: string; size: number }, kind: ContentKind, settings: TransferSettings, cleanup: (path: string) => void): Promise<CheckedFile> {
+export async function checkFile(
+  field: string,
+  file: { path: string; size: number },
+  kind: ContentKind,
+  settings: TransferSettings,
+  cleanup: (path: string) => void,
+): Promise<CheckedFile> {
   checkSize(field, file.size, kind === 'image_or_video' ? undefined : kind, kind, settings);
   const verdict = await checkKind(file.path, kind);
   if (!verdict.ok) throw invalidParams([{ param: field, problem: verdict.problem }]);

@@ -28,9 +28,11 @@ async function fetchAll(input: PluginInput, param: ParamSpec, urls: readonly str
   const kind = kindOf(param);
   const checked: CheckedFile[] = [];
   for (const url of urls) {
-    const fetched = await fromUpstream(input, url, dir) ?? await fetchToFile(url, { dir, settings: settings.fetch, maxBytes: maxBytesFor(kind, settings), signal: input.signal }).catch((err: unknown) => {
-      throw refusal(param.name, err);
-    });
+    const fetched =
+      (await fromUpstream(input, url, dir)) ??
+      (await fetchToFile(url, { dir, settings: settings.fetch, maxBytes: maxBytesFor(kind, settings), signal: input.signal }).catch((err: unknown) => {
+        throw refusal(param.name, err);
+      }));
     removeLater(input)(fetched.path);
     checked.push(await checkFile(param.name, fetched, kind, settings, removeLater(input)));
   }

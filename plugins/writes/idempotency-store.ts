@@ -45,7 +45,11 @@ export interface Claim {
 export class IdempotencyKeys {
   private sweptAt = Date.now();
 
-  constructor(private readonly docs: KeyDocs, readonly settings: KeySettings, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly docs: KeyDocs,
+    readonly settings: KeySettings,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The stored name of a caller's key: hashed with its session, so neither is kept in clear. */
   static idOf(sessionId: string, key: string): string {
@@ -55,7 +59,14 @@ export class IdempotencyKeys {
   /** Claims the key as `sent` for a new request; an expired record counts as absent. */
   async claim(id: string, fingerprint: string): Promise<Claim> {
     const at = this.now();
-    const fresh: KeyRecord = { fingerprint, state: 'sent', owner: token(), until: at + this.settings.leaseMs, startedAt: at, expiresAt: at + this.settings.ttlMs };
+    const fresh: KeyRecord = {
+      fingerprint,
+      state: 'sent',
+      owner: token(),
+      until: at + this.settings.leaseMs,
+      startedAt: at,
+      expiresAt: at + this.settings.ttlMs,
+    };
     const stored = await this.docs.update<KeyRecord>(BUCKET, id, (current) => (current && current.expiresAt > at ? undefined : fresh));
     this.sweepNowAndThen();
     return { mine: stored?.owner === fresh.owner, record: stored ?? fresh };
@@ -65,15 +76,21 @@ export class IdempotencyKeys {
   async takeOver(id: string, seen: KeyRecord): Promise<KeyRecord | undefined> {
     const owner = token();
     const stored = await this.docs.update<KeyRecord>(BUCKET, id, (current) =>
-      current && current.owner === seen.owner && current.state === seen.state ? { ...current, state: 'sent', owner, until: this.now() + this.settings.leaseMs } : undefined);
+      current && current.owner === seen.owner && current.state === seen.state
+        ? { ...current, state: 'sent', owner, until: this.now() + this.settings.leaseMs }
+        : undefined,
+    );
     return stored?.owner === owner ? stored : undefined;
   }
 
   /** Keeps a running request's claim alive; answers the stop. */
   keepAlive(id: string, owner: string): () => void {
-    const timer = setInterval(() => {
-      void this.change(id, owner, (current) => ({ ...current, until: this.now() + this.settings.leaseMs })).catch(() => undefined);
-    }, Math.max(50, Math.floor(this.settings.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        void this.change(id, owner, (current) => ({ ...current, until: this.now() + this.settings.leaseMs })).catch(() => undefined);
+      },
+      Math.max(50, Math.floor(this.settings.leaseMs / 3)),
+    );
     timer.unref();
     return () => clearInterval(timer);
   }
@@ -108,7 +125,7 @@ export class IdempotencyKeys {
 
   async sweep(at = this.now()): Promise<number> {
     let removed = 0;
-    for (let after = ''; ;) {
+    for (let after = ''; ; ) {
       const page = await this.docs.list<KeyRecord>(BUCKET, { after, limit: 500 });
       for (const { key, value } of page) if (value.expiresAt <= at && (await this.docs.delete(BUCKET, key))) removed++;
       if (page.length < 500) return removed;
@@ -137,7 +154,11 @@ export function memoryDocs(): KeyDocs {
     delete: async (bucket, key) => docs.delete(name(bucket, key)),
     async list<T>(bucket: string, options: { after?: string; limit?: number } = {}) {
       const prefix = `${bucket}\0`;
-      const keys = [...docs.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length)).filter((k) => k > (options.after ?? '')).sort();
+      const keys = [...docs.keys()]
+        .filter((k) => k.startsWith(prefix))
+        .map((k) => k.slice(prefix.length))
+        .filter((k) => k > (options.after ?? ''))
+        .sort();
       return keys.slice(0, options.limit ?? keys.length).map((key) => ({ key, value: docs.get(name(bucket, key)) as T }));
     },
   };

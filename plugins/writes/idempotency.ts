@@ -41,7 +41,13 @@ export function idempotencyGuard(settings: IdempotencySettings): RouteGuard {
 
 /** One keyed call: its key's stored id, its fingerprint and the read-back of its route. */
 class KeyedCall {
-  constructor(readonly route: RouteSpec, readonly call: GuardedCall, readonly keys: IdempotencyKeys, readonly services: Services, readonly check: Check | undefined) {}
+  constructor(
+    readonly route: RouteSpec,
+    readonly call: GuardedCall,
+    readonly keys: IdempotencyKeys,
+    readonly services: Services,
+    readonly check: Check | undefined,
+  ) {}
 
   readBack(record: KeyRecord): Promise<Outcome> {
     const { session, bag } = this.call;
@@ -62,7 +68,10 @@ async function keyed(k: KeyedCall, given: string, next: GuardNext): Promise<unkn
 /** A repeat: the stored answer, a refusal, or (the first's owner gone, or its outcome unknown) a read-back. */
 async function repeat(k: KeyedCall, id: string, record: KeyRecord, next: GuardNext, fingerprint: string): Promise<unknown> {
   if (record.fingerprint !== fingerprint) {
-    throw serviceError('IdempotencyKeyReused', `This Idempotency-Key was used for another request to ${k.route.key} or another route (parameters or files differ); a key names one request.`);
+    throw serviceError(
+      'IdempotencyKeyReused',
+      `This Idempotency-Key was used for another request to ${k.route.key} or another route (parameters or files differ); a key names one request.`,
+    );
   }
   if (record.state === 'done') return replay(k.call, record.status, record.body);
   if (record.state === 'sent' && record.until > Date.now()) throw inFlight(record);
@@ -127,7 +136,9 @@ function replay(call: GuardedCall, status: number | undefined, body: unknown): u
 
 function inFlight(record: KeyRecord): Error {
   const seconds = Math.max(1, Math.ceil((record.until - Date.now()) / 1000));
-  return serviceError('IdempotencyKeyInFlight', 'A request with this Idempotency-Key is still running; its answer is replayed once it ends.', { retryAfter: seconds });
+  return serviceError('IdempotencyKeyInFlight', 'A request with this Idempotency-Key is still running; its answer is replayed once it ends.', {
+    retryAfter: seconds,
+  });
 }
 
 /** JSON answers are kept; a stream or a file (never a write's) is not. */
@@ -138,14 +149,22 @@ function storable(value: unknown): boolean {
 /** The request as a key names it: the route, its parameters (files by their bytes' hash, not their temp paths). */
 async function fingerprintOf(call: GuardedCall): Promise<string> {
   const fileParams = new Set(call.route.params.filter((param) => param.type === 'file').map((param) => param.name));
-  const params = Object.keys(call.bag).filter((name) => !fileParams.has(name) && !name.startsWith('_')).sort().map((name) => [name, call.bag[name]]);
+  const params = Object.keys(call.bag)
+    .filter((name) => !fileParams.has(name) && !name.startsWith('_'))
+    .sort()
+    .map((name) => [name, call.bag[name]]);
   const files = await Promise.all(call.files.map(async (file) => [file.field, await hashFile(file.path)]));
-  return createHash('sha256').update(JSON.stringify([call.route.key, params, files])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([call.route.key, params, files]))
+    .digest('base64url');
 }
 
 function hashFile(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const hash = createHash('sha256');
-    createReadStream(path).on('data', (chunk) => hash.update(chunk)).on('end', () => resolve(hash.digest('hex'))).on('error', reject);
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('end', () => resolve(hash.digest('hex')))
+      .on('error', reject);
   });
 }

@@ -5,8 +5,18 @@ import type { FeatureModule, SettingRow } from '../../engine/types.js';
 import { idempotencySettings } from './idempotency-settings.js';
 import { installWrites, scheduleSettings, writePlugins } from './schedule.js';
 
-const keys = (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe, parse: (raw) => idempotencySettings({ [name]: raw }) });
-const schedule = (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe, parse: (raw) => scheduleSettings({ [name]: raw }) });
+const keys = (name: string, value: string, describe: string): SettingRow => ({
+  name,
+  default: value,
+  describe,
+  parse: (raw) => idempotencySettings({ [name]: raw }),
+});
+const schedule = (name: string, value: string, describe: string): SettingRow => ({
+  name,
+  default: value,
+  describe,
+  parse: (raw) => scheduleSettings({ [name]: raw }),
+});
 
 export const writesModule: FeatureModule = {
   name: 'writes',

@@ -41,13 +41,16 @@ function state(what: string, read: (input: ReadBack) => Promise<Found>, on: bool
     what: (bag) => `${what} (${describe(bag)})`,
     async run(input) {
       const found = await read(input);
-      return found.holds === on ? done(on ? found.answer ?? true : true) : absent;
+      return found.holds === on ? done(on ? (found.answer ?? true) : true) : absent;
     },
   };
 }
 
 function describe(bag: InputBag): string {
-  return ['media_id', 'user_id', 'username', 'hashtag', 'story_id'].filter((name) => bag[name] !== undefined).map((name) => `${name} ${text(bag[name])}`).join(', ');
+  return ['media_id', 'user_id', 'username', 'hashtag', 'story_id']
+    .filter((name) => bag[name] !== undefined)
+    .map((name) => `${name} ${text(bag[name])}`)
+    .join(', ');
 }
 
 async function userId(input: ReadBack): Promise<string> {
@@ -56,7 +59,9 @@ async function userId(input: ReadBack): Promise<string> {
 }
 
 const friendship = async (input: ReadBack): Promise<Json> => (await input.call('user_friendship_v1', { user_id: await userId(input) })) as Json;
-const liked = async (input: ReadBack): Promise<Found> => ({ holds: ((await input.call('media_info', { media_pk: input.bag.media_id })) as Json).has_liked === true });
+const liked = async (input: ReadBack): Promise<Found> => ({
+  holds: ((await input.call('media_info', { media_pk: input.bag.media_id })) as Json).has_liked === true,
+});
 /** A follow of a private account is a request: done, and answered false as the follow itself answers it. */
 const follows = async (input: ReadBack): Promise<Found> => {
   const relation = await friendship(input);
@@ -69,7 +74,9 @@ const comment: Check = {
   what: (bag) => `the newest comments of media ${text(bag.media_id)} for this account's "${text(bag.text)}"`,
   async run(input) {
     const page = await input.call('media_comments_chunk', { media_id: input.bag.media_id, max_amount: 50 });
-    const mine = itemsOf(page).find((c) => text((c.user as Json | undefined)?.pk) === input.me && c.text === input.bag.text && recent(c.created_at_utc ?? c.created_at, input.since));
+    const mine = itemsOf(page).find(
+      (c) => text((c.user as Json | undefined)?.pk) === input.me && c.text === input.bag.text && recent(c.created_at_utc ?? c.created_at, input.since),
+    );
     return mine ? done(mine) : absent;
   },
 };
@@ -126,12 +133,25 @@ export const CHECKS: Readonly<Record<string, Check>> = {
 
 /** The check of a route that names none, by the upstream write method it calls. */
 export const CHECK_OF_METHOD: Readonly<Record<string, keyof typeof CHECKS>> = {
-  media_like: 'liked', media_unlike: 'unliked',
-  user_follow: 'following', user_unfollow: 'unfollowed',
-  user_block: 'blocked', user_unblock: 'unblocked',
+  media_like: 'liked',
+  media_unlike: 'unliked',
+  user_follow: 'following',
+  user_unfollow: 'unfollowed',
+  user_block: 'blocked',
+  user_unblock: 'unblocked',
   media_comment: 'comment',
-  photo_upload: 'upload', video_upload: 'upload', clip_upload: 'upload', album_upload: 'upload', igtv_upload: 'upload',
-  photo_upload_with_music: 'upload', clip_upload_with_music: 'upload', album_upload_with_music: 'upload',
-  photo_upload_to_story: 'story', video_upload_to_story: 'story', photo_upload_to_story_with_music: 'story', video_upload_to_story_with_music: 'story',
-  direct_send: 'direct_message', direct_answer: 'direct_message',
+  photo_upload: 'upload',
+  video_upload: 'upload',
+  clip_upload: 'upload',
+  album_upload: 'upload',
+  igtv_upload: 'upload',
+  photo_upload_with_music: 'upload',
+  clip_upload_with_music: 'upload',
+  album_upload_with_music: 'upload',
+  photo_upload_to_story: 'story',
+  video_upload_to_story: 'story',
+  photo_upload_to_story_with_music: 'story',
+  video_upload_to_story_with_music: 'story',
+  direct_send: 'direct_message',
+  direct_answer: 'direct_message',
 };

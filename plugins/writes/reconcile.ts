@@ -11,8 +11,14 @@ import { CHECK_OF_METHOD, CHECKS, type Check, type ReadBack } from './reconcile-
  * found, throttled, challenge, a bad request): nothing was written.
  */
 const LOST = new Set([
-  'ClientConnectionError', 'ClientRequestTimeout', 'ClientIncompleteReadError', 'ClientJSONDecodeError', 'ClientUnknownError', 'UnknownError',
-  'SidecarTimeout', 'SidecarUnavailable',
+  'ClientConnectionError',
+  'ClientRequestTimeout',
+  'ClientIncompleteReadError',
+  'ClientJSONDecodeError',
+  'ClientUnknownError',
+  'UnknownError',
+  'SidecarTimeout',
+  'SidecarUnavailable',
 ]);
 
 export function answerLost(error: unknown): boolean {
@@ -33,7 +39,10 @@ export function reconcileDeclared(route: RouteSpec): boolean {
   return route.reconcile !== undefined || route.upstreamMethods.some((method) => CHECK_OF_METHOD[method] !== undefined);
 }
 
-export type Outcome = { readonly state: 'done'; readonly value: unknown } | { readonly state: 'absent' } | { readonly state: 'unknown'; readonly check: string };
+export type Outcome =
+  | { readonly state: 'done'; readonly value: unknown }
+  | { readonly state: 'absent' }
+  | { readonly state: 'unknown'; readonly check: string };
 
 /** Reads back once: a check that fails, or a route with none, leaves the outcome unknown. */
 export async function reconcile(route: RouteSpec, check: Check | undefined, input: ReadBack): Promise<Outcome> {
@@ -47,6 +56,8 @@ export async function reconcile(route: RouteSpec, check: Check | undefined, inpu
 }
 
 export function outcomeUnknown(route: RouteSpec, check: string): Error {
-  return serviceError('WriteOutcomeUnknown', `${route.key} was sent to the platform and its answer was lost; whether it happened could not be read back: check ${check}. A repeat with the same Idempotency-Key reads back again and never sends it twice.`);
+  return serviceError(
+    'WriteOutcomeUnknown',
+    `${route.key} was sent to the platform and its answer was lost; whether it happened could not be read back: check ${check}. A repeat with the same Idempotency-Key reads back again and never sends it twice.`,
+  );
 }
-

@@ -14,7 +14,18 @@ import { owns, ownerOf } from '../../engine/owner.js';
 import { serviceError } from '../../engine/service-errors.js';
 import { sessionRef } from '../../engine/session-record.js';
 import type {
-  BackgroundRoutes, Caller, Events, GuardedCall, InputBag, Logger, Owner, SessionService, UploadedFile, WorkItem, WorkLayer, WorkOutcome,
+  BackgroundRoutes,
+  Caller,
+  Events,
+  GuardedCall,
+  InputBag,
+  Logger,
+  Owner,
+  SessionService,
+  UploadedFile,
+  WorkItem,
+  WorkLayer,
+  WorkOutcome,
 } from '../../engine/types.js';
 import type { ScheduleSettings } from './schedule-settings.js';
 
@@ -91,9 +102,21 @@ export class ScheduledWrites {
     const fileFields = new Set(call.route.params.filter((p) => p.in === 'file').map((p) => p.name));
     const bag = Object.fromEntries(Object.entries(call.bag).filter(([name]) => name !== 'publish_at' && !fileFields.has(name)));
     const write: ScheduledWrite = {
-      id, kind, route: call.route.key, bag, files: await this.keep(id, call.files),
-      session: this.store.seal(session.id, id), account: session.account, session_ref: sessionRef(session.id), owner: ownerOf(call.caller),
-      idempotency_key: call.header?.('idempotency-key') || null, state: 'scheduled', run_at: runAt, reason: reason ?? null, created_at: now, updated_at: now,
+      id,
+      kind,
+      route: call.route.key,
+      bag,
+      files: await this.keep(id, call.files),
+      session: this.store.seal(session.id, id),
+      account: session.account,
+      session_ref: sessionRef(session.id),
+      owner: ownerOf(call.caller),
+      idempotency_key: call.header?.('idempotency-key') || null,
+      state: 'scheduled',
+      run_at: runAt,
+      reason: reason ?? null,
+      created_at: now,
+      updated_at: now,
     };
     await this.store.put(BUCKET, id, write);
     await this.deps.work.queue.add(WRITE_WORK, id, { id }, { delayMs: Math.max(0, runAt - now) });
@@ -121,7 +144,8 @@ export class ScheduledWrites {
     await this.get(id, caller);
     const now = this.now();
     const after = await this.store.update<ScheduledWrite>(BUCKET, id, (w) =>
-      (w?.state === 'scheduled' ? { ...w, state: 'cancelled', finished_at: now, updated_at: now } : undefined));
+      w?.state === 'scheduled' ? { ...w, state: 'cancelled', finished_at: now, updated_at: now } : undefined,
+    );
     if (after?.state !== 'cancelled') return after!;
     await this.deps.work.queue.remove(WRITE_WORK, id);
     await this.forgetFiles(id);
@@ -147,11 +171,13 @@ export class ScheduledWrites {
     if (files.length === 0) return [];
     const folder = join(this.deps.dataDir, FOLDER, id);
     await mkdir(folder, { recursive: true });
-    return Promise.all(files.map(async (file, index) => {
-      const path = join(folder, `${index}-${file.field}`);
-      await copyFile(file.path, path);
-      return { ...file, path };
-    }));
+    return Promise.all(
+      files.map(async (file, index) => {
+        const path = join(folder, `${index}-${file.field}`);
+        await copyFile(file.path, path);
+        return { ...file, path };
+      }),
+    );
   }
 
   private forgetFiles(id: string): Promise<void> {
@@ -201,11 +227,13 @@ export class ScheduledWrites {
   /** A fresh copy of the kept files for this run: the upload step renames what it is given. */
   private async runFiles(write: ScheduledWrite): Promise<{ folder: string; files: UploadedFile[]; bag: InputBag }> {
     const folder = await mkdtemp(join(tmpdir(), 'socialgate-write-'));
-    const files = await Promise.all(write.files.map(async (file, index) => {
-      const path = join(folder, `${index}-${file.field}`);
-      await copyFile(file.path, path);
-      return { ...file, path };
-    }));
+    const files = await Promise.all(
+      write.files.map(async (file, index) => {
+        const path = join(folder, `${index}-${file.field}`);
+        await copyFile(file.path, path);
+        return { ...file, path };
+      }),
+    );
     const route = this.deps.routes.route(write.route);
     const bag: InputBag = {};
     for (const param of route?.params.filter((p) => p.in === 'file') ?? []) {
@@ -218,7 +246,8 @@ export class ScheduledWrites {
   private async putOff(write: ScheduledWrite, seconds: number, reason: string): Promise<WorkOutcome> {
     const runAt = this.now() + seconds * 1000;
     await this.store.update<ScheduledWrite>(BUCKET, write.id, (w) =>
-      (w?.state === 'running' ? { ...w, state: 'scheduled', run_at: runAt, reason, updated_at: this.now() } : undefined));
+      w?.state === 'running' ? { ...w, state: 'scheduled', run_at: runAt, reason, updated_at: this.now() } : undefined,
+    );
     return { retryAt: runAt };
   }
 
@@ -241,7 +270,10 @@ export class ScheduledWrites {
 
   private async emit(type: string, write: ScheduledWrite, data: Record<string, unknown>): Promise<void> {
     const event = {
-      id: `${type}:${write.id}`, type, timestamp: this.now(), session: write.session_ref,
+      id: `${type}:${write.id}`,
+      type,
+      timestamp: this.now(),
+      session: write.session_ref,
       data: { write_id: write.id, kind: write.kind, route: write.route, account: write.account, idempotency_key: write.idempotency_key, ...data },
     };
     await this.events.emit(event).catch((error) => this.deps.log.warn('write event not emitted', { type, error: String(error) }));
@@ -256,7 +288,8 @@ interface Failure {
 
 /** A run found under way when its item comes again: the instance stopped mid-call, and the platform may have the write. */
 const UNKNOWN_OUTCOME: Failure = {
-  exc_type: 'WriteOutcomeUnknown', status: 502,
+  exc_type: 'WriteOutcomeUnknown',
+  status: 502,
   detail: 'The instance stopped while this write was being sent; it was not sent again. Check the account before sending it again.',
 };
 
@@ -270,7 +303,12 @@ export function writeView(write: ScheduledWrite): Record<string, unknown> {
   const { session: _sealed, owner: _owner, bag, files, run_at, created_at, updated_at, finished_at, ...shown } = write;
   const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
   return {
-    ...shown, params: bag, files: files.map((f) => ({ field: f.field, name: f.originalName, size: f.size })),
-    run_at: iso(run_at), created_at: iso(created_at), updated_at: iso(updated_at), finished_at: iso(finished_at),
+    ...shown,
+    params: bag,
+    files: files.map((f) => ({ field: f.field, name: f.originalName, size: f.size })),
+    run_at: iso(run_at),
+    created_at: iso(created_at),
+    updated_at: iso(updated_at),
+    finished_at: iso(finished_at),
   };
 }

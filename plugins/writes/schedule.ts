@@ -16,8 +16,12 @@ const installed = new WeakMap<Services, ScheduledWrites>();
 export function installWrites(services: Services): void {
   if (!services.work) return;
   const writes = new ScheduledWrites({
-    work: services.work, sessions: services.sessions, routes: services.routes, log: services.log,
-    dataDir: services.config.dataDir, settings: scheduleSettings(services.config.extra),
+    work: services.work,
+    sessions: services.sessions,
+    routes: services.routes,
+    log: services.log,
+    dataDir: services.config.dataDir,
+    settings: scheduleSettings(services.config.extra),
   });
   writes.install();
   installed.set(services, writes);
@@ -56,7 +60,7 @@ export const scheduleGuard: RouteGuard = {
 /** The library version that added the route's own `schedule_at`; undefined when the route has none. */
 function nativeSince(route: RouteSpec): string | undefined {
   const param = route.params.find((p) => p.name === 'schedule_at');
-  return param ? param.since ?? '0' : undefined;
+  return param ? (param.since ?? '0') : undefined;
 }
 
 /** An unknown version (no sidecar started yet) is not trusted with a native schedule: the service schedules it. */

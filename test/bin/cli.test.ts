@@ -17,7 +17,11 @@ const run = (args: string[], env: Record<string, string> = {}) =>
 
 t.test('serve answers on the sandbox and stops cleanly on SIGTERM', { skip }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sg-cli-'));
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir], { cwd: root, env: { ...process.env, SOCIALGATE_LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir], {
+    cwd: root,
+    env: { ...process.env, SOCIALGATE_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   t.teardown(() => child.kill('SIGKILL'));
   const lines = createInterface({ input: child.stderr! });
   const url = await new Promise<string>((resolve, reject) => {

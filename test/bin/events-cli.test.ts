@@ -27,7 +27,9 @@ function cli(args: string[], onOut?: (text: string) => void, onErr?: (text: stri
     stderr += chunk;
     onErr?.(stderr);
   });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, stdout, stderr })),
+  );
   return { child, done };
 }
 
@@ -46,7 +48,11 @@ t.test('webhooks add, list, remove; events tail', { skip }, async (t) => {
   t.match(listed.stdout, new RegExp(`^${id}\\thttp://127.0.0.1:9/hook\\tdirect.message.created,session.state.changed\\tall sessions\\ton$`, 'm'));
   t.notOk(listed.stdout.includes(secret), 'list never prints the secret');
   t.equal((await cli(['webhooks', 'remove', id, '--url', http.url]).done).code, 0);
-  t.equal((await cli(['webhooks', 'list', '--url', http.url]).done).stdout, 'No webhook endpoints. Add one with: socialgate webhooks add URL\n', 'an empty list says so');
+  t.equal(
+    (await cli(['webhooks', 'list', '--url', http.url]).done).stdout,
+    'No webhook endpoints. Add one with: socialgate webhooks add URL\n',
+    'an empty list says so',
+  );
   const missing = await cli(['webhooks', 'remove', id, '--url', http.url]).done;
   t.not(missing.code, 0);
   t.match(missing.stderr, /WebhookNotFound/);
@@ -54,7 +60,11 @@ t.test('webhooks add, list, remove; events tail', { skip }, async (t) => {
   await http.request('POST', '/events/watch', { form: { interval_seconds: '0.1' }, headers: { 'x-session-id': session } });
   let seen = '';
   let told = '';
-  const tail = cli(['events', 'tail', '--session', session, '--url', http.url], (out) => (seen = out), (err) => (told = err));
+  const tail = cli(
+    ['events', 'tail', '--session', session, '--url', http.url],
+    (out) => (seen = out),
+    (err) => (told = err),
+  );
   for (let i = 0; i < 250 && !told.includes('listening'); i++) await sleep(20);
   t.match(told, /listening to the session's events/);
   await http.request('POST', '/sandbox/activity', { form: { kind: 'message', from: '5000000002', text: 'tail me' }, headers: { 'x-session-id': session } });

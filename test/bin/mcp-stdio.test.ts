@@ -21,14 +21,22 @@ const KEY = 'k3y-for-stdio-tests-0123456789';
 async function stdioClient(t: Test, args: string[], env: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'socialgate-stdio-tests', version: '1.0.0' });
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SOCIALGATE_'))) as Record<string, string>;
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', ...args], env: { ...inherited, ...env }, cwd: root, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', ...args], env: { ...inherited, ...env }, cwd: root, stderr: 'pipe' }),
+  );
   t.teardown(() => client.close());
   return client;
 }
 
 t.test('options: flags over environment, checked', async (t) => {
-  t.match(bridgeOptions([], { SOCIALGATE_URL: 'http://10.0.0.5:9000', SOCIALGATE_SESSION_ID: 's1' }), { url: new URL('http://10.0.0.5:9000/mcp'), sessionId: 's1' });
-  t.match(bridgeOptions(['--url=http://h:1', '--session', 's2'], { SOCIALGATE_URL: 'http://x:2', SOCIALGATE_SESSION_ID: 's1' }), { url: new URL('http://h:1/mcp'), sessionId: 's2' });
+  t.match(bridgeOptions([], { SOCIALGATE_URL: 'http://10.0.0.5:9000', SOCIALGATE_SESSION_ID: 's1' }), {
+    url: new URL('http://10.0.0.5:9000/mcp'),
+    sessionId: 's1',
+  });
+  t.match(bridgeOptions(['--url=http://h:1', '--session', 's2'], { SOCIALGATE_URL: 'http://x:2', SOCIALGATE_SESSION_ID: 's1' }), {
+    url: new URL('http://h:1/mcp'),
+    sessionId: 's2',
+  });
   t.equal(bridgeOptions([], {}).url.href, 'http://127.0.0.1:8000/mcp');
   t.throws(() => bridgeOptions(['--sesion', 'x'], {}), /unknown option --sesion/);
   t.throws(() => bridgeOptions(['--url', 'ftp://h'], {}), /--url must be an http\(s\) URL/);
@@ -51,8 +59,15 @@ t.test('over stdio: the same tools and answers as /mcp, errors mapped', { skip }
   const comment = answerOf(await mcp.callTool({ name: 'getUserPosts', arguments: { user_id: FIXED.demo, amount: 1 } })).items[0];
   const posted = answerOf(await mcp.callTool({ name: 'postMediaComment', arguments: { media_id: comment.id, text: 'from an agent over stdio' } }));
   t.equal(posted.text, 'from an agent over stdio', 'a mutation');
-  t.match(errorOf(await mcp.callTool({ name: 'getUser', arguments: { username: 'no_such_user_here' } })), { status: 404, exc_type: 'UserNotFound', hint: /no such object/ });
-  t.match(errorOf(await mcp.callTool({ name: 'getUserFollowers', arguments: { user_id: FIXED.demo, amount: 0 } })), { status: 422, errors: [{ param: 'amount' }] });
+  t.match(errorOf(await mcp.callTool({ name: 'getUser', arguments: { username: 'no_such_user_here' } })), {
+    status: 404,
+    exc_type: 'UserNotFound',
+    hint: /no such object/,
+  });
+  t.match(errorOf(await mcp.callTool({ name: 'getUserFollowers', arguments: { user_id: FIXED.demo, amount: 0 } })), {
+    status: 422,
+    errors: [{ param: 'amount' }],
+  });
 });
 
 t.test('over stdio with the service down: a fast named error, and it heals once the service is up', { skip }, async (t) => {

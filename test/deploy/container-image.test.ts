@@ -54,13 +54,16 @@ async function imageTests(b: Buildah): Promise<void> {
   await t.test('the runtime image: non-root, /data a volume, a HEALTHCHECK on /ready, OCI labels', async (t) => {
     const config = JSON.parse(await b.run(['inspect', '--type', 'image', image])) as ImageInspect;
     const docker = config.Docker.config;
-    t.equal(docker.User, 'node', 'runs as the base image\'s node user');
+    t.equal(docker.User, 'node', "runs as the base image's node user");
     t.ok(docker.Volumes && '/data' in docker.Volumes, 'the data folder is a volume');
     t.match(docker.Healthcheck?.Test?.join(' ') ?? '', /\/ready/, 'the health check asks /ready');
     t.same(docker.Entrypoint, ['node', 'bin/socialgate.js', 'serve']);
     t.equal(docker.Labels?.['org.opencontainers.image.title'], 'socialgate');
     t.match(docker.Labels?.['org.opencontainers.image.revision'] ?? '', /^[0-9a-f]{40}$/, 'the commit it was built from');
-    t.notOk(docker.Env.some((e) => /CA_CERTS|PIP_CERT/.test(e)), 'the build\'s CA is not left in the environment');
+    t.notOk(
+      docker.Env.some((e) => /CA_CERTS|PIP_CERT/.test(e)),
+      "the build's CA is not left in the environment",
+    );
     timings.push(`runtime image ${await sizeOf(b, image)}`);
   });
 
@@ -84,12 +87,19 @@ async function imageTests(b: Buildah): Promise<void> {
     const key = join(data, 'session.key');
     t.equal(statSync(key).uid, NODE_UID, 'the key file was made by the node user, not root');
     t.equal(statSync(key).mode & 0o777, 0o600);
-    t.ok(readdirSync(data).some((name) => name.endsWith('.sqlite')), 'the session store is on the volume');
+    t.ok(
+      readdirSync(data).some((name) => name.endsWith('.sqlite')),
+      'the session store is on the volume',
+    );
 
     const second = await timed('restart to /ready', () => serveImage(b, image, data));
     try {
       t.equal((await fetch(`${second.url}/user?username=demo`, { headers: { 'x-session-id': sid } })).status, 200, 'the session survived the restart');
-      t.equal((await fetch(`${second.url}/user?username=demo`, { headers: { 'x-session-id': 'not-a-session' } })).status, 401, 'an unknown session is still refused');
+      t.equal(
+        (await fetch(`${second.url}/user?username=demo`, { headers: { 'x-session-id': 'not-a-session' } })).status,
+        401,
+        'an unknown session is still refused',
+      );
     } finally {
       await second.stop();
     }
@@ -126,14 +136,40 @@ async function imageTests(b: Buildah): Promise<void> {
 }
 
 interface ImageInspect {
-  Docker: { config: { User: string; Env: string[]; Entrypoint: string[]; Volumes?: Record<string, unknown>; Labels?: Record<string, string>; Healthcheck?: { Test?: string[] } } };
+  Docker: {
+    config: {
+      User: string;
+      Env: string[];
+      Entrypoint: string[];
+      Volumes?: Record<string, unknown>;
+      Labels?: Record<string, string>;
+      Healthcheck?: { Test?: string[] };
+    };
+  };
 }
 
 async function build(b: Buildah, target: string, extra: readonly string[] = []): Promise<string> {
   const tag = `localhost/socialgate-test:${target}`;
   const sha = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
   const secret = CA ? ['--secret', `id=ca,src=${CA}`] : [];
-  await b.run(['bud', '--isolation', 'chroot', '--layers', '--pull=never', '--format', 'docker', ...secret, '--build-arg', `GIT_SHA=${sha}`, ...extra, '--target', target, '-t', tag, root]);
+  await b.run([
+    'bud',
+    '--isolation',
+    'chroot',
+    '--layers',
+    '--pull=never',
+    '--format',
+    'docker',
+    ...secret,
+    '--build-arg',
+    `GIT_SHA=${sha}`,
+    ...extra,
+    '--target',
+    target,
+    '-t',
+    tag,
+    root,
+  ]);
   return tag;
 }
 
@@ -160,7 +196,20 @@ async function serveImage(b: Buildah, image: string, data: string) {
   // the same path: the working container forgets the declaration (the image keeps it, checked above).
   await b.run(['config', '--volume', '/data-', ctr]);
   const port = await freePort();
-  const service = b.start(['run', '--isolation', 'chroot', '--env', `PORT=${port}`, '--env', 'HOST=127.0.0.1', '-v', `${data}:/data`, ctr, '--', ...config.Docker.config.Entrypoint]);
+  const service = b.start([
+    'run',
+    '--isolation',
+    'chroot',
+    '--env',
+    `PORT=${port}`,
+    '--env',
+    'HOST=127.0.0.1',
+    '-v',
+    `${data}:/data`,
+    ctr,
+    '--',
+    ...config.Docker.config.Entrypoint,
+  ]);
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     await service.stop();
@@ -169,7 +218,10 @@ async function serveImage(b: Buildah, image: string, data: string) {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (service.child.exitCode !== null) break;
-    const ready = await fetch(`${url}/ready`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${url}/ready`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) return { url, stop };
     if (Date.now() > deadline) break;
     await sleep(100);

@@ -61,7 +61,21 @@ function nginxTest(dir: string) {
 function nginxConfigs(): void {
   t.test('the nginx site example: TLS, sticky by session, streams unbuffered, large uploads; nginx -t passes', async (t) => {
     const certs = tempFolder('socialgate-tls-');
-    const made = run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=api.example.com', '-keyout', join(certs, 'key.pem'), '-out', join(certs, 'cert.pem')]);
+    const made = run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=api.example.com',
+      '-keyout',
+      join(certs, 'key.pem'),
+      '-out',
+      join(certs, 'cert.pem'),
+    ]);
     t.equal(made.status, 0, `a throwaway certificate for the example's paths: ${made.stderr}`);
     const dir = nginxPrefix('nginx/socialgate-site.conf', [
       ['/etc/letsencrypt/live/api.example.com/fullchain.pem', join(certs, 'cert.pem')],
@@ -75,7 +89,7 @@ function nginxConfigs(): void {
     t.match(site, /listen 443 ssl/);
     t.match(site, /hash \$http_x_session_id\$arg_sessionid consistent;/, 'routed by the session header');
     t.match(locations, /location ~ \^\/\(events\|console\/events\|mcp\)\$ \{[^}]*proxy_buffering off;/, 'event streams and /mcp unbuffered');
-    t.match(locations, /client_max_body_size 2048m;/, 'the service\'s own upload limit, not nginx\'s 1m');
+    t.match(locations, /client_max_body_size 2048m;/, "the service's own upload limit, not nginx's 1m");
   });
 
   t.test('the compose balancer passes nginx -t with its instances pointed at loopback', async (t) => {
@@ -117,7 +131,9 @@ function composeFile(): void {
     t.equal(result.status, 0, result.stderr);
     const config = parse(result.stdout) as { services: Record<string, ComposeService>; secrets: Record<string, { file: string }> };
     // compose v2 leaves out a service whose profile is not active; Debian's v1 lists it with its profiles
-    const always = Object.entries(config.services).filter(([, service]) => !service.profiles?.length).map(([name]) => name);
+    const always = Object.entries(config.services)
+      .filter(([, service]) => !service.profiles?.length)
+      .map(([name]) => name);
     t.same(always.sort(), ['balancer', 'redis', 'socialgate-1', 'socialgate-2'], 'PostgreSQL only with its profile');
     t.equal(config.secrets.session_key.file, keyFile);
     const instances = ['socialgate-1', 'socialgate-2'].map((name) => config.services[name]);

@@ -14,7 +14,10 @@ const client = await serve(await composeApp(testConfig()));
 t.teardown(() => client.close());
 const dir = (createRequire(import.meta.url)('swagger-ui-dist/absolute-path.js') as () => string)();
 
-function raw(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function raw(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     get(new URL(path, client.url), { headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -29,7 +32,11 @@ const decoders = { br: brotliDecompressSync, gzip: gunzipSync, identity: (body: 
 for (const name of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
   t.test(`${name} is compressed as accepted and revalidated by ETag`, async (t) => {
     const file = readFileSync(join(dir, name));
-    for (const [accept, encoding] of [['br, gzip', 'br'], ['gzip', 'gzip'], ['identity', 'identity']] as const) {
+    for (const [accept, encoding] of [
+      ['br, gzip', 'br'],
+      ['gzip', 'gzip'],
+      ['identity', 'identity'],
+    ] as const) {
       const reply = await raw(`/docs/assets/${name}`, { 'accept-encoding': accept });
       t.equal(reply.status, 200);
       t.equal(reply.headers['content-encoding'] ?? 'identity', encoding, `Accept-Encoding: ${accept}`);

@@ -34,14 +34,19 @@ async function run(): Promise<void> {
     t.equal(documentFetches.length, 1, 'the document is fetched once: Swagger UI uses the preloaded copy');
     const authorize = await page.locator('.auth-wrapper .authorize').boundingBox();
     t.ok(authorize && authorize.y + authorize.height < 800, `the Authorize button is above the fold (at ${authorize?.y} px)`);
-    for (const step of ['Log in as demo', 'Authorize', 'Try GET /user']) t.ok(await page.getByText(step, { exact: false }).first().isVisible(), `step "${step}" is shown`);
+    for (const step of ['Log in as demo', 'Authorize', 'Try GET /user'])
+      t.ok(await page.getByText(step, { exact: false }).first().isVisible(), `step "${step}" is shown`);
     t.notOk(await page.getByText('upstream exception (and subclasses)').isVisible(), 'the error table is behind a link');
     t.ok(await page.locator('.operation-filter-input').isVisible(), 'a filter box');
     t.equal(await page.locator('.opblock.is-open').count(), 0, 'every operation starts collapsed');
     mkdirSync('test/artifacts', { recursive: true });
     await page.screenshot({ path: 'test/artifacts/docs-landing.png' });
     const requests = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
-    t.same(requests.filter((url) => !url.startsWith(client.url)), [], 'nothing loaded from the internet');
+    t.same(
+      requests.filter((url) => !url.startsWith(client.url)),
+      [],
+      'nothing loaded from the internet',
+    );
   });
 
   let session = '';
@@ -49,15 +54,23 @@ async function run(): Promise<void> {
     const login = example('POST /auth/login');
     const given = (name: string) => String(login.params.find((p) => p.name === name)!.example);
     const op = await openOperation(page, 'Auth', 'postAuthLogin');
-    const filled = await op.locator('.opblock-body input[type=text], .opblock-body input:not([type]), .opblock-body textarea').evaluateAll((inputs) =>
-      inputs.map((i) => (i as HTMLInputElement).value).filter((value) => value !== ''));
-    t.same(filled.sort(), [given('password'), given('username')].sort(), 'the manifest\'s example and nothing else is prefilled');
+    const filled = await op
+      .locator('.opblock-body input[type=text], .opblock-body input:not([type]), .opblock-body textarea')
+      .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value).filter((value) => value !== ''));
+    t.same(filled.sort(), [given('password'), given('username')].sort(), "the manifest's example and nothing else is prefilled");
     t.ok(login.params.filter((p) => !p.required).length >= 3, 'while the form has optional fields');
     // Typed over, as a reader would: only the two fields of the form that were touched.
     await op.locator('tr[data-property-name=username] input').fill(given('username'));
     await op.locator('tr[data-property-name=password] input').fill(given('password'));
     const reply = await execute(page, op, '/auth/login');
-    t.same([...new URLSearchParams(reply.sent)], [['username', given('username')], ['password', given('password')]], 'the body is username and password alone');
+    t.same(
+      [...new URLSearchParams(reply.sent)],
+      [
+        ['username', given('username')],
+        ['password', given('password')],
+      ],
+      'the body is username and password alone',
+    );
     t.equal(reply.status, 200, reply.body.slice(0, 200));
     // A reader can still send an optional field empty: the box is theirs to tick.
     await op.locator('tr[data-property-name=verification_code] input[type=checkbox]').check();
@@ -103,7 +116,12 @@ async function run(): Promise<void> {
   });
 
   t.test('examples run from the page as shown', async (t) => {
-    for (const [tag, id, path] of [['User', 'getUser', '/user'], ['User', 'getUserFollowers', '/user/followers'], ['Media', 'postMediaLike', '/media/like'], ['Search', 'getSearchUsers', '/search/users']] as const) {
+    for (const [tag, id, path] of [
+      ['User', 'getUser', '/user'],
+      ['User', 'getUserFollowers', '/user/followers'],
+      ['Media', 'postMediaLike', '/media/like'],
+      ['Search', 'getSearchUsers', '/search/users'],
+    ] as const) {
       const op = await openOperation(page, tag, id);
       const reply = await execute(page, op, path);
       t.equal(reply.status, 200, `${id} answers 200 from the page: ${reply.body.slice(0, 200)}`);
@@ -138,11 +156,8 @@ async function openOperation(page: Page, tag: string, operationId: string) {
 
 /** Presses Execute and returns what the browser sent and what the service answered. */
 async function execute(page: Page, op: ReturnType<Page['locator']>, path: string): Promise<{ status: number; body: string; sent: string }> {
-  const [response] = await Promise.all([
-    page.waitForResponse((r) => new URL(r.url()).pathname === path),
-    op.locator('.execute').click(),
-  ]);
+  const [response] = await Promise.all([page.waitForResponse((r) => new URL(r.url()).pathname === path), op.locator('.execute').click()]);
   const request = response.request();
-  const sent = request.method() === 'GET' ? new URL(request.url()).search.slice(1) : request.postData() ?? '';
+  const sent = request.method() === 'GET' ? new URL(request.url()).search.slice(1) : (request.postData() ?? '');
   return { status: response.status(), body: await response.text(), sent };
 }

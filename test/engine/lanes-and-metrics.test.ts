@@ -11,16 +11,18 @@ t.test('one key runs one task at a time, in order; other keys run alongside', as
   const log: string[] = [];
   let running = 0;
   let most = 0;
-  const task = (name: string, ms: number, fail = false) => async () => {
-    running++;
-    most = Math.max(most, running);
-    log.push(`start ${name}`);
-    await tick(ms);
-    log.push(`end ${name}`);
-    running--;
-    if (fail) throw new Error(name);
-    return name;
-  };
+  const task =
+    (name: string, ms: number, fail = false) =>
+    async () => {
+      running++;
+      most = Math.max(most, running);
+      log.push(`start ${name}`);
+      await tick(ms);
+      log.push(`end ${name}`);
+      running--;
+      if (fail) throw new Error(name);
+      return name;
+    };
   const a = [lanes.run('s1', task('a1', 20)), lanes.run('s1', task('a2', 5, true)).catch((e: Error) => `caught ${e.message}`), lanes.run('s1', task('a3', 1))];
   const b = lanes.run('s2', task('b1', 5));
   t.same(await Promise.all([...a, b]), ['a1', 'caught a2', 'a3', 'b1']);
@@ -33,7 +35,12 @@ t.test('one key runs one task at a time, in order; other keys run alongside', as
 
 t.test('a synchronous throw frees the lane', async (t) => {
   const lanes = new Lanes();
-  await t.rejects(lanes.run('k', () => { throw new Error('sync'); }), /sync/);
+  await t.rejects(
+    lanes.run('k', () => {
+      throw new Error('sync');
+    }),
+    /sync/,
+  );
   t.equal(await lanes.run('k', async () => 'next'), 'next');
   t.equal(lanes.busy, 0);
 });

@@ -33,7 +33,8 @@ function only30(node: unknown, where: string, problems: string[]): void {
   if (Array.isArray(n.type)) problems.push(`${where}: a list of types`);
   if (n.type === 'null') problems.push(`${where}: type null`);
   if (typeof n.$ref === 'string' && Object.keys(n).length > 1) problems.push(`${where}: a $ref with siblings`);
-  for (const key of ['const', 'if', 'then', 'else', 'contentMediaType', 'prefixItems']) if (key in n && where.includes('schema')) problems.push(`${where}: ${key}`);
+  for (const key of ['const', 'if', 'then', 'else', 'contentMediaType', 'prefixItems'])
+    if (key in n && where.includes('schema')) problems.push(`${where}: ${key}`);
   if (Array.isArray(n.examples) && where.includes('schema')) problems.push(`${where}: examples`);
   for (const [key, value] of Object.entries(n)) only30(value, `${where}/${key}`, problems);
 }
@@ -45,9 +46,16 @@ t.test('the 3.0 document says what the 3.1 one says, in 3.0', async (t) => {
   only30(doc.paths, '#/paths', problems);
   only30(doc.components.schemas, '#/components/schemas', problems);
   t.same(problems.slice(0, 10), [], 'nothing of 3.1 is left');
-  const operations = (d: { paths: Record<string, Record<string, Node>> }) => Object.entries(d.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => `${method} ${path} ${op.operationId} ${Object.keys(op.responses as Node).join(',')}`)).sort();
+  const operations = (d: { paths: Record<string, Record<string, Node>> }) =>
+    Object.entries(d.paths)
+      .flatMap(([path, item]) =>
+        Object.entries(item).map(([method, op]) => `${method} ${path} ${op.operationId} ${Object.keys(op.responses as Node).join(',')}`),
+      )
+      .sort();
   t.same(operations(doc), operations(original), 'the same operations, ids and answers');
-  const forms = Object.values(doc.paths).flatMap((item) => Object.values(item)).filter((op) => op.requestBody);
+  const forms = Object.values(doc.paths)
+    .flatMap((item) => Object.values(item))
+    .filter((op) => op.requestBody);
   const twice = forms.filter((op) => Object.keys((op.requestBody as { content: Node }).content).length !== 1).map((op) => op.operationId);
   t.ok(forms.length > 100, `${forms.length} operations take a form`);
   t.same(twice, [], 'each in one media type, so a generator writes each field into one body');
@@ -58,13 +66,21 @@ t.test('the 3.0 document says what the 3.1 one says, in 3.0', async (t) => {
 });
 
 const install = spawnSync('sh', [fileURLToPath(new URL('../support/perl-openapi.sh', import.meta.url))], { encoding: 'utf8', timeout: 600_000 });
-const skip = install.status === 0 ? false : `OpenAPI::Client is missing and test/support/perl-openapi.sh could not install it: ${(install.stderr || '').slice(-300)}`;
+const skip =
+  install.status === 0 ? false : `OpenAPI::Client is missing and test/support/perl-openapi.sh could not install it: ${(install.stderr || '').slice(-300)}`;
 t.test('a Perl client made from it logs in, reads a profile and walks a paged list', { skip }, async (t) => {
   const file = join(mkdtempSync(join(tmpdir(), 'openapi30-')), 'openapi.json');
   writeFileSync(file, served.text);
   const script = fileURLToPath(new URL('../fixtures/openapi30-client.pl', import.meta.url));
   const { stdout } = await promisify(execFile)('perl', [script, client.url, file], { timeout: 240_000 });
-  const run = JSON.parse(stdout.trim().split('\n').pop()!) as { methods: number; login_status: string; login_sent: string; profile_status: string; profile_username: string; pages: { status: string; users: string[]; next: string }[] };
+  const run = JSON.parse(stdout.trim().split('\n').pop()!) as {
+    methods: number;
+    login_status: string;
+    login_sent: string;
+    profile_status: string;
+    profile_username: string;
+    pages: { status: string; users: string[]; next: string }[];
+  };
   t.equal(run.methods, 3, 'the client has a method per operation id');
   t.equal(Number(run.login_status), 200, 'login');
   const sent = new URLSearchParams(run.login_sent);
@@ -72,6 +88,9 @@ t.test('a Perl client made from it logs in, reads a profile and walks a paged li
   t.equal(Number(run.profile_status), 200, 'a profile');
   t.equal(run.profile_username, 'demo_2fa');
   t.equal(run.pages.length, 2, 'two pages of followers');
-  t.ok(run.pages.every((p) => Number(p.status) === 200 && p.users.length === 5), 'five followers each');
+  t.ok(
+    run.pages.every((p) => Number(p.status) === 200 && p.users.length === 5),
+    'five followers each',
+  );
   t.equal(new Set(run.pages.flatMap((p) => p.users)).size, 10, 'the second page goes on from the first');
 });

@@ -10,7 +10,13 @@ import { exampleFetch, missingFromExample, orderForRun } from '../helpers/exampl
 
 type Schema = { type?: string; minimum?: number; maximum?: number; items?: Schema; $ref?: string; properties?: Record<string, Schema> };
 type Operation = { parameters?: { name: string; schema: Schema }[]; requestBody?: { content: Record<string, { schema: Schema }> } };
-interface Bound { route: RouteSpec; param: string; which: 'minimum' | 'maximum'; value: number; repeated: boolean }
+interface Bound {
+  route: RouteSpec;
+  param: string;
+  which: 'minimum' | 'maximum';
+  value: number;
+  repeated: boolean;
+}
 
 const FLOOR = 5;
 // The newest library the sandbox plays, so that routes for a newer aiograpi (`since`) answer too.
@@ -65,7 +71,8 @@ const names = (text: string): string[] => ((JSON.parse(text) as { errors?: { par
 
 t.test('a bound that comes from a setting is documented as configured, and enforced there', async (t) => {
   for (const path of ['/events/watch', '/console/sessions/watch']) {
-    const form = document.components.schemas[(document.paths[path].post.requestBody!.content['application/x-www-form-urlencoded'].schema.$ref ?? '').split('/').pop()!];
+    const form =
+      document.components.schemas[(document.paths[path].post.requestBody!.content['application/x-www-form-urlencoded'].schema.$ref ?? '').split('/').pop()!];
     t.equal(form.properties!.interval_seconds.minimum, FLOOR, `POST ${path}: interval_seconds documents the configured floor`);
   }
   const sid = await login();
@@ -92,6 +99,10 @@ t.test('every documented minimum and maximum is accepted by its operation', asyn
   }
   t.same(refused, [], 'no documented bound is refused');
   const incomplete = app.manifest.routes.filter((route) => missingFromExample(route).length).map((route) => route.key);
-  t.same([...unreached].filter((key) => !incomplete.includes(key)), [], 'a request refused for another reason is one whose example is incomplete');
+  t.same(
+    [...unreached].filter((key) => !incomplete.includes(key)),
+    [],
+    'a request refused for another reason is one whose example is incomplete',
+  );
   t.comment(`not reached (the example lacks what only a running service knows, as a session ref): ${[...unreached].join(', ') || 'none'}`);
 });

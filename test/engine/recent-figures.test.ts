@@ -28,7 +28,11 @@ t.test('the hour is counted from the sample taken an hour ago, not from the star
   t.match(recent.summary(start + 61 * MINUTE).families, [{ family: 'user', requests: 5, errors: 1 }], 'an hour after start: everything since start');
   recent.sample(start + 95 * MINUTE);
   const later = recent.summary(start + 95 * MINUTE);
-  t.match(later.families, [{ family: 'user', requests: 2, errors: 1, requests_per_minute: 0.031 }], 'later: only what came after the sample of an hour ago (the 30-minute one)');
+  t.match(
+    later.families,
+    [{ family: 'user', requests: 2, errors: 1, requests_per_minute: 0.031 }],
+    'later: only what came after the sample of an hour ago (the 30-minute one)',
+  );
   t.equal(later.window_seconds, 3600);
 });
 
@@ -45,8 +49,14 @@ t.test('families from the manifest; upstream latency mean and p95 from the bucke
   const user = families.find((f) => f.family === 'user')!;
   t.match(user, { upstream_calls: 20, upstream_errors: 1, upstream_error_rate: 0.05 }, 'a method several areas use counts for the first');
   t.same(user.upstream_latency_ms, { mean: 21.9, p95: 5 }, 'mean 21.9 ms; 19 of 20 calls within the 5 ms bucket');
-  t.match(families.find((f) => f.family === 'media'), { upstream_calls: 1, upstream_latency_ms: { p95: 25 } });
-  t.ok(families.some((f) => f.family === 'static files') && families.some((f) => f.family === 'unmatched'), 'static files and unmatched requests are their own rows');
+  t.match(
+    families.find((f) => f.family === 'media'),
+    { upstream_calls: 1, upstream_latency_ms: { p95: 25 } },
+  );
+  t.ok(
+    families.some((f) => f.family === 'static files') && families.some((f) => f.family === 'unmatched'),
+    'static files and unmatched requests are their own rows',
+  );
   t.match(totals, { requests: 2, upstream_calls: 21 });
 });
 

@@ -11,7 +11,14 @@ const { app, client, login } = await product({ extra: { SANDBOX_VERSION: SANDBOX
 t.teardown(() => client.close());
 const sid = await login();
 
-const WRONG: Partial<Record<ParamSpec['type'], string>> = { integer: 'not-a-number', number: 'NaN-ish', boolean: 'maybe', json: '{not json', url: 'not a url', id: ' ' };
+const WRONG: Partial<Record<ParamSpec['type'], string>> = {
+  integer: 'not-a-number',
+  number: 'NaN-ish',
+  boolean: 'maybe',
+  json: '{not json',
+  url: 'not a url',
+  id: ' ',
+};
 
 function send(route: RouteSpec, values: Record<string, unknown>, session = true) {
   const headers: Record<string, string> = session ? { 'X-Session-ID': sid } : {};

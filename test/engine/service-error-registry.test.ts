@@ -48,16 +48,29 @@ t.test('nothing outside the registry makes an HttpError with a status of its own
 t.test('every operation documents every status its codes and the upstream can answer', async (t) => {
   const app = await composeApp(testConfig({ apiKey: 'k'.repeat(32) }));
   t.teardown(() => app.close());
-  const doc = app.openapi as unknown as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; info: { description: string }; components: { responses: Record<string, { description: string }> } };
-  const upstream = [...new Set(Object.values(app.manifest.errors.rows).map((row) => row.status).concat(502))];
+  const doc = app.openapi as unknown as {
+    paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    info: { description: string };
+    components: { responses: Record<string, { description: string }> };
+  };
+  const upstream = [
+    ...new Set(
+      Object.values(app.manifest.errors.rows)
+        .map((row) => row.status)
+        .concat(502),
+    ),
+  ];
   let checked = 0;
   for (const route of app.manifest.routes) {
-    const documented = Object.keys(doc.paths[route.path]![route.method.toLowerCase()]!.responses).filter((s) => s !== String(route.result.options.status ?? 200)); // the success status (202 for POST /jobs)
+    const documented = Object.keys(doc.paths[route.path]![route.method.toLowerCase()]!.responses).filter(
+      (s) => s !== String(route.result.options.status ?? 200),
+    ); // the success status (202 for POST /jobs)
     const expected = errorStatusesOf(route, route.area !== 'system', upstream, SERVICE_ERRORS);
     t.same(documented.sort(), [...expected].sort(), `${route.key}`);
     for (const code of serviceCodesFor(route, SERVICE_ERRORS)) {
       if (code === 'ApiKeyRequired' && route.area === 'system') continue;
-      if (!documented.includes(String(SERVICE_ERRORS[code]!.status))) t.fail(`${route.key} can answer ${code} but does not document ${SERVICE_ERRORS[code]!.status}`);
+      if (!documented.includes(String(SERVICE_ERRORS[code]!.status)))
+        t.fail(`${route.key} can answer ${code} but does not document ${SERVICE_ERRORS[code]!.status}`);
     }
     checked++;
   }

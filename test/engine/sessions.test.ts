@@ -18,7 +18,8 @@ import { errorWith } from '../helpers/assert.js';
 import { countingStore } from '../helpers/counting-store.js';
 
 const PASSWORD = 'demo-password';
-const pleaseWait = (retryAfter?: number) => new UpstreamError('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { bases: ['PrivateError'], retryAfter });
+const pleaseWait = (retryAfter?: number) =>
+  new UpstreamError('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { bases: ['PrivateError'], retryAfter });
 
 t.test('over HTTP: calls of one session never overlap in the upstream; two sessions run side by side', async (t) => {
   const probe = probeUpstream(createSandbox({ seed: 1 }));
@@ -31,7 +32,10 @@ t.test('over HTTP: calls of one session never overlap in the upstream; two sessi
   const started = Date.now();
   const replies = await Promise.all([a, a, a, b, b, b].map((sid) => http.request('GET', '/account', { headers: { 'x-session-id': sid } })));
   const elapsed = Date.now() - started;
-  t.same(replies.map((r) => r.status), [200, 200, 200, 200, 200, 200]);
+  t.same(
+    replies.map((r) => r.status),
+    [200, 200, 200, 200, 200, 200],
+  );
   t.equal(probe.overlap.perClient, 1, 'never two calls at once on one client');
   t.equal(probe.overlap.total, 2, 'the two sessions ran concurrently');
   t.ok(elapsed >= 3 * 40 - 5, `one session's three calls ran one after another (${elapsed} ms)`);
@@ -72,10 +76,16 @@ async function harness(options: { recordTtlMs?: number } = {}) {
   const clock = { now: Date.UTC(2025, 0, 1) };
   const sessions = new Sessions({
     useWriteDelayMs: 0, // written at the next turn: settle() sees it
-    upstream, store, metrics: createMetrics(), log: createLogger('silent'), cacheSize: 10,
-    recordTtlMs: options.recordTtlMs ?? 30_000, throttleBackoffSeconds: 60,
+    upstream,
+    store,
+    metrics: createMetrics(),
+    log: createLogger('silent'),
+    cacheSize: 10,
+    recordTtlMs: options.recordTtlMs ?? 30_000,
+    throttleBackoffSeconds: 60,
     throttled: (error) => (error.excType === 'PleaseWaitFewMinutes' ? 300 : undefined),
-    challenged: (error) => error.excType === 'ChallengeRequired', now: () => clock.now,
+    challenged: (error) => error.excType === 'ChallengeRequired',
+    now: () => clock.now,
   });
   const login = await upstream.open({ settings: {} });
   await login.call('login', {});

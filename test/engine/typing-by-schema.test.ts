@@ -10,7 +10,15 @@ import type { JsonSchema, JsonText } from '../../engine/types.js';
 
 const components = {
   UserShort: { type: 'object', properties: { pk: { type: 'string' }, fbid_v2: { type: ['integer', 'null'] }, either: { type: ['string', 'integer'] } } },
-  Media: { type: 'object', properties: { pk: { type: 'string' }, media_type: { type: 'integer' }, user: { $ref: '#/components/schemas/UserShort' }, usertags: { type: 'array', items: { type: 'object', properties: { user: { $ref: '#/components/schemas/UserShort' } } } } } },
+  Media: {
+    type: 'object',
+    properties: {
+      pk: { type: 'string' },
+      media_type: { type: 'integer' },
+      user: { $ref: '#/components/schemas/UserShort' },
+      usertags: { type: 'array', items: { type: 'object', properties: { user: { $ref: '#/components/schemas/UserShort' } } } },
+    },
+  },
   Comment: { type: 'object', properties: { pk: { type: 'string' }, replies: { type: 'array', items: { $ref: '#/components/schemas/Comment' } } } },
 };
 const page = (items: object) => ({ type: 'object', properties: { items: { type: 'array', items }, next_cursor: { type: 'string' } } });
@@ -30,13 +38,38 @@ const cases: [string, JsonSchema, unknown, string][] = [
   ['small integer as a digit string', { $ref: '#/components/schemas/UserShort' }, { fbid_v2: '42' }, '{"fbid_v2":42}'],
   ['integer stays; null stays', { $ref: '#/components/schemas/UserShort' }, { fbid_v2: null, pk: null }, '{"fbid_v2":null,"pk":null}'],
   ['a union of string and integer keeps either', { $ref: '#/components/schemas/UserShort' }, { either: 7, pk: 7 }, '{"either":7,"pk":"7"}'],
-  ['nested record', { $ref: '#/components/schemas/Media' }, { pk: 1, user: { pk: 5000000001, fbid_v2: BIG } }, `{"pk":"1","user":{"pk":"5000000001","fbid_v2":${BIG}}}`],
-  ['records in arrays in records', { $ref: '#/components/schemas/Media' }, { usertags: [{ user: { pk: 2 } }, { user: { pk: '3' } }] }, '{"usertags":[{"user":{"pk":"2"}},{"user":{"pk":"3"}}]}'],
-  ['a page of records', page({ $ref: '#/components/schemas/UserShort' }), { items: [{ pk: 1 }, { pk: BIG }], next_cursor: 20 }, `{"items":[{"pk":"1"},{"pk":"${BIG}"}],"next_cursor":"20"}`],
-  ['a record that contains itself', { $ref: '#/components/schemas/Comment' }, { pk: 1, replies: [{ pk: 2, replies: [{ pk: 3 }] }] }, '{"pk":"1","replies":[{"pk":"2","replies":[{"pk":"3"}]}]}'],
+  [
+    'nested record',
+    { $ref: '#/components/schemas/Media' },
+    { pk: 1, user: { pk: 5000000001, fbid_v2: BIG } },
+    `{"pk":"1","user":{"pk":"5000000001","fbid_v2":${BIG}}}`,
+  ],
+  [
+    'records in arrays in records',
+    { $ref: '#/components/schemas/Media' },
+    { usertags: [{ user: { pk: 2 } }, { user: { pk: '3' } }] },
+    '{"usertags":[{"user":{"pk":"2"}},{"user":{"pk":"3"}}]}',
+  ],
+  [
+    'a page of records',
+    page({ $ref: '#/components/schemas/UserShort' }),
+    { items: [{ pk: 1 }, { pk: BIG }], next_cursor: 20 },
+    `{"items":[{"pk":"1"},{"pk":"${BIG}"}],"next_cursor":"20"}`,
+  ],
+  [
+    'a record that contains itself',
+    { $ref: '#/components/schemas/Comment' },
+    { pk: 1, replies: [{ pk: 2, replies: [{ pk: 3 }] }] },
+    '{"pk":"1","replies":[{"pk":"2","replies":[{"pk":"3"}]}]}',
+  ],
   ['open objects keyed by id', { type: 'object', additionalProperties: { $ref: '#/components/schemas/UserShort' } }, { 5: { pk: 5 } }, '{"5":{"pk":"5"}}'],
   ['fields the schema does not name stay as sent', { $ref: '#/components/schemas/Media' }, { extra: 5, big: BIG }, `{"extra":5,"big":"${BIG}"}`],
-  ['anyOf pools object fields', { anyOf: [{ $ref: '#/components/schemas/Media' }, { type: 'object', properties: { id: { type: 'string' } } }] }, { pk: 1, id: 2 }, '{"pk":"1","id":"2"}'],
+  [
+    'anyOf pools object fields',
+    { anyOf: [{ $ref: '#/components/schemas/Media' }, { type: 'object', properties: { id: { type: 'string' } } }] },
+    { pk: 1, id: 2 },
+    '{"pk":"1","id":"2"}',
+  ],
   ['a string where an integer is wanted but not digits stays', { $ref: '#/components/schemas/UserShort' }, { fbid_v2: 'n/a' }, '{"fbid_v2":"n/a"}'],
   ['an array of ids', { type: 'array', items: { type: 'string' } }, [1, '2', 3], '["1","2","3"]'],
   ['a bare string result', { type: 'string' }, 5, '"5"'],

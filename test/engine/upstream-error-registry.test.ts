@@ -25,9 +25,23 @@ t.test('every registry row maps to its status and hint', async (t) => {
 
 t.test('statuses the issue names', async (t) => {
   const expected: Record<string, number> = {
-    TwoFactorRequired: 401, ChallengeRequired: 403, FeedbackRequired: 429, PleaseWaitFewMinutes: 429, RateLimitError: 429,
-    BadPassword: 401, BadCredentials: 401, UserNotFound: 404, MediaNotFound: 404, HashtagNotFound: 404, LocationNotFound: 404,
-    DirectThreadNotFound: 404, StoryNotFound: 404, TrackNotFound: 404, CollectionNotFound: 404, HighlightNotFound: 404, NoteNotFound: 404,
+    TwoFactorRequired: 401,
+    ChallengeRequired: 403,
+    FeedbackRequired: 429,
+    PleaseWaitFewMinutes: 429,
+    RateLimitError: 429,
+    BadPassword: 401,
+    BadCredentials: 401,
+    UserNotFound: 404,
+    MediaNotFound: 404,
+    HashtagNotFound: 404,
+    LocationNotFound: 404,
+    DirectThreadNotFound: 404,
+    StoryNotFound: 404,
+    TrackNotFound: 404,
+    CollectionNotFound: 404,
+    HighlightNotFound: 404,
+    NoteNotFound: 404,
     SignupSpamError: 429, // a FeedbackRequired subclass, through its base
     ChallengeSelfieCaptcha: 403, // a ChallengeError subclass
     HashtagPageWarning: 403, // ClientForbiddenError before HashtagError
@@ -56,15 +70,30 @@ t.test('every registry row and message rule is documented in the OpenAPI documen
 });
 
 const shared = new URL('../../../shared/upstream/aiograpi-1.0.9/exceptions.json', import.meta.url);
-t.test('the hierarchy copy matches the upstream exception list', { skip: existsSync(shared) ? false : 'shared/upstream/aiograpi-1.0.9/exceptions.json is not beside the project' }, async (t) => {
-  const upstream = JSON.parse(readFileSync(shared, 'utf8')).exceptions as { name: string; bases: string[] }[];
-  // aiograpi 1.12 added four classes to 1.0.9's list (issue 17); their bases are 1.0.9 classes.
-  const added = { AccountEditError: ['PrivateError'], AccountContactPointRequired: ['AccountEditError'], CrosspostingDestinationError: ['ClientError'], DirectMessageRequestsDisabled: ['DirectError'] };
-  t.equal(Object.keys(table.hierarchy).length, upstream.length + Object.keys(added).length);
-  for (const e of upstream) t.same(table.hierarchy[e.name], e.bases, e.name);
-  for (const [name, bases] of Object.entries(added)) t.same(table.hierarchy[name], bases, `${name} (1.12)`);
-  for (const name of Object.keys(table.rows)) {
-    const known = name in table.hierarchy;
-    t.ok(known || ['SidecarTimeout', 'SidecarUnavailable', 'SidecarUnsupportedParameter', 'SidecarUnsupported', 'SidecarCursorGone', 'DeviceKeyUnreadable'].includes(name), `${name} is an upstream exception (or the sidecar's own)`);
-  }
-});
+t.test(
+  'the hierarchy copy matches the upstream exception list',
+  { skip: existsSync(shared) ? false : 'shared/upstream/aiograpi-1.0.9/exceptions.json is not beside the project' },
+  async (t) => {
+    const upstream = JSON.parse(readFileSync(shared, 'utf8')).exceptions as { name: string; bases: string[] }[];
+    // aiograpi 1.12 added four classes to 1.0.9's list (issue 17); their bases are 1.0.9 classes.
+    const added = {
+      AccountEditError: ['PrivateError'],
+      AccountContactPointRequired: ['AccountEditError'],
+      CrosspostingDestinationError: ['ClientError'],
+      DirectMessageRequestsDisabled: ['DirectError'],
+    };
+    t.equal(Object.keys(table.hierarchy).length, upstream.length + Object.keys(added).length);
+    for (const e of upstream) t.same(table.hierarchy[e.name], e.bases, e.name);
+    for (const [name, bases] of Object.entries(added)) t.same(table.hierarchy[name], bases, `${name} (1.12)`);
+    for (const name of Object.keys(table.rows)) {
+      const known = name in table.hierarchy;
+      t.ok(
+        known ||
+          ['SidecarTimeout', 'SidecarUnavailable', 'SidecarUnsupportedParameter', 'SidecarUnsupported', 'SidecarCursorGone', 'DeviceKeyUnreadable'].includes(
+            name,
+          ),
+        `${name} is an upstream exception (or the sidecar's own)`,
+      );
+    }
+  },
+);

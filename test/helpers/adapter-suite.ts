@@ -23,7 +23,10 @@ const TOTP_SEED = 'JBSWY3DPEHPK3PXP';
 const CHALLENGE_CODE = '123456';
 
 async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
-  const outcome = await promise.then(() => undefined, (error: unknown) => error);
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   if (outcome instanceof UpstreamError) return outcome;
   throw new Error(`expected an UpstreamError, got ${outcome === undefined ? 'a result' : String(outcome)}`);
 }
@@ -54,11 +57,18 @@ export function adapterSuite(t: Test, target: SuiteTarget): void {
     t.match(await client.call('user_info_by_username', { username: 'demo' }), { pk: DEMO_PK });
     const [items, cursor] = (await client.call('user_followers_v1_chunk', { user_id: DEMO_PK, max_amount: 2 })) as [{ pk: string }[], string];
     t.equal(items.length, 2, 'a page of the amount asked');
-    t.ok(items.every((u) => typeof u.pk === 'string' && /^\d+$/.test(u.pk)), 'pks are digit strings');
+    t.ok(
+      items.every((u) => typeof u.pk === 'string' && /^\d+$/.test(u.pk)),
+      'pks are digit strings',
+    );
     t.type(cursor, 'string');
     t.not(cursor, '', 'more to come');
     const [next] = (await client.call('user_followers_v1_chunk', { user_id: DEMO_PK, max_amount: 2, max_id: cursor })) as [{ pk: string }[], string];
-    t.notSame(next.map((u) => u.pk), items.map((u) => u.pk), 'the cursor moves on');
+    t.notSame(
+      next.map((u) => u.pk),
+      items.map((u) => u.pk),
+      'the cursor moves on',
+    );
     const pk = target.demoPhotoPk(adapter);
     const media = (await client.call('media_info', { media_pk: pk })) as Record<string, unknown>;
     t.match(media, { pk, id: `${pk}_${DEMO_PK}`, code: String, media_type: 1, user: { pk: DEMO_PK } });
@@ -77,7 +87,11 @@ export function adapterSuite(t: Test, target: SuiteTarget): void {
     t.ok(existsSync(path) && statSync(path).size > 0, 'the file is there');
     const photo = join(dir, 'upload.jpg');
     await writeFile(photo, Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 74, 70, 73, 70, 0, 1]));
-    const posted = await client.call('photo_upload', { path: photo, caption: 'hello', usertags: [{ user: { pk: '5000000002', username: 'demo_2fa' }, x: 0.5, y: 0.5 }] });
+    const posted = await client.call('photo_upload', {
+      path: photo,
+      caption: 'hello',
+      usertags: [{ user: { pk: '5000000002', username: 'demo_2fa' }, x: 0.5, y: 0.5 }],
+    });
     t.match(posted, { pk: String, caption_text: 'hello', usertags: [{ user: { pk: '5000000002' }, x: 0.5, y: 0.5 }] });
   });
 
@@ -86,13 +100,19 @@ export function adapterSuite(t: Test, target: SuiteTarget): void {
     const fresh = await adapter.open({ settings: {} });
     t.match(await failure(fresh.call('account_info', {})), { excType: 'LoginRequired' });
     t.match(await failure(fresh.call('login', { username: 'demo', password: 'wrong' })), { excType: 'BadPassword' });
-    t.match(await failure(fresh.call('login', { username: 'nobody_here', password: PASSWORD })), { excType: 'UnknownError', message: /doesn't appear to belong to an account/ });
+    t.match(await failure(fresh.call('login', { username: 'nobody_here', password: PASSWORD })), {
+      excType: 'UnknownError',
+      message: /doesn't appear to belong to an account/,
+    });
     const client = await loggedIn(adapter);
     const notFound = await failure(client.call('user_info', { user_id: '42' }));
     t.equal(notFound.excType, 'UserNotFound');
     t.ok(notFound.bases.includes('NotFoundError') && notFound.bases.includes('UserError'), 'with its bases');
     t.match(await failure(client.call('no_such_method', {})), { excType: 'AttributeError', message: "'Client' object has no attribute 'no_such_method'" });
-    t.match(await failure(client.call('user_info', { user_id: DEMO_PK, nope: 1 })), { excType: /^(TypeError|SidecarUnsupportedParameter)$/, message: /unexpected keyword argument 'nope'/ });
+    t.match(await failure(client.call('user_info', { user_id: DEMO_PK, nope: 1 })), {
+      excType: /^(TypeError|SidecarUnsupportedParameter)$/,
+      message: /unexpected keyword argument 'nope'/,
+    });
     const throttled = await loggedIn(adapter, 'demo_throttled');
     t.match(await failure(throttled.call('user_info', { user_id: DEMO_PK })), { excType: 'PleaseWaitFewMinutes' });
   });

@@ -33,8 +33,14 @@ export async function engineApp(handlers: Record<string, Handler> = {}, config: 
   const upstream = fakeUpstream(handlers);
   const cfg = testConfig(config);
   const app = createApp({
-    config: cfg, upstream, store: await createStore('memory://'), plugins: fixturePlugins, log: createLogger('silent'),
-    zip: zipFiles, contentType: contentTypeFor, manifestDir: fixtureManifestDir(),
+    config: cfg,
+    upstream,
+    store: await createStore('memory://'),
+    plugins: fixturePlugins,
+    log: createLogger('silent'),
+    zip: zipFiles,
+    contentType: contentTypeFor,
+    manifestDir: fixtureManifestDir(),
   });
   return { app, upstream };
 }

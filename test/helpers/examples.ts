@@ -5,7 +5,11 @@
 import { sandboxFileBytes } from '../../adapters/upstream/sandbox/index.js';
 import type { JsonValue, ParamSpec, RouteSpec } from '../../engine/types.js';
 
-export interface Upload { bytes: Buffer; type: string; name: string }
+export interface Upload {
+  bytes: Buffer;
+  type: string;
+  name: string;
+}
 export interface ExampleRequest {
   /** Field → its values as sent, one string per repetition. */
   readonly fields: Record<string, string[]>;
@@ -13,13 +17,25 @@ export interface ExampleRequest {
 }
 
 /** Reads first, then creations and changes, then removals; what deletes or rotates what others use runs last. */
-export const RUN_LAST = ['DELETE /media/comment', 'PATCH /account/password', 'DELETE /media', 'DELETE /story', 'DELETE /highlight', 'DELETE /note', 'DELETE /direct/thread', 'DELETE /direct/message', 'PATCH /auth/settings', 'PATCH /auth/relogin'];
+export const RUN_LAST = [
+  'DELETE /media/comment',
+  'PATCH /account/password',
+  'DELETE /media',
+  'DELETE /story',
+  'DELETE /highlight',
+  'DELETE /note',
+  'DELETE /direct/thread',
+  'DELETE /direct/message',
+  'PATCH /auth/settings',
+  'PATCH /auth/relogin',
+];
 
 /** What a creation replaces (a new note replaces demo's note) runs before that creation. */
 export const RUN_FIRST = ['DELETE /note'];
 
 export function orderForRun(list: readonly RouteSpec[]): RouteSpec[] {
-  const rank = (r: RouteSpec) => (RUN_FIRST.includes(r.key) ? -1 : RUN_LAST.includes(r.key) ? 10 + RUN_LAST.indexOf(r.key) : { GET: 0, POST: 1, PATCH: 2, DELETE: 3 }[r.method]);
+  const rank = (r: RouteSpec) =>
+    RUN_FIRST.includes(r.key) ? -1 : RUN_LAST.includes(r.key) ? 10 + RUN_LAST.indexOf(r.key) : { GET: 0, POST: 1, PATCH: 2, DELETE: 3 }[r.method];
   return [...list].sort((a, b) => rank(a) - rank(b) || a.key.localeCompare(b.key));
 }
 

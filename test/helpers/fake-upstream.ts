@@ -3,7 +3,11 @@
 import type { CallOptions, ClientOptions, UpstreamAdapter, UpstreamClient } from '../../engine/types.js';
 
 export type Handler = (kwargs: Record<string, unknown>, opts?: CallOptions) => unknown | Promise<unknown>;
-export interface RecordedCall { method: string; kwargs: Record<string, unknown>; settings: Record<string, unknown> }
+export interface RecordedCall {
+  method: string;
+  kwargs: Record<string, unknown>;
+  settings: Record<string, unknown>;
+}
 
 export interface FakeUpstream extends UpstreamAdapter {
   readonly calls: RecordedCall[];

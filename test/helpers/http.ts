@@ -18,7 +18,11 @@ export function stringBody(reply: Reply): string {
 
 export interface Client {
   readonly url: string;
-  request(method: string, path: string, options?: { query?: Record<string, unknown>; form?: Record<string, unknown>; headers?: Record<string, string>; body?: BodyInit }): Promise<Reply>;
+  request(
+    method: string,
+    path: string,
+    options?: { query?: Record<string, unknown>; form?: Record<string, unknown>; headers?: Record<string, string>; body?: BodyInit },
+  ): Promise<Reply>;
   close(): Promise<void>;
 }
 

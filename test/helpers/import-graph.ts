@@ -11,7 +11,10 @@ export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 export function importGraph(root: string, dirs: readonly string[]): ImportGraph {
   const graph = new Map<string, string[]>();
   for (const file of dirs.flatMap((dir) => sources(join(root, dir)))) {
-    graph.set(relative(root, file), runtimeImports(file).map((target) => relative(root, target)));
+    graph.set(
+      relative(root, file),
+      runtimeImports(file).map((target) => relative(root, target)),
+    );
   }
   return graph;
 }

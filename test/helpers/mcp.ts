@@ -17,7 +17,8 @@ export function answerOf(result: unknown): R {
   const call = result as CallToolResult;
   if (call.isError) throw new Error(`tool error: ${JSON.stringify(call.content).slice(0, 300)}`);
   const text = call.content.find((c) => c.type === 'text');
-  if (text?.type === 'text' && JSON.stringify(JSON.parse(text.text)) !== JSON.stringify(call.structuredContent)) throw new Error('text and structured content differ');
+  if (text?.type === 'text' && JSON.stringify(JSON.parse(text.text)) !== JSON.stringify(call.structuredContent))
+    throw new Error('text and structured content differ');
   return call.structuredContent as R;
 }
 

@@ -15,7 +15,10 @@ export function countingSandbox(seed = 1): { upstream: UpstreamAdapter; calls: s
       if (prop !== 'open') return Reflect.get(target, prop) as unknown;
       return async (options: Parameters<typeof sandbox.open>[0]) => {
         const client = await target.open(options);
-        return new Proxy(client, { get: (c, p) => (p === 'call' ? (m: string, k: Record<string, unknown>, o?: unknown) => (calls.push(m), c.call(m, k, o as never)) : (Reflect.get(c, p) as unknown)) });
+        return new Proxy(client, {
+          get: (c, p) =>
+            p === 'call' ? (m: string, k: Record<string, unknown>, o?: unknown) => (calls.push(m), c.call(m, k, o as never)) : (Reflect.get(c, p) as unknown),
+        });
       };
     },
   });
@@ -32,7 +35,9 @@ export async function servedWithSession(app: App): Promise<{ http: Client; as: R
 /** Sends the route's documented example (files left out: the table picks routes without them). */
 export function sendExample(http: Client, route: RouteSpec, headers: Record<string, string>): Promise<Reply> {
   const { fields } = exampleRequest(route);
-  return route.method === 'GET' ? http.request(route.method, route.path, { query: fields, headers }) : http.request(route.method, route.path, { form: fields, headers });
+  return route.method === 'GET'
+    ? http.request(route.method, route.path, { query: fields, headers })
+    : http.request(route.method, route.path, { form: fields, headers });
 }
 
 /** PATCH /policy with JSON-encoded limits; throws unless it answers 200. */

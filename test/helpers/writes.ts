@@ -13,7 +13,10 @@ export function countedSandbox(calls: string[], seed = 1): UpstreamAdapter {
       if (prop !== 'open') return Reflect.get(target, prop) as unknown;
       return async (options: Parameters<typeof upstream.open>[0]) => {
         const client = await target.open(options);
-        return new Proxy(client, { get: (c, p) => (p === 'call' ? (m: string, k: Record<string, unknown>, o?: unknown) => (calls.push(m), c.call(m, k, o as never)) : (Reflect.get(c, p) as unknown)) });
+        return new Proxy(client, {
+          get: (c, p) =>
+            p === 'call' ? (m: string, k: Record<string, unknown>, o?: unknown) => (calls.push(m), c.call(m, k, o as never)) : (Reflect.get(c, p) as unknown),
+        });
       };
     },
   });

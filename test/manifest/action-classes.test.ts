@@ -19,43 +19,78 @@ const byKey = new Map(manifest.routes.map((route) => [route.key, route]));
 
 t.test('every route has a declared class, and every class but none is used', async (t) => {
   for (const route of manifest.routes) t.ok(ACTION_CLASSES.includes(route.action), `${route.key}: ${route.action}`);
-  t.same(ACTION_CLASSES.filter((one) => !manifest.routes.some((route) => route.action === one)), [], 'each class has routes');
-  t.same(manifest.routes.filter((route) => route.method === 'GET' && route.action !== 'read').map((route) => route.key), [], 'every GET reads');
+  t.same(
+    ACTION_CLASSES.filter((one) => !manifest.routes.some((route) => route.action === one)),
+    [],
+    'each class has routes',
+  );
+  t.same(
+    manifest.routes.filter((route) => route.method === 'GET' && route.action !== 'read').map((route) => route.key),
+    [],
+    'every GET reads',
+  );
 });
 
-t.test('the platform\'s counted actions land in their class', async (t) => {
+t.test("the platform's counted actions land in their class", async (t) => {
   const expected: Record<string, string> = {
-    'POST /media/like': 'like', 'DELETE /media/like': 'like', 'POST /story/like': 'like', 'POST /media/comment/like': 'like',
-    'POST /media/comment': 'comment', 'DELETE /media/comment': 'comment',
-    'POST /user/follow': 'follow', 'DELETE /user/follow': 'follow', 'DELETE /user/follower': 'follow', 'POST /user/block': 'follow', 'POST /user/close-friend': 'follow',
-    'POST /account/follow/request/approve': 'follow', 'POST /hashtag/follow': 'follow',
-    'POST /direct/message': 'direct', 'POST /direct/thread/message': 'direct', 'POST /direct/request/approve': 'direct',
-    'POST /photo/upload': 'post', 'POST /video/upload/by/url': 'post', 'POST /album/upload': 'post', 'POST /clip/upload': 'post', 'POST /story/upload': 'post',
-    'POST /highlight': 'post', 'POST /note': 'post', 'PATCH /media': 'post', 'DELETE /media': 'post',
-    'PATCH /account': 'profile', 'PATCH /account/picture': 'profile', 'PATCH /account/privacy': 'profile',
-    'POST /media/comment/check/offensive': 'read', 'POST /user/mute/posts': 'other', 'POST /jobs': 'other', 'POST /auth/login': 'other',
+    'POST /media/like': 'like',
+    'DELETE /media/like': 'like',
+    'POST /story/like': 'like',
+    'POST /media/comment/like': 'like',
+    'POST /media/comment': 'comment',
+    'DELETE /media/comment': 'comment',
+    'POST /user/follow': 'follow',
+    'DELETE /user/follow': 'follow',
+    'DELETE /user/follower': 'follow',
+    'POST /user/block': 'follow',
+    'POST /user/close-friend': 'follow',
+    'POST /account/follow/request/approve': 'follow',
+    'POST /hashtag/follow': 'follow',
+    'POST /direct/message': 'direct',
+    'POST /direct/thread/message': 'direct',
+    'POST /direct/request/approve': 'direct',
+    'POST /photo/upload': 'post',
+    'POST /video/upload/by/url': 'post',
+    'POST /album/upload': 'post',
+    'POST /clip/upload': 'post',
+    'POST /story/upload': 'post',
+    'POST /highlight': 'post',
+    'POST /note': 'post',
+    'PATCH /media': 'post',
+    'DELETE /media': 'post',
+    'PATCH /account': 'profile',
+    'PATCH /account/picture': 'profile',
+    'PATCH /account/privacy': 'profile',
+    'POST /media/comment/check/offensive': 'read',
+    'POST /user/mute/posts': 'other',
+    'POST /jobs': 'other',
+    'POST /auth/login': 'other',
   };
   for (const [key, action] of Object.entries(expected)) t.equal(byKey.get(key)?.action, action, key);
 });
 
-t.test('the default: read for GET, the file\'s class for writes, `other` without one; a route\'s own wins', async (t) => {
+t.test("the default: read for GET, the file's class for writes, `other` without one; a route's own wins", async (t) => {
   const dir = fixtureManifestDir();
   const path = join(dir, 'things.yaml');
   const yaml = readFileSync(path, 'utf8');
   const plain = loadManifest(dir, { plugins: fixturePlugins });
   t.equal(plain.routes.find((route) => route.key === 'POST /thing')!.action, 'other');
-  writeFileSync(path, yaml.replace('area: things\n', 'area: things\naction: post\n').replace('  - route: DELETE /thing\n', '  - route: DELETE /thing\n    action: like\n'));
+  writeFileSync(
+    path,
+    yaml.replace('area: things\n', 'area: things\naction: post\n').replace('  - route: DELETE /thing\n', '  - route: DELETE /thing\n    action: like\n'),
+  );
   const classed = loadManifest(dir, { plugins: fixturePlugins });
-  t.equal(classed.routes.find((route) => route.key === 'POST /thing')!.action, 'post', 'the file\'s class');
-  t.equal(classed.routes.find((route) => route.key === 'DELETE /thing')!.action, 'like', 'the route\'s own');
+  t.equal(classed.routes.find((route) => route.key === 'POST /thing')!.action, 'post', "the file's class");
+  t.equal(classed.routes.find((route) => route.key === 'DELETE /thing')!.action, 'like', "the route's own");
   t.equal(classed.routes.find((route) => route.key === 'GET /thing')!.action, 'read');
   writeFileSync(path, yaml.replace('  - route: POST /thing\n', '  - route: POST /thing\n    action: posting\n'));
   t.throws(() => loadManifest(dir, { plugins: fixturePlugins }), /action/, 'an unknown class stops the boot');
 });
 
-t.test('the OpenAPI document names each operation\'s class, and each MCP tool carries it', async (t) => {
+t.test("the OpenAPI document names each operation's class, and each MCP tool carries it", async (t) => {
   const doc = buildOpenApi(manifest) as { paths: Record<string, Record<string, { 'x-action-class'?: string }>> };
-  for (const route of manifest.routes) t.equal(doc.paths[route.path][route.method.toLowerCase()]['x-action-class'], route.action, `${route.key} in the document`);
+  for (const route of manifest.routes)
+    t.equal(doc.paths[route.path][route.method.toLowerCase()]['x-action-class'], route.action, `${route.key} in the document`);
   for (const entry of buildTools(manifest)) {
     t.equal(entry.tool._meta?.[ACTION_META], entry.route.action, `${entry.name} as a tool`);
     t.equal(entry.tool.annotations?.readOnlyHint, entry.route.action === 'read');

@@ -21,7 +21,11 @@ const config = testConfig();
 const sandbox = createSandbox({ seed: config.seed, version: SANDBOX_VERSIONS[SANDBOX_VERSIONS.length - 1] });
 const world = sandbox.world;
 const app = createApp({
-  config, upstream: sandbox, store: await createStore('memory://'), log: createLogger('silent'), ...productParts(config),
+  config,
+  upstream: sandbox,
+  store: await createStore('memory://'),
+  log: createLogger('silent'),
+  ...productParts(config),
 });
 const http = await serve(app);
 t.teardown(() => http.close());
@@ -71,7 +75,7 @@ for (const route of routes) {
 }
 
 t.test('behaviour points of the catalogue', async (t) => {
-  const get = async (path: string, query: Record<string, unknown>) => (await http.request('GET', path, { query, headers: { 'x-session-id': session } }));
+  const get = async (path: string, query: Record<string, unknown>) => await http.request('GET', path, { query, headers: { 'x-session-id': session } });
   t.equal((await get('/hashtag/related', { name: hashtag.name })).status, 404, 'GET /hashtag/related is gone');
   const code = Buffer.from(`media:${post.pk}`).toString('base64');
   const byUrl = await get('/share', { url: `https://www.instagram.com/s/${code}` });
@@ -84,9 +88,15 @@ t.test('behaviour points of the catalogue', async (t) => {
     const first = (await get(path, { amount: 2 })).body as { pk: string }[];
     t.ok(first.length > 0 && first.length <= 2, `${path} honours amount`);
     const next = (await get(path, { amount: 2, last_media_pk: first[first.length - 1].pk })).body as { pk: string }[];
-    t.notOk(next.some((m) => first.some((f) => f.pk === m.pk)), `${path} continues after last_media_pk`);
+    t.notOk(
+      next.some((m) => first.some((f) => f.pk === m.pk)),
+      `${path} continues after last_media_pk`,
+    );
   }
-  for (const [path, query] of [['/user', {}], ['/user/stream', { view: 'flat' }]] as const) {
+  for (const [path, query] of [
+    ['/user', {}],
+    ['/user/stream', { view: 'flat' }],
+  ] as const) {
     const byName = await get(path, { ...query, username: other.username });
     const legacy = await get(path, { ...query, user_id: `@${other.username}` });
     t.equal(legacy.status, 200, `${path}: a username in user_id is looked up by username`);

@@ -14,8 +14,17 @@ const methodsFile = new URL('upstream/aiograpi-1.0.9/methods.json', shared);
 const catalogueFile = new URL('spec/001_cc7097987e5d2166.txt', shared);
 const absent = (file: URL) => (existsSync(file) ? false : `${file.pathname} is not beside the project`);
 
-interface MapRoute { method: string; path: string; area: string; upstream: string[] }
-interface UpstreamMethod { name: string; params: { name: string; required: boolean }[]; varkw: boolean }
+interface MapRoute {
+  method: string;
+  path: string;
+  area: string;
+  upstream: string[];
+}
+interface UpstreamMethod {
+  name: string;
+  params: { name: string; required: boolean }[];
+  varkw: boolean;
+}
 
 /** The real manifest with the product's own plugins and resolvers. */
 function loadCatalogue(): Manifest {
@@ -33,7 +42,10 @@ const byKey = new Map(manifest.routes.map((r) => [r.key, r]));
 
 t.test('the removed route stays removed', async (t) => {
   t.notOk(byKey.has('GET /hashtag/related'), 'GET /hashtag/related is not in the manifest');
-  t.notOk(manifest.routes.some((r) => r.path === '/hashtag/related'), 'no method on /hashtag/related');
+  t.notOk(
+    manifest.routes.some((r) => r.path === '/hashtag/related'),
+    'no method on /hashtag/related',
+  );
 });
 
 t.test('every catalogue route is in the manifest, and nothing else', { skip: absent(mapFile) }, async (t) => {
@@ -63,8 +75,16 @@ t.test('the manifest reaches exactly the 288 upstream methods of the map', { ski
   const expected = new Set(map.flatMap((r) => r.upstream));
   const reached = new Set(manifest.routes.filter((r) => !r.since && !r.extension).flatMap((r) => [...r.upstreamMethods]));
   t.equal(expected.size, 288);
-  t.same([...expected].filter((m) => !reached.has(m)), [], 'every mapped method is reached by some route');
-  t.same([...reached].filter((m) => !expected.has(m)), [], 'no route reaches a method outside the map');
+  t.same(
+    [...expected].filter((m) => !reached.has(m)),
+    [],
+    'every mapped method is reached by some route',
+  );
+  t.same(
+    [...reached].filter((m) => !expected.has(m)),
+    [],
+    'no route reaches a method outside the map',
+  );
 });
 
 t.test('each route reaches the upstream methods the map gives it', { skip: absent(mapFile) }, async (t) => {
@@ -77,7 +97,11 @@ t.test('each route reaches the upstream methods the map gives it', { skip: absen
     if (missing.length) differ.push(`${route.key}: ${missing.join(', ')}`);
   }
   // GET /story/upload* also list user_stories in the map; the route answers the uploaded story itself.
-  t.same(differ.filter((d) => !/^POST \/story\/upload.*: user_stories$/.test(d)), [], 'no route misses a mapped method');
+  t.same(
+    differ.filter((d) => !/^POST \/story\/upload.*: user_stories$/.test(d)),
+    [],
+    'no route misses a mapped method',
+  );
 });
 
 t.test('every call is one the upstream library accepts', { skip: absent(methodsFile) }, async (t) => {
@@ -86,7 +110,11 @@ t.test('every call is one the upstream library accepts', { skip: absent(methodsF
   for (const route of manifest.routes.filter((r) => !r.since)) for (const problem of callProblems(route, methods)) problems.push(`${route.key}: ${problem}`);
   t.same(problems, [], 'methods exist, keywords are parameters, required parameters are supplied');
   const inSpec = beyond.filter((route) => route.calls.some((call) => methods.has(call.method)));
-  t.same(inSpec.map((r) => r.key), [], 'a route marked `since` calls only what the specification\'s aiograpi lacks');
+  t.same(
+    inSpec.map((r) => r.key),
+    [],
+    "a route marked `since` calls only what the specification's aiograpi lacks",
+  );
   t.ok(manifest.routes.reduce((n, r) => n + r.calls.length, 0) > 270, 'the check saw the calls');
 });
 
@@ -107,7 +135,7 @@ function callProblems(route: RouteSpec, methods: Map<string, UpstreamMethod>): s
     const newer = new Set(route.params.filter((p) => p.since).map((p) => p.upstream));
     const given = Object.keys(call.args).filter((keyword) => !newer.has(keyword));
     for (const keyword of given) if (!names.has(keyword) && !method.varkw) problems.push(`${call.method} takes no keyword ${keyword}`);
-    const supplied = new Set([...given, ...(route.plugin ? PLUGIN_SUPPLIED[route.plugin] ?? [] : [])]);
+    const supplied = new Set([...given, ...(route.plugin ? (PLUGIN_SUPPLIED[route.plugin] ?? []) : [])]);
     for (const p of method.params) if (p.required && !supplied.has(p.name)) problems.push(`${call.method} misses its required ${p.name}`);
     for (const [keyword, source] of Object.entries(call.args)) {
       if ('from' in source && !suppliedBy(route, source.from, call)) problems.push(`${call.method}.${keyword} reads ${source.from}, which nothing provides`);
@@ -127,7 +155,8 @@ t.test('parameters follow the spec conventions', async (t) => {
   const problems: string[] = [];
   for (const route of [...apiRoutes, ...beyond]) {
     for (const p of route.params) {
-      if (/(^|_)(pk|id)$/.test(p.name) && (p.type === 'integer' || p.type === 'number')) problems.push(`${route.key} ${p.name}: an id must be a string (type id)`);
+      if (/(^|_)(pk|id)$/.test(p.name) && (p.type === 'integer' || p.type === 'number'))
+        problems.push(`${route.key} ${p.name}: an id must be a string (type id)`);
       if (['folder', 'returnFile', 'revert', 'unfollow'].includes(p.name)) problems.push(`${route.key} ${p.name}: not a parameter of the service`);
       if (route.method !== 'GET' && p.in === 'query') problems.push(`${route.key} ${p.name}: ${route.method} parameters are form fields`);
       if (!p.description) problems.push(`${route.key} ${p.name}: undocumented`);
@@ -158,16 +187,45 @@ t.test('summaries are distinct', async (t) => {
 
 t.test('the shapes of the behaviour document', async (t) => {
   const shape = (key: string) => byKey.get(key)?.result.shape;
-  const pages = ['/direct/inbox', '/direct/pending', '/direct/spam', '/account/archive/media', '/hashtag/media/recent', '/hashtag/media/top',
-    '/location/media/recent', '/location/media/top', '/media/comments', '/story/archive', '/story/viewers', '/user/reels',
-    '/account/follow/requests', '/user/followers', '/user/following', '/user/posts', '/user/tagged/posts', '/user/videos'];
+  const pages = [
+    '/direct/inbox',
+    '/direct/pending',
+    '/direct/spam',
+    '/account/archive/media',
+    '/hashtag/media/recent',
+    '/hashtag/media/top',
+    '/location/media/recent',
+    '/location/media/top',
+    '/media/comments',
+    '/story/archive',
+    '/story/viewers',
+    '/user/reels',
+    '/account/follow/requests',
+    '/user/followers',
+    '/user/following',
+    '/user/posts',
+    '/user/tagged/posts',
+    '/user/videos',
+  ];
   for (const path of pages) {
     t.equal(shape(`GET ${path}`), 'page', `GET ${path} is a page`);
-    t.ok(byKey.get(`GET ${path}`)?.params.some((p) => p.name === 'cursor' && p.default === ''), `GET ${path} takes cursor`);
+    t.ok(
+      byKey.get(`GET ${path}`)?.params.some((p) => p.name === 'cursor' && p.default === ''),
+      `GET ${path} takes cursor`,
+    );
   }
   t.equal(apiRoutes.filter((r) => r.result.shape === 'page').length, 18, 'exactly the 18 PAGE routes are pages');
   t.equal(shape('GET /media/comments/stream'), 'stream_page');
-  for (const path of ['/hashtag/reels', '/location/guides', '/user/guides', '/user/pinned/posts', '/reels', '/reels/friends', '/reels/explore', '/reels/timeline']) {
+  for (const path of [
+    '/hashtag/reels',
+    '/location/guides',
+    '/user/guides',
+    '/user/pinned/posts',
+    '/reels',
+    '/reels/friends',
+    '/reels/explore',
+    '/reels/timeline',
+  ]) {
     t.equal(shape(`GET ${path}`), 'array', `GET ${path} is a plain array`);
   }
   for (const path of ['/reels', '/reels/friends', '/reels/explore', '/reels/timeline']) {
@@ -217,13 +275,37 @@ t.test('notification settings take the values of the behaviour document', async 
 });
 
 t.test('POST never reverses, DELETE does: no flag undoes a POST', async (t) => {
-  const flags = apiRoutes.filter((r) => r.method === 'POST').flatMap((r) => r.params.filter((p) => /^(revert|unfollow|undo|disable|remove)$/.test(p.name)).map((p) => `${r.key} ${p.name}`));
+  const flags = apiRoutes
+    .filter((r) => r.method === 'POST')
+    .flatMap((r) => r.params.filter((p) => /^(revert|unfollow|undo|disable|remove)$/.test(p.name)).map((p) => `${r.key} ${p.name}`));
   t.same(flags, []);
   // The state machines of the behaviour document: each POST has its DELETE on the same path.
-  const pairs = ['/user/follow', '/user/close-friend', '/user/notifications/posts', '/user/notifications/stories', '/user/notifications/reels',
-    '/user/notifications/videos', '/media/like', '/media/comment/like', '/media/comment/pin', '/clip/pin', '/auth/totp', '/user/block',
-    '/user/mute/posts', '/user/mute/stories', '/media/archive', '/media/pin', '/media/save', '/hashtag/follow', '/story/like',
-    '/direct/thread/mute', '/direct/thread/video/call/mute', '/direct/message/like', '/direct/message/reaction', '/highlight/story', '/media/note'];
+  const pairs = [
+    '/user/follow',
+    '/user/close-friend',
+    '/user/notifications/posts',
+    '/user/notifications/stories',
+    '/user/notifications/reels',
+    '/user/notifications/videos',
+    '/media/like',
+    '/media/comment/like',
+    '/media/comment/pin',
+    '/clip/pin',
+    '/auth/totp',
+    '/user/block',
+    '/user/mute/posts',
+    '/user/mute/stories',
+    '/media/archive',
+    '/media/pin',
+    '/media/save',
+    '/hashtag/follow',
+    '/story/like',
+    '/direct/thread/mute',
+    '/direct/thread/video/call/mute',
+    '/direct/message/like',
+    '/direct/message/reaction',
+    '/highlight/story',
+    '/media/note',
+  ];
   for (const path of pairs) t.ok(byKey.has(`POST ${path}`) && byKey.has(`DELETE ${path}`), `POST and DELETE ${path}`);
 });
-

@@ -52,7 +52,7 @@ function bash(script: string, cwd: string): Promise<{ status: number | null; std
 
 const install = spawnSync('sh', [fileURLToPath(new URL('../support/curl.sh', import.meta.url))], { encoding: 'utf8', timeout: 300_000 });
 
-t.test('the README\'s curl examples run as written on the sandbox', async (t) => {
+t.test("the README's curl examples run as written on the sandbox", async (t) => {
   t.equal(install.status, 0, `curl is installed (test/support/curl.sh): ${install.stderr}`);
   const blocks = examples(readme);
   t.ok(blocks.length >= 4, `${blocks.length} example blocks found`);

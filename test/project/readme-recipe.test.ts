@@ -26,7 +26,7 @@ function recipe(text: string): { file: string; yaml: string } {
   return { file, yaml };
 }
 
-t.test('the recipe\'s route boots, answers and is documented', async (t) => {
+t.test("the recipe's route boots, answers and is documented", async (t) => {
   const { file, yaml } = recipe(readme);
   const dir = mkdtempSync(join(tmpdir(), 'sg-recipe-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,18 +42,17 @@ t.test('the recipe\'s route boots, answers and is documented', async (t) => {
   const client = await serve(app);
   t.teardown(() => client.close());
   const added = app.manifest.routes.find((route) => route.key === 'GET /user/id');
-  t.ok(added, 'the recipe\'s route is in the booted manifest');
+  t.ok(added, "the recipe's route is in the booted manifest");
   t.equal(added?.extension, true, 'marked beyond the catalogue (extension: true), which test/manifest/catalogue-faithful.test.ts leaves out');
 
   const login = await client.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } });
   const headers = { 'x-session-id': login.body as string };
   const pk = await client.request('GET', '/user/id?username=demo', { headers });
   t.equal(pk.status, 200);
-  t.equal(pk.body, FIXED.demo, 'demo\'s pk, from the sandbox');
+  t.equal(pk.body, FIXED.demo, "demo's pk, from the sandbox");
   const missing = await client.request('GET', '/user/id', { headers });
   t.equal(missing.status, 422, 'validated: the required username');
   t.match(missing.text, /username/);
   const doc = (await client.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
   t.ok(doc.paths['/user/id']?.get, 'documented in /openapi.json');
 });
-

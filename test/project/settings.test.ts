@@ -12,13 +12,21 @@ const readme = readFileSync(join(projectRoot(), 'README.md'), 'utf8');
 
 /** The variables each table row names in its first two cells, with its default cell (the one after them). */
 function documentedRows(): { names: string[]; fallback: string }[] {
-  return readme.split('\n').filter((line) => line.startsWith('| ')).flatMap((line) => {
-    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim());
-    const at = cells.slice(0, 2).findIndex((cell) => /`SOCIALGATE_[A-Z0-9_]+`|^`(PORT|HOST)`$/.test(cell));
-    if (at < 0) return [];
-    const names = [...cells[at]!.matchAll(/`((?:SOCIALGATE_)?[A-Z0-9_*]+)`/g)].map((m) => m[1]!).filter((name) => name.startsWith('SOCIALGATE_') || name === 'PORT' || name === 'HOST');
-    return [{ names, fallback: (cells[at + 1] ?? '').replace(/`/g, '') }];
-  });
+  return readme
+    .split('\n')
+    .filter((line) => line.startsWith('| '))
+    .flatMap((line) => {
+      const cells = line
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+      const at = cells.slice(0, 2).findIndex((cell) => /`SOCIALGATE_[A-Z0-9_]+`|^`(PORT|HOST)`$/.test(cell));
+      if (at < 0) return [];
+      const names = [...cells[at]!.matchAll(/`((?:SOCIALGATE_)?[A-Z0-9_*]+)`/g)]
+        .map((m) => m[1]!)
+        .filter((name) => name.startsWith('SOCIALGATE_') || name === 'PORT' || name === 'HOST');
+      return [{ names, fallback: (cells[at + 1] ?? '').replace(/`/g, '') }];
+    });
 }
 
 const rows = documentedRows();

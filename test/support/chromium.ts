@@ -4,13 +4,23 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export function ensureChromium(): { ok: true } | { missing: string } {
   const script = fileURLToPath(new URL('./chromium.sh', import.meta.url));
   const result = spawnSync('sh', [script], { encoding: 'utf8', timeout: 600_000 });
   if (result.status === 0) return { ok: true };
-  return { missing: `chromium is missing and test/support/chromium.sh could not install it with apt-get (exit ${result.status}): ` +
-`${(result.stderr || result.stdout || '').trim().slice(-300)}` };
+  return {
+    missing:
+      `chromium is missing and test/support/chromium.sh could not install it with apt-get (exit ${result.status}): ` +
+      `${(result.stderr || result.stdout || '').trim().slice(-300)}`,
+  };
 }
-

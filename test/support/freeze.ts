@@ -3,7 +3,10 @@
 import { execFileSync } from 'node:child_process';
 
 function tree(root: number): number[] {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' }).trim().split('\n').map((line) => line.trim().split(/\s+/).map(Number));
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number));
   const found = [root];
   for (let i = 0; i < found.length; i++) for (const [pid, parent] of rows) if (parent === found[i]) found.push(pid);
   return found;

@@ -36,8 +36,11 @@ export function ensureDeployTools(): { ok: true } | { missing: string } {
   const result = spawnSync('sh', [script, ...pairs], { encoding: 'utf8', timeout: 600_000 });
   if (result.status === 0) return { ok: true };
   const why = (result.stderr || result.error?.message || '').trim().slice(-400);
-  return { missing: `buildah, debootstrap, nginx or docker-compose is missing and test/support/debian-tools.sh could not install ` +
-`it (exit ${result.status})${why ? `: ${why}` : ''}` };
+  return {
+    missing:
+      `buildah, debootstrap, nginx or docker-compose is missing and test/support/debian-tools.sh could not install ` +
+      `it (exit ${result.status})${why ? `: ${why}` : ''}`,
+  };
 }
 
 export interface Buildah {
@@ -58,7 +61,10 @@ export function buildah(cache: string): Buildah {
   const global = ['--root', join(cache, 'storage'), '--runroot', join(cache, 'run'), '--storage-driver', 'overlay'];
   return {
     cache,
-    run: (args, timeoutMs = 2_400_000) => // a cold build on a busy machine took 25 min
+    run: (
+      args,
+      timeoutMs = 2_400_000, // a cold build on a busy machine took 25 min
+    ) =>
       new Promise((resolve, reject) => {
         const child = killOnExit(spawn('buildah', [...global, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
         let out = '';
@@ -85,7 +91,12 @@ export function makeBase(b: Buildah, node: string, headers: string): Promise<str
   const script = fileURLToPath(new URL('./node-base.sh', import.meta.url));
   const global = `buildah --root ${join(b.cache, 'storage')} --runroot ${join(b.cache, 'run')} --storage-driver overlay`;
   return new Promise((resolve, reject) => {
-    const child = killOnExit(spawn('sh', [script, b.cache, BASE.release, node, BASE.npm, BASE.image, headers], { env: { ...process.env, BUILDAH: global }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = killOnExit(
+      spawn('sh', [script, b.cache, BASE.release, node, BASE.npm, BASE.image, headers], {
+        env: { ...process.env, BUILDAH: global },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     const err = tail(child.stderr, 3000);
     child.once('exit', (code) => (code === 0 ? resolve(BASE.image) : reject(new Error(`test/support/node-base.sh failed (${code}): ${err()}`))));
   });

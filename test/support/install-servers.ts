@@ -13,7 +13,8 @@ ensureRedisServer();
 const postgres = installPostgres();
 if ('missing' in postgres) process.stderr.write(`store tests: ${postgres.missing}; test/adapters/store/postgres.test.ts will be skipped\n`);
 const chromium = ensureChromium();
-if ('missing' in chromium) process.stderr.write(`browser tests: ${chromium.missing}; test/engine/docs-browser.test.ts and test/plugins/console/browser.test.ts will be skipped\n`);
+if ('missing' in chromium)
+  process.stderr.write(`browser tests: ${chromium.missing}; test/engine/docs-browser.test.ts and test/plugins/console/browser.test.ts will be skipped\n`);
 const deploy = ensureDeployTools();
 if ('missing' in deploy) process.stderr.write(`deployment tests: ${deploy.missing}; test/deploy-*.test.ts will be skipped\n`);
 process.stdout.write(`# store test servers, chromium and deployment tools checked in ${Date.now() - started} ms\n`);

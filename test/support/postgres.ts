@@ -36,8 +36,11 @@ export function installPostgres(): { bin: string } | { missing: string } {
   const bin = (result.stdout ?? '').trim().split('\n').pop() ?? '';
   if (result.status === 0 && bin) return { bin };
   const why = (result.stderr || result.error?.message || '').trim().slice(-500);
-  return { missing: `no PostgreSQL server under /usr/lib/postgresql/*/bin and test/support/postgres.sh could not install ` +
-`Debian's postgresql with apt-get (exit ${result.status})${why ? `: ${why}` : ''}` };
+  return {
+    missing:
+      `no PostgreSQL server under /usr/lib/postgresql/*/bin and test/support/postgres.sh could not install ` +
+      `Debian's postgresql with apt-get (exit ${result.status})${why ? `: ${why}` : ''}`,
+  };
 }
 
 export async function startPostgres(bin: string): Promise<Postgres> {
@@ -46,10 +49,33 @@ export async function startPostgres(bin: string): Promise<Postgres> {
   try {
     if (account.uid !== undefined) chownSync(dir, account.uid, account.gid!);
     const data = join(dir, 'data');
-    await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { ...account, cwd: dir, env: { ...process.env, LC_ALL: 'C' } });
+    await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
+      ...account,
+      cwd: dir,
+      env: { ...process.env, LC_ALL: 'C' },
+    });
     const port = await freePort();
-    const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
-    const isReady = () => run(join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port)]).then(() => true, () => false);
+    const args = [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ];
+    const isReady = () =>
+      run(join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port)]).then(
+        () => true,
+        () => false,
+      );
     const launch = async () => {
       const child = killOnExit(spawn(join(bin, 'postgres'), args, { ...account, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] }));
       await waitFor(`postgres on port ${port}`, isReady, child, tail(child.stderr), 20_000);
@@ -61,7 +87,26 @@ export async function startPostgres(bin: string): Promise<Postgres> {
       get pid() {
         return child.pid!;
       },
-      sql: async (statement) => (await run(join(bin, 'psql'), ['-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', statement])).stdout,
+      sql: async (statement) =>
+        (
+          await run(join(bin, 'psql'), [
+            '-X',
+            '-A',
+            '-t',
+            '-v',
+            'ON_ERROR_STOP=1',
+            '-h',
+            '127.0.0.1',
+            '-p',
+            String(port),
+            '-U',
+            'postgres',
+            '-d',
+            'postgres',
+            '-c',
+            statement,
+          ])
+        ).stdout,
       async halt() {
         await stopChild(child, 'SIGINT', 10_000); // fast shutdown: clients are disconnected, not waited for
       },
@@ -85,6 +130,7 @@ function serverAccount(): Account {
   const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim() || NaN);
   const uid = id('-u');
   const gid = id('-g');
-  if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error('running as root and there is no `postgres` user to run the server as (the postgresql package creates it)');
+  if (!Number.isInteger(uid) || !Number.isInteger(gid))
+    throw new Error('running as root and there is no `postgres` user to run the server as (the postgresql package creates it)');
   return { uid, gid };
 }

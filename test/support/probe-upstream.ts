@@ -56,7 +56,9 @@ export function probeUpstream(inner: UpstreamAdapter): Probe {
     exportSettings: () => client.exportSettings(),
     account: () => client.account(),
     close: () => client.close(),
-    ...(client.realtime ? { realtime: (handlers: RealtimeHandlers) => (calls.push({ client: id, method: '(realtime)', kwargs: {}, at: Date.now() }), client.realtime!(handlers)) } : {}),
+    ...(client.realtime
+      ? { realtime: (handlers: RealtimeHandlers) => (calls.push({ client: id, method: '(realtime)', kwargs: {}, at: Date.now() }), client.realtime!(handlers)) }
+      : {}),
   });
   // Everything else of the adapter as it is (its library getter, describe, typing, capabilities).
   const open = async (options: ClientOptions) => {
@@ -65,7 +67,11 @@ export function probeUpstream(inner: UpstreamAdapter): Probe {
   };
   const adapter: UpstreamAdapter = new Proxy(inner, { get: (target, name) => (name === 'open' ? open : Reflect.get(target, name, target)) });
   return {
-    adapter, opened, calls, overlap, latency,
+    adapter,
+    opened,
+    calls,
+    overlap,
+    latency,
     failNext: (method, error) => void faults.set(method, error),
     count: (method) => calls.filter((c) => c.method === method).length,
   };

@@ -70,7 +70,8 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export async function waitFor(what: string, probe: () => Promise<boolean>, child: ChildProcess, output: () => string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready: ${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready: ${output()}`);
     if (await probe()) return;
     await sleep(50);
   }

@@ -22,8 +22,10 @@ export function ensureRedisServer(): void {
   const script = fileURLToPath(new URL('./redis.sh', import.meta.url));
   const result = spawnSync('sh', [script], { encoding: 'utf8', timeout: 300_000 });
   if (result.status !== 0) {
-    throw new Error(`redis-server is missing and test/support/redis.sh could not install it with apt-get (exit ` +
-`${result.status}): ${(result.stderr || result.stdout || '').trim().slice(-500)}`);
+    throw new Error(
+      `redis-server is missing and test/support/redis.sh could not install it with apt-get (exit ` +
+        `${result.status}): ${(result.stderr || result.stdout || '').trim().slice(-500)}`,
+    );
   }
 }
 
@@ -34,7 +36,11 @@ export async function startRedis(): Promise<Redis> {
   // No snapshots; an append-only file (fsync'd once a second, and at shutdown) so that a halted
   // server comes back with its data, as a production one would.
   const launch = async () => {
-    const child = killOnExit(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'pipe'] }));
+    const child = killOnExit(
+      spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir, '--loglevel', 'warning'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      }),
+    );
     await waitFor(`redis-server on port ${port}`, () => ping(port), child, tail(child.stderr), 10_000);
     return child;
   };

@@ -60,7 +60,19 @@ async function service(options: ServiceOptions): Promise<Service> {
     url,
     request: (method, path, request = {}) => send(url, method, path, request),
     async start() {
-      const args = [CLI, 'serve', '--port', String(port), '--host', '127.0.0.1', ...(options.store ? ['--store', options.store] : []), '--data-dir', dataDir, '--log-level', 'warn'];
+      const args = [
+        CLI,
+        'serve',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        ...(options.store ? ['--store', options.store] : []),
+        '--data-dir',
+        dataDir,
+        '--log-level',
+        'warn',
+      ];
       if (options.sessionCacheTtlMs !== undefined) args.push('--session-cache-ttl-ms', String(options.sessionCacheTtlMs));
       child = killOnExit(spawn(process.execPath, args, { env: { ...environment(options.key), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] }));
       const output = tail(child.stderr);

@@ -27,7 +27,11 @@ export async function sharedSessionsScenario(t: Test, a: Service, b: Service, tt
   t.equal((await b.request('GET', '/account', { headers: as(sid) })).status, 200);
   await a.request('PATCH', '/auth/settings', { form: { locale: 'de_DE' }, headers: as(sid) }); // rotates: sid is revoked on A
   await wait(ttlMs + 50);
-  t.match(await b.request('GET', '/account', { headers: as(sid) }), { status: 401, body: { exc_type: 'SessionNotFound' } }, "A's revocation reaches B after the TTL");
+  t.match(
+    await b.request('GET', '/account', { headers: as(sid) }),
+    { status: 401, body: { exc_type: 'SessionNotFound' } },
+    "A's revocation reaches B after the TTL",
+  );
 }
 
 /** Named API keys on a shared store: one instance's key store adds, another's knows it; a revoke crosses within the TTL. */

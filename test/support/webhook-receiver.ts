@@ -36,19 +36,25 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const rejected: string[] = [];
   const receiver: Receiver = {
-    url: '', deliveries, rejected, mode: 200, secret: '',
+    url: '',
+    deliveries,
+    rejected,
+    mode: 200,
+    secret: '',
     ids: () => new Set(deliveries.map((d) => d.id)),
     async waitFor(what, test, ms = 15_000) {
       const deadline = Date.now() + ms;
       while (!test(deliveries)) {
-        if (Date.now() > deadline) throw new Error(`receiver: ${what} did not happen within ${ms} ms (${deliveries.length} deliveries: ${deliveries.map((d) => d.type).join(', ')})`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver: ${what} did not happen within ${ms} ms (${deliveries.length} deliveries: ${deliveries.map((d) => d.type).join(', ')})`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server: Server = createServer(async (req, res) => {
     if (receiver.mode === 'refuse') return void req.socket.destroy();
@@ -58,21 +64,30 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       return;
     }
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-    const verified = [receiver.secret, receiver.also].filter((s): s is string => !!s).some((secret) => {
-      try {
-        new Webhook(secret).verify(body, headers);
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    const verified = [receiver.secret, receiver.also]
+      .filter((s): s is string => !!s)
+      .some((secret) => {
+        try {
+          new Webhook(secret).verify(body, headers);
+          return true;
+        } catch {
+          return false;
+        }
+      });
     if (!verified) {
       rejected.push(headers['webhook-id'] ?? '?');
       res.writeHead(400).end();
       return;
     }
     const parsed = JSON.parse(body) as { type: string; timestamp: string; data: Record<string, unknown> };
-    deliveries.push({ id: headers['webhook-id'], type: parsed.type, data: parsed.data, timestamp: parsed.timestamp, receivedAt: Date.now(), signatures: headers['webhook-signature'].split(' ').length });
+    deliveries.push({
+      id: headers['webhook-id'],
+      type: parsed.type,
+      data: parsed.data,
+      timestamp: parsed.timestamp,
+      receivedAt: Date.now(),
+      signatures: headers['webhook-signature'].split(' ').length,
+    });
     res.writeHead(204).end();
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

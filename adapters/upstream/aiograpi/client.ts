@@ -5,7 +5,14 @@
 // before its account is known (a fresh login) takes a random slot, then moves to its account's on
 // the first settings export that names the account: the one every later reopening lands on.
 import { randomInt, randomUUID } from 'node:crypto';
-import { UpstreamError, type CallOptions, type ClientOptions, type RealtimeHandlers, type RealtimeSubscription, type UpstreamClient } from '../../../engine/types.js';
+import {
+  UpstreamError,
+  type CallOptions,
+  type ClientOptions,
+  type RealtimeHandlers,
+  type RealtimeSubscription,
+  type UpstreamClient,
+} from '../../../engine/types.js';
 import type { SidecarPool } from './pool.js';
 import type { SidecarProcess } from './process.js';
 import { SIDECAR_CLIENT_NOT_OPEN, unavailable } from './protocol.js';
@@ -68,7 +75,8 @@ export class SidecarClient implements UpstreamClient {
         if (ended) return;
         ended = true;
         unlisten();
-        if (process.alive) await process.request({ op: 'realtime_stop', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'realtime_stop' }).catch(() => undefined);
+        if (process.alive)
+          await process.request({ op: 'realtime_stop', client: this.handle }, { timeoutMs: this.timeoutMs, what: 'realtime_stop' }).catch(() => undefined);
       },
     };
   }

@@ -11,12 +11,26 @@ const MEANING: Readonly<Record<MethodClass, string>> = {
 export function formatText(report: AuditReport): string {
   const lines = [`${report.library} ${report.version}: ${report.upstream_total} public Client methods, ${report.routes.length} routes`, ''];
   for (const cls of CLASSES) lines.push(`  ${cls.padEnd(10)} ${String(report[cls]).padStart(4)}   ${MEANING[cls]}`);
-  lines.push('', ...table(['area', 'total', ...CLASSES], [
-    ...report.areas.map((a) => [a.area, a.total, a.exposed, a.duplicate, a.internal, a.candidate]),
-    ['total', report.upstream_total, report.exposed, report.duplicate, report.internal, report.candidate],
-  ]));
+  lines.push(
+    '',
+    ...table(
+      ['area', 'total', ...CLASSES],
+      [
+        ...report.areas.map((a) => [a.area, a.total, a.exposed, a.duplicate, a.internal, a.candidate]),
+        ['total', report.upstream_total, report.exposed, report.duplicate, report.internal, report.candidate],
+      ],
+    ),
+  );
   const candidates = report.methods.filter((m) => m.class === 'candidate');
-  if (candidates.length) lines.push('', 'candidates', ...table(['area', 'method'], candidates.map((m) => [m.area, m.name])).slice(1));
+  if (candidates.length)
+    lines.push(
+      '',
+      'candidates',
+      ...table(
+        ['area', 'method'],
+        candidates.map((m) => [m.area, m.name]),
+      ).slice(1),
+    );
   lines.push('', ...unknownLines(report), ...newerLines(report), ...keywordLines(report), ...changeLines(report));
   return `${lines.join('\n')}\n`;
 }
@@ -48,7 +62,9 @@ export function formatMarkdown(report: AuditReport): string {
     '',
     '| Route | aiograpi methods |',
     '|---|---|',
-    ...report.routes.map((r) => `| \`${r.method} ${r.path}\`${r.needs ? ` (aiograpi ${r.needs}+)` : ''} | ${r.upstream.map((u) => `\`${u}\``).join(', ') || '-'} |`),
+    ...report.routes.map(
+      (r) => `| \`${r.method} ${r.path}\`${r.needs ? ` (aiograpi ${r.needs}+)` : ''} | ${r.upstream.map((u) => `\`${u}\``).join(', ') || '-'} |`,
+    ),
     '',
     ...newerSection(report),
     '## Every method',
@@ -59,11 +75,20 @@ export function formatMarkdown(report: AuditReport): string {
   ];
   if (report.unknown.length) lines.push('', '## Unknown names', '', ...report.unknown.map((n) => `- \`${n}\` (used by the manifest, missing upstream)`));
   if (report.missing_keywords.length) {
-    lines.push('', '## Keywords the library no longer takes', '', ...report.missing_keywords.map((k) => `- \`${k.method}(${k.keyword}=...)\` (${k.routes.map((r) => `\`${r}\``).join(', ')})`));
+    lines.push(
+      '',
+      '## Keywords the library no longer takes',
+      '',
+      ...report.missing_keywords.map((k) => `- \`${k.method}(${k.keyword}=...)\` (${k.routes.map((r) => `\`${r}\``).join(', ')})`),
+    );
   }
   if (report.signature_changes.length) {
-    lines.push('', '## Signatures changed since the spec\'s aiograpi', '', '| Method | Added | Removed | Defaults |', '|---|---|---|---|');
-    lines.push(...report.signature_changes.map((c) => `| \`${c.method}\` | ${c.added.join(', ') || '-'} | ${c.removed.join(', ') || '-'} | ${c.defaults.join('; ') || '-'} |`));
+    lines.push('', "## Signatures changed since the spec's aiograpi", '', '| Method | Added | Removed | Defaults |', '|---|---|---|---|');
+    lines.push(
+      ...report.signature_changes.map(
+        (c) => `| \`${c.method}\` | ${c.added.join(', ') || '-'} | ${c.removed.join(', ') || '-'} | ${c.defaults.join('; ') || '-'} |`,
+      ),
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -77,7 +102,10 @@ function whereUsed(m: ClassifiedMethod): string {
 function unknownLines(report: AuditReport): string[] {
   if (!report.unknown.length) return ['unknown upstream names in the manifest: none'];
   const usedBy = (name: string): string =>
-    report.routes.filter((r) => r.upstream.includes(name)).map((r) => `${r.method} ${r.path}`).join(', ');
+    report.routes
+      .filter((r) => r.upstream.includes(name))
+      .map((r) => `${r.method} ${r.path}`)
+      .join(', ');
   return [`unknown upstream names in the manifest (${report.unknown.length}; the audit fails):`, ...report.unknown.map((n) => `  ${n}  (${usedBy(n)})`)];
 }
 
@@ -132,5 +160,10 @@ function table(header: readonly string[], rows: readonly (readonly (string | num
   const numeric = header.map((_, i) => rows.length > 0 && rows.every((row) => typeof row[i] === 'number'));
   const cells = [header, ...rows].map((row) => row.map(String));
   const widths = header.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
-  return cells.map((row) => row.map((cell, i) => (numeric[i] ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ').trimEnd());
+  return cells.map((row) =>
+    row
+      .map((cell, i) => (numeric[i] ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd(),
+  );
 }

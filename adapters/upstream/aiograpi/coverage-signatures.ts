@@ -88,4 +88,4 @@ function compare(old: MethodRecord, now: MethodRecord): SignatureChange {
   };
 }
 
-const defaultOf = (p: MethodRecord['params'][number]): string => (p.required ? 'required' : p.default ?? 'optional');
+const defaultOf = (p: MethodRecord['params'][number]): string => (p.required ? 'required' : (p.default ?? 'optional'));

@@ -86,7 +86,10 @@ export const INTERNAL_NAMES: readonly RegExp[] = [
 ];
 
 export function canonicalName(name: string): string {
-  return name.split('_').filter((part) => !VARIANT_TOKENS.has(part)).join('_');
+  return name
+    .split('_')
+    .filter((part) => !VARIANT_TOKENS.has(part))
+    .join('_');
 }
 
 export function isInternal(method: Pick<MethodRecord, 'name' | 'area'>): boolean {
@@ -99,9 +102,7 @@ export function classify(doc: MethodList, routes: readonly AuditRoute[], baselin
   const routesOf = routesByMethod(routes);
   const exposedByCanon = new Map<string, string[]>();
   for (const name of routesOf.keys()) exposedByCanon.set(canonicalName(name), [...(exposedByCanon.get(canonicalName(name)) ?? []), name]);
-  const methods = [...doc.methods]
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((m): ClassifiedMethod => classifyOne(m, routesOf, exposedByCanon));
+  const methods = [...doc.methods].sort((a, b) => a.name.localeCompare(b.name)).map((m): ClassifiedMethod => classifyOne(m, routesOf, exposedByCanon));
   const known = new Set(doc.methods.map((m) => m.name));
   const version = doc.version ?? 'unknown';
   const awaited = (route: AuditRoute): boolean => newerThan(route.needs, version);
@@ -118,10 +119,16 @@ export function classify(doc: MethodList, routes: readonly AuditRoute[], baselin
     candidate: count('candidate'),
     areas: areaCounts(methods),
     routes: routes.map((r) => ({
-      method: r.method, path: r.path, upstream: [...r.upstream].sort(), ...(r.keywords ? { keywords: r.keywords } : {}), ...(r.needs ? { needs: r.needs } : {}),
+      method: r.method,
+      path: r.path,
+      upstream: [...r.upstream].sort(),
+      ...(r.keywords ? { keywords: r.keywords } : {}),
+      ...(r.needs ? { needs: r.needs } : {}),
     })),
     unknown: [...routesOf.keys()].filter((name) => !known.has(name) && !expected(name)).sort(),
-    newer: routes.filter((r) => r.needs).map((r) => ({ route: `${r.method} ${r.path}`, since: r.needs!, absent: r.upstream.filter((n) => !known.has(n)).sort() })),
+    newer: routes
+      .filter((r) => r.needs)
+      .map((r) => ({ route: `${r.method} ${r.path}`, since: r.needs!, absent: r.upstream.filter((n) => !known.has(n)).sort() })),
     missing_keywords: missingKeywords(doc.methods, routes, doc.version),
     signature_changes: baseline ? signatureChanges(baseline.methods, doc.methods, new Set(routesOf.keys())) : [],
     methods,

@@ -22,10 +22,12 @@ export function createAiograpi(options: AiograpiOptions = {}): AiograpiAdapter {
   const resolved = resolveOptions(options);
   const pool = new SidecarPool(resolved);
   const pingAll = (): Promise<PingResult[]> =>
-    Promise.all(Array.from({ length: pool.size }, async (_, i) => {
-      const process = await pool.process(i);
-      return (await process.request({ op: 'ping' }, { timeoutMs: resolved.timeoutMs, what: 'ping' })) as PingResult;
-    }));
+    Promise.all(
+      Array.from({ length: pool.size }, async (_, i) => {
+        const process = await pool.process(i);
+        return (await process.request({ op: 'ping' }, { timeoutMs: resolved.timeoutMs, what: 'ping' })) as PingResult;
+      }),
+    );
   const library = (): UpstreamLibrary => {
     const info = pool.info();
     const capabilities = info?.capabilities && Object.keys(info.capabilities).length ? { capabilities: info.capabilities } : {};

@@ -60,11 +60,13 @@ export class SidecarPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.slots.map(async (slot) => {
-      const starting = slot.starting?.catch(() => undefined);
-      await starting;
-      await slot.process?.stop();
-    }));
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        const starting = slot.starting?.catch(() => undefined);
+        await starting;
+        await slot.process?.stop();
+      }),
+    );
   }
 
   private async start(index: number, slot: Slot): Promise<SidecarProcess> {

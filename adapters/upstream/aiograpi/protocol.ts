@@ -55,7 +55,6 @@ export interface PingResult {
   readonly capabilities?: UpstreamCapabilities;
 }
 
-
 /** A line the sidecar writes unasked: a client's realtime stream rang or died. */
 export interface Notice {
   readonly event: 'realtime';

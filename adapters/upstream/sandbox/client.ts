@@ -24,8 +24,16 @@ export interface Faults {
 }
 
 const DEVICE = {
-  app_version: '269.0.0.18.75', android_version: 26, android_release: '8.0.0', dpi: '480dpi', resolution: '1080x1920',
-  manufacturer: 'OnePlus', device: 'devitron', model: '6T Dev', cpu: 'qcom', version_code: '314665256',
+  app_version: '269.0.0.18.75',
+  android_version: 26,
+  android_release: '8.0.0',
+  dpi: '480dpi',
+  resolution: '1080x1920',
+  manufacturer: 'OnePlus',
+  device: 'devitron',
+  model: '6T Dev',
+  cpu: 'qcom',
+  version_code: '314665256',
 };
 
 /** The app profile an upgrade moves a saved device to (aiograpi's override_app_version): the app's fields change, the hardware's stay. */
@@ -62,7 +70,11 @@ export class SandboxClient implements UpstreamClient {
     const ctx = this.context(opts);
     if (!def!.open) {
       this.core.used(ctx.me().pk);
-      if (this.state.pk === FIXED.demo_throttled) fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', { message: 'Please wait a few minutes before you try again.', status: 'fail' });
+      if (this.state.pk === FIXED.demo_throttled)
+        fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', {
+          message: 'Please wait a few minutes before you try again.',
+          status: 'fail',
+        });
       this.faults.limits?.count(ctx.me().pk, method);
     }
     if (opts.page) return this.cursors.page(method, args, opts.page, this.chunkRunner(ctx));
@@ -89,7 +101,10 @@ export class SandboxClient implements UpstreamClient {
   private context(opts: CallOptions): Ctx {
     const { core, state } = this;
     return {
-      core, world: core.world, state, opts,
+      core,
+      world: core.world,
+      state,
+      opts,
       me() {
         const user = state.pk ? core.world.users.get(state.pk) : undefined;
         return user ?? fail('LoginRequired', 'login_required', { message: 'login_required', status: 'fail', logout_reason: 2 });
@@ -126,20 +141,35 @@ function injectedThrottle(seconds: number): Error {
 
 function freshState(): ClientState {
   return {
-    pk: null, sessionid: null,
+    pk: null,
+    sessionid: null,
     uuids: {
-      phone_id: randomUUID(), uuid: randomUUID(), client_session_id: randomUUID(), advertising_id: randomUUID(),
-      android_device_id: `android-${randomUUID().replace(/-/g, '').slice(0, 16)}`, request_id: randomUUID(), tray_session_id: randomUUID(),
+      phone_id: randomUUID(),
+      uuid: randomUUID(),
+      client_session_id: randomUUID(),
+      advertising_id: randomUUID(),
+      android_device_id: `android-${randomUUID().replace(/-/g, '').slice(0, 16)}`,
+      request_id: randomUUID(),
+      tray_session_id: randomUUID(),
     },
-    deviceSettings: { ...DEVICE }, userAgent: userAgent('en_US'), locale: 'en_US', country: 'US', countryCode: 1, timezoneOffset: -14400,
-    proxy: '', lastLogin: null, mid: randomUUID().replace(/-/g, '').slice(0, 28),
+    deviceSettings: { ...DEVICE },
+    userAgent: userAgent('en_US'),
+    locale: 'en_US',
+    country: 'US',
+    countryCode: 1,
+    timezoneOffset: -14400,
+    proxy: '',
+    lastLogin: null,
+    mid: randomUUID().replace(/-/g, '').slice(0, 28),
   };
 }
 
 function userAgent(locale: string, device: Readonly<Record<string, unknown>> = DEVICE): string {
   const d = { ...DEVICE, ...device };
-  return `Instagram ${d.app_version} Android (${d.android_version}/${d.android_release}; ${d.dpi}; ${d.resolution}; ` +
-`${d.manufacturer}; ${d.model}; ${d.device}; ${d.cpu}; ${locale}; ${d.version_code})`;
+  return (
+    `Instagram ${d.app_version} Android (${d.android_version}/${d.android_release}; ${d.dpi}; ${d.resolution}; ` +
+    `${d.manufacturer}; ${d.model}; ${d.device}; ${d.cpu}; ${locale}; ${d.version_code})`
+  );
 }
 
 /** Loads a settings export; the account is restored only when its sessionid verifies. */
@@ -165,10 +195,19 @@ export function loadSettings(state: ClientState, core: SandboxCore, settings: Re
 export function exportSettings(state: ClientState): Record<string, unknown> {
   const authorization = state.pk ? { ds_user_id: state.pk, sessionid: state.sessionid, should_use_header_over_cookies: true } : {};
   return {
-    uuids: { ...state.uuids }, mid: state.mid, ig_u_rur: null, ig_www_claim: null, authorization_data: authorization,
+    uuids: { ...state.uuids },
+    mid: state.mid,
+    ig_u_rur: null,
+    ig_www_claim: null,
+    authorization_data: authorization,
     cookies: state.pk ? { sessionid: state.sessionid, ds_user_id: state.pk, mid: state.mid } : {},
-    last_login: state.lastLogin, device_settings: { ...state.deviceSettings }, user_agent: state.userAgent,
-    country: state.country, country_code: state.countryCode, locale: state.locale, timezone_offset: state.timezoneOffset,
+    last_login: state.lastLogin,
+    device_settings: { ...state.deviceSettings },
+    user_agent: state.userAgent,
+    country: state.country,
+    country_code: state.countryCode,
+    locale: state.locale,
+    timezone_offset: state.timezoneOffset,
   };
 }
 

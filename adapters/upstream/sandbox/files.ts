@@ -48,11 +48,9 @@ function colourOf(key: string): [number, number, number] {
 // ── JPEG: baseline, YCbCr 4:4:4, one flat colour, custom minimal Huffman tables ─────────────
 
 function jpegBytes(width: number, height: number, [r, g, b]: [number, number, number]): Buffer {
-  const ycc = [
-    0.299 * r + 0.587 * g + 0.114 * b,
-    128 - 0.168736 * r - 0.331264 * g + 0.5 * b,
-    128 + 0.5 * r - 0.418688 * g - 0.081312 * b,
-  ].map((v) => Math.round(Math.min(255, Math.max(0, v))));
+  const ycc = [0.299 * r + 0.587 * g + 0.114 * b, 128 - 0.168736 * r - 0.331264 * g + 0.5 * b, 128 + 0.5 * r - 0.418688 * g - 0.081312 * b].map((v) =>
+    Math.round(Math.min(255, Math.max(0, v))),
+  );
   const segments = [
     [0xff, 0xd8],
     [0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0],

@@ -85,7 +85,9 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
   const signatures = signaturesFor(version);
   const methods = methodsOf(ALL_METHODS, signatures);
   const core: SandboxCore = {
-    world, now, signatures,
+    world,
+    now,
+    signatures,
     used: (pk) => void inUse.set(pk, now()),
     sessionFor: (pk) => `${pk}%3A${sign(key, pk)}%3A28`,
     verifySession(sessionid) {
@@ -94,7 +96,10 @@ export function createSandbox(options: SandboxOptions = {}): SandboxAdapter {
     },
   };
   const faults = {
-    latencyMs: options.latencyMs ?? 0, throttleRate: options.throttleRate ?? 0, throttleSeconds: options.throttleSeconds ?? 3, errorRate: options.errorRate ?? 0,
+    latencyMs: options.latencyMs ?? 0,
+    throttleRate: options.throttleRate ?? 0,
+    throttleSeconds: options.throttleSeconds ?? 3,
+    errorRate: options.errorRate ?? 0,
     lostAnswerRate: options.lostAnswerRate ?? 0,
     rng: createRng(seed ^ 0x5eed),
     limits: new ActionLimits({ seed, now, scale: options.limitScale ?? 1, blockSeconds: options.blockSeconds ?? 900 }),
@@ -154,10 +159,13 @@ function liveClock(world: World, inUse: Map<string, number>, now: () => number, 
     }
   };
   const schedule = () => {
-    timer = setTimeout(() => {
-      tickNow();
-      schedule();
-    }, everyMs - (now() % everyMs) + 20);
+    timer = setTimeout(
+      () => {
+        tickNow();
+        schedule();
+      },
+      everyMs - (now() % everyMs) + 20,
+    );
     timer.unref();
   };
   schedule();

@@ -32,7 +32,10 @@ export interface Happened {
 }
 
 export class LiveError extends Error {
-  constructor(readonly param: string, message: string) {
+  constructor(
+    readonly param: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -49,21 +52,43 @@ export function happen(world: World, account: string, request: LiveRequest, nowS
     case 'message':
     case 'request': {
       const thread = threadFor(world, me, from, request.kind === 'request', nowSec, rng);
-      const message = addMessage(world, thread, { user: from.pk, ts: nowSec, type: 'text', text: request.text ?? rng.pick(MESSAGES), ref: null }, rng.digits(19));
+      const message = addMessage(
+        world,
+        thread,
+        { user: from.pk, ts: nowSec, type: 'text', text: request.text ?? rng.pick(MESSAGES), ref: null },
+        rng.digits(19),
+      );
       thread.state.get(me.pk)!.unread = true;
       return { ...base, thread_id: thread.id, item_id: message.id };
     }
     case 'like':
     case 'comment': {
       const media = mediaOf(world, me, request.mediaPk);
-      const story: LiveStory = { pk: rng.digits(19), kind: request.kind === 'like' ? 'likes' : 'comments', actor: from.pk, at: nowSec, media: media.pk, text: '' };
+      const story: LiveStory = {
+        pk: rng.digits(19),
+        kind: request.kind === 'like' ? 'likes' : 'comments',
+        actor: from.pk,
+        at: nowSec,
+        media: media.pk,
+        text: '',
+      };
       if (request.kind === 'like') {
         media.likers.add(from.pk);
         remember(world, me.pk, story);
         return { ...base, media_pk: media.pk };
       }
       const text = request.text ?? rng.pick(COMMENTS);
-      const comment = { pk: rng.digits(18), media: media.pk, user: from.pk, text, createdAt: nowSec, repliedTo: null, replies: [], likers: new Set<string>(), pinned: false };
+      const comment = {
+        pk: rng.digits(18),
+        media: media.pk,
+        user: from.pk,
+        text,
+        createdAt: nowSec,
+        repliedTo: null,
+        replies: [],
+        likers: new Set<string>(),
+        pinned: false,
+      };
       world.comments.set(comment.pk, comment);
       media.comments.push(comment.pk);
       remember(world, me.pk, { ...story, text, comment: comment.pk });
@@ -131,7 +156,10 @@ function mediaOf(world: World, me: UserRec, given: string | undefined) {
     if (!media || media.owner !== me.pk) throw new LiveError('media_pk', `${given} is not a post of this account`);
     return media;
   }
-  const newest = [...me.media].map((pk) => world.media.get(pk)!).filter((m) => m && !m.archived).sort((a, b) => b.takenAt - a.takenAt)[0];
+  const newest = [...me.media]
+    .map((pk) => world.media.get(pk)!)
+    .filter((m) => m && !m.archived)
+    .sort((a, b) => b.takenAt - a.takenAt)[0];
   if (!newest) throw new LiveError('media_pk', 'the account has no post to like or comment on');
   return newest;
 }

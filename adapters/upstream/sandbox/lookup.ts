@@ -77,5 +77,6 @@ export function findTrack(ctx: Ctx, value: unknown): TrackRec {
 /** Private accounts show their lists only to followers (and themselves). */
 export function assertVisible(ctx: Ctx, user: UserRec): void {
   const me = ctx.me();
-  if (user.isPrivate && user.pk !== me.pk && !user.followers.has(me.pk)) fail('PrivateAccount', 'This account is private', { message: 'Not authorized to view user', status: 'fail' });
+  if (user.isPrivate && user.pk !== me.pk && !user.followers.has(me.pk))
+    fail('PrivateAccount', 'This account is private', { message: 'Not authorized to view user', status: 'fail' });
 }

@@ -37,20 +37,62 @@ function sliceNal(r: number, g: number, b: number): Buffer {
 function moov(sampleSize: number, chunkOffset: number): Buffer {
   const matrix = Buffer.concat([u32(0x10000), u32(0), u32(0), u32(0), u32(0x10000), u32(0), u32(0), u32(0), u32(0x40000000)]);
   const mvhd = full('mvhd', 0, 0, u32(0), u32(0), u32(1000), u32(1000), u32(0x10000), u16(0x100), Buffer.alloc(10), matrix, Buffer.alloc(24), u32(2));
-  const tkhd = full('tkhd', 0, 3, u32(0), u32(0), u32(1), u32(0), u32(1000), Buffer.alloc(8), u16(0), u16(0), u16(0), u16(0), matrix, u32(SIZE << 16), u32(SIZE << 16));
+  const tkhd = full(
+    'tkhd',
+    0,
+    3,
+    u32(0),
+    u32(0),
+    u32(1),
+    u32(0),
+    u32(1000),
+    Buffer.alloc(8),
+    u16(0),
+    u16(0),
+    u16(0),
+    u16(0),
+    matrix,
+    u32(SIZE << 16),
+    u32(SIZE << 16),
+  );
   const mdhd = full('mdhd', 0, 0, u32(0), u32(0), u32(1000), u32(1000), u16(0x55c4), u16(0));
   const hdlr = full('hdlr', 0, 0, u32(0), Buffer.from('vide'), Buffer.alloc(12), Buffer.from('VideoHandler\0'));
   const vmhd = full('vmhd', 0, 1, u16(0), u16(0), u16(0), u16(0));
   const dinf = box('dinf', full('dref', 0, 0, u32(1), full('url ', 0, 1)));
-  const avcC = box('avcC', Buffer.from([1, 0x42, 0x00, 0x0a, 0xff, 0xe1]), u16(SPS.length), Buffer.from(SPS), Buffer.from([1]), u16(PPS.length), Buffer.from(PPS));
-  const avc1 = box('avc1', Buffer.alloc(6), u16(1), Buffer.alloc(16), u16(SIZE), u16(SIZE), u32(0x480000), u32(0x480000), u32(0), u16(1), Buffer.alloc(32), u16(0x18), u16(0xffff), avcC);
-  const stbl = box('stbl',
+  const avcC = box(
+    'avcC',
+    Buffer.from([1, 0x42, 0x00, 0x0a, 0xff, 0xe1]),
+    u16(SPS.length),
+    Buffer.from(SPS),
+    Buffer.from([1]),
+    u16(PPS.length),
+    Buffer.from(PPS),
+  );
+  const avc1 = box(
+    'avc1',
+    Buffer.alloc(6),
+    u16(1),
+    Buffer.alloc(16),
+    u16(SIZE),
+    u16(SIZE),
+    u32(0x480000),
+    u32(0x480000),
+    u32(0),
+    u16(1),
+    Buffer.alloc(32),
+    u16(0x18),
+    u16(0xffff),
+    avcC,
+  );
+  const stbl = box(
+    'stbl',
     full('stsd', 0, 0, u32(1), avc1),
     full('stts', 0, 0, u32(1), u32(1), u32(1000)),
     full('stss', 0, 0, u32(1), u32(1)),
     full('stsc', 0, 0, u32(1), u32(1), u32(1), u32(1)),
     full('stsz', 0, 0, u32(0), u32(1), u32(sampleSize)),
-    full('stco', 0, 0, u32(1), u32(chunkOffset)));
+    full('stco', 0, 0, u32(1), u32(chunkOffset)),
+  );
   const trak = box('trak', tkhd, box('mdia', mdhd, hdlr, box('minf', vmhd, dinf, stbl)));
   return box('moov', mvhd, trak);
 }

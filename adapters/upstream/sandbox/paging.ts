@@ -28,7 +28,10 @@ export function readCursor(cursor: unknown): SortKey | null {
   return plain.split('.').map(BigInt);
 }
 
-interface Keyed<T> { item: T; key: SortKey }
+interface Keyed<T> {
+  item: T;
+  key: SortKey;
+}
 
 function sortedBy<T>(items: readonly T[], keyOf: (item: T) => SortKey): Keyed<T>[] {
   return items.map((item) => ({ item, key: keyOf(item) })).sort((a, b) => compareKeys(a.key, b.key));
@@ -62,7 +65,13 @@ export interface SortMemo {
 }
 const sorted = new WeakMap<object, { version: string; list: Keyed<unknown>[] }>();
 
-export function pageBy<T>(items: readonly T[] | (() => readonly T[]), keyOf: (item: T) => SortKey, cursor: unknown, size: number, memo?: SortMemo): [T[], string] {
+export function pageBy<T>(
+  items: readonly T[] | (() => readonly T[]),
+  keyOf: (item: T) => SortKey,
+  cursor: unknown,
+  size: number,
+  memo?: SortMemo,
+): [T[], string] {
   const list = memoSorted(items, keyOf, memo);
   const from = readCursor(cursor);
   const start = from ? firstAfter(list, from) : 0;

@@ -99,8 +99,11 @@ const REFUSALS: Readonly<Record<string, string>> = { ActionBudgetExceeded: 'budg
 /** What an operator is told about a pause (jobs show it; the console too). */
 export function pauseDetail(reason: string): string {
   switch (reason) {
-    case 'throttled': return 'The platform throttled this session; the work resumes when the governor allows.';
-    case 'challenge': return 'The session has a challenge to resolve (POST /auth/challenge/resolve); the work resumes once it is resolved.';
-    default: return 'The session is logged out or revoked; log in again (PATCH /auth/relogin) and the work resumes.';
+    case 'throttled':
+      return 'The platform throttled this session; the work resumes when the governor allows.';
+    case 'challenge':
+      return 'The session has a challenge to resolve (POST /auth/challenge/resolve); the work resumes once it is resolved.';
+    default:
+      return 'The session is logged out or revoked; log in again (PATCH /auth/relogin) and the work resumes.';
   }
 }

@@ -203,13 +203,27 @@ t.test('notificationEvents: what an event carries and how its id is made', async
     occurred_at: '2026-01-02T03:04:05.000Z',
   });
   const bare = notificationEvents({ new_stories: [{ story_type: 101, args: { timestamp: S } }] }, ACCOUNT, REF, 0).events[0];
-  t.same(bare.data, { account: ACCOUNT, kind: 'follow', notif_name: null, story_type: 101, text: null, actor: null, media_ids: [], occurred_at: '2026-01-02T03:04:05.000Z' });
+  t.same(bare.data, {
+    account: ACCOUNT,
+    kind: 'follow',
+    notif_name: null,
+    story_type: 101,
+    text: null,
+    actor: null,
+    media_ids: [],
+    occurred_at: '2026-01-02T03:04:05.000Z',
+  });
   const id = (story: Record<string, unknown>) => notificationEvents({ new_stories: [story] }, ACCOUNT, REF, 0).events[0].id;
   const ids: [string, Record<string, unknown>, Record<string, unknown>, boolean][] = [
     ['the same pk', { pk: 'a', args: { timestamp: S } }, { pk: 'a', args: { timestamp: S + 5 } }, true],
     ['another pk', { pk: 'a', args: { timestamp: S } }, { pk: 'b', args: { timestamp: S } }, false],
     ['the same tuuid without a pk', { args: { tuuid: 'u1', timestamp: S } }, { args: { tuuid: 'u1', timestamp: S } }, true],
-    ['no ids: the same story read twice', { story_type: 60, args: { profile_id: 1, timestamp: S } }, { story_type: 60, args: { profile_id: 1, timestamp: S } }, true],
+    [
+      'no ids: the same story read twice',
+      { story_type: 60, args: { profile_id: 1, timestamp: S } },
+      { story_type: 60, args: { profile_id: 1, timestamp: S } },
+      true,
+    ],
     ['no ids: another actor', { story_type: 60, args: { profile_id: 1, timestamp: S } }, { story_type: 60, args: { profile_id: 2, timestamp: S } }, false],
   ];
   for (const [name, a, b, same] of ids) t.equal(id(a) === id(b), same, `${name}: ${same ? 'one' : 'two'} event id(s)`);

@@ -101,10 +101,20 @@ t.test('viewOf: the watcher as GET /events/watch shows it', async (t) => {
   const cases: [string, Partial<WatchState>, number, Record<string, unknown>][] = [
     ['due, not overdue', { next_check_at: next }, next + 60_000, { overdue: false, next_check_at: '2026-01-02T03:05:05.000Z' }],
     ['overdue past one interval', { next_check_at: next }, next + 60_001, { overdue: true }],
-    ['paused is never overdue', { next_check_at: next, paused: { reason: 'challenge' } }, next + 600_000, { overdue: false, paused: { reason: 'challenge', until: null } }],
+    [
+      'paused is never overdue',
+      { next_check_at: next, paused: { reason: 'challenge' } },
+      next + 600_000,
+      { overdue: false, paused: { reason: 'challenge', until: null } },
+    ],
     ['a pause until a time', { paused: { reason: 'throttled', until: next } }, AT, { paused: { reason: 'throttled', until: '2026-01-02T03:05:05.000Z' } }],
     ['lag rounded to the millisecond', { lag_ms: 1234.6 }, AT, { lag_seconds: 1.235 }],
-    ['the last error with its time', { last_error: { exc_type: 'LoginRequired', at: AT } }, AT, { last_error: { exc_type: 'LoginRequired', at: '2026-01-02T03:04:05.000Z' } }],
+    [
+      'the last error with its time',
+      { last_error: { exc_type: 'LoginRequired', at: AT } },
+      AT,
+      { last_error: { exc_type: 'LoginRequired', at: '2026-01-02T03:04:05.000Z' } },
+    ],
     ['truncated checks and the instance', { truncated: 2, instance: 'host:1' }, AT, { truncated: 2, instance: 'host:1' }],
   ];
   for (const [name, change, now, expected] of cases) t.match(viewOf({ ...base, ...change }, now), expected, name);

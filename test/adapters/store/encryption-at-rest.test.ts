@@ -20,9 +20,13 @@ import { serve } from '../../helpers/http.js';
 import { probeUpstream } from '../../support/probe-upstream.js';
 
 const record: SessionRecord = {
-  id: 'Zq3xk3b6bq1bJ0uXr3l2tY8mC0m6Yv1d', account: { pk: '5000000001', username: 'demo' },
+  id: 'Zq3xk3b6bq1bJ0uXr3l2tY8mC0m6Yv1d',
+  account: { pk: '5000000001', username: 'demo' },
   settings: { cookies: { sessionid: '5000000001%3Asecret%3A28' }, uuids: { uuid: 'u-1' } },
-  proxy: 'http://user:hunter2@127.0.0.1:3128', state: 'active', createdAt: 1, lastUsedAt: 2,
+  proxy: 'http://user:hunter2@127.0.0.1:3128',
+  state: 'active',
+  createdAt: 1,
+  lastUsedAt: 2,
 };
 const tempDir = () => mkdtempSync(join(tmpdir(), 'sg-store-'));
 
@@ -66,7 +70,10 @@ t.test('key: SOCIALGATE_SESSION_KEY_FILE names a mounted key (a container secret
   writeFileSync(file, raw.toString('base64') + '\n', { mode: 0o444 });
   t.same(loadSessionKey({ file, dataDir: join(dir, 'data'), create: true }), raw, 'a read-only secret mount is accepted');
   t.notOk(existsSync(join(dir, 'data', 'session.key')), 'no key file is made in the data folder');
-  t.throws(() => loadSessionKey({ file: join(dir, 'missing'), dataDir: dir, create: true }), /SOCIALGATE_SESSION_KEY_FILE names .*missing, which cannot be read \(ENOENT\)/);
+  t.throws(
+    () => loadSessionKey({ file: join(dir, 'missing'), dataDir: dir, create: true }),
+    /SOCIALGATE_SESSION_KEY_FILE names .*missing, which cannot be read \(ENOENT\)/,
+  );
   writeFileSync(file, 'c2hvcnQ=');
   t.throws(() => loadSessionKey({ file, dataDir: dir, create: true }), /SOCIALGATE_SESSION_KEY_FILE \(.*\) must be 32 bytes/);
   t.throws(() => loadSessionKey({ setting: raw.toString('hex'), file, dataDir: dir, create: true }), /not both/);
@@ -101,9 +108,21 @@ t.test('SQLite through the service: no secret in the raw files; sessions survive
   const settings = (await http.request('GET', '/auth/settings', { headers: { 'x-session-id': sid } })).body as Record<string, any>;
   await http.close();
 
-  const raw = readdirSync(dir).filter((name) => name.startsWith('sessions.sqlite')).map((name) => readFileSync(join(dir, name)).toString('latin1')).join('\n');
+  const raw = readdirSync(dir)
+    .filter((name) => name.startsWith('sessions.sqlite'))
+    .map((name) => readFileSync(join(dir, name)).toString('latin1'))
+    .join('\n');
   t.ok(raw.length > 0);
-  const secrets = { username: 'demo', password: 'demo-password', cookie: settings.authorization_data.sessionid, uuid: settings.uuids.uuid, session_id: sid, proxy_password: 'proxypass', settings_key: 'authorization_data', account_pk: '5000000001' };
+  const secrets = {
+    username: 'demo',
+    password: 'demo-password',
+    cookie: settings.authorization_data.sessionid,
+    uuid: settings.uuids.uuid,
+    session_id: sid,
+    proxy_password: 'proxypass',
+    settings_key: 'authorization_data',
+    account_pk: '5000000001',
+  };
   for (const [name, secret] of Object.entries(secrets)) t.notOk(raw.includes(secret), `the raw store holds no ${name}`);
   t.equal(statSync(join(dir, 'session.key')).mode & 0o777, 0o600, 'key file made on first start, 0600');
 
@@ -154,18 +173,29 @@ t.test('socialgate sessions list, revoke and label: no secrets; prefixes that pa
   const listed = async () => {
     out = '';
     t.equal(await runSessions(['list'], write, env), 0);
-    return out.trim().split('\n').slice(1, -1).map((line) => line.split('\t'));
+    return out
+      .trim()
+      .split('\n')
+      .slice(1, -1)
+      .map((line) => line.split('\t'));
   };
   let rows = await listed();
   t.match(out, /^ID PREFIX\tACCOUNT\tLABEL\tSTATE\tPROXY\tCREATED\tLAST USED\n/);
   t.same(rows.map((r) => r[1]).sort(), ['demo', 'demo', 'demo_throttled'], 'one row a session');
   t.ok(sid.startsWith(rows[0][0]), 'the session used last comes first');
   const lastUses = rows.map((r) => Date.parse(r[6]));
-  t.same(lastUses, [...lastUses].sort((a, b) => b - a), 'sorted by last use, newest first');
+  t.same(
+    lastUses,
+    [...lastUses].sort((a, b) => b - a),
+    'sorted by last use, newest first',
+  );
   t.notOk(out.includes('…'), 'no ellipsis: a prefix is pasted back as printed');
   t.match(rows.find((r) => r[1] === 'demo_throttled')![3], /^throttled until \d{4}-/);
   t.match(out, /3 session\(s\), most recently used first/);
-  t.notOk([sid, throttled, second].some((id) => out.includes(id)), 'never a whole id');
+  t.notOk(
+    [sid, throttled, second].some((id) => out.includes(id)),
+    'never a whole id',
+  );
   t.notMatch(out, /sessionid|%3A|password/);
 
   const secondPrefix = rows.find((r) => second.startsWith(r[0]))![0];
@@ -210,7 +240,7 @@ t.test('expired records are swept from a SQLite file nobody reads them from', as
   const store = await createStore(`sqlite://${path}`, { ttl: (r) => (r.id === 'stale' ? 50 : undefined), sweepMs: 0 });
   await store.set({ ...record, id: 'stale' });
   await store.set({ ...record, id: 'fresh' });
-  const rows = async () => Number((await sqliteCount(path)));
+  const rows = async () => Number(await sqliteCount(path));
   t.equal(await rows(), 2, 'both written');
   await new Promise((resolve) => setTimeout(resolve, 120));
   t.equal(await rows(), 2, 'keyv alone leaves the expired row in the file');
@@ -225,7 +255,11 @@ async function sqliteCount(path: string): Promise<number> {
   const { default: sqlite3 } = await import('sqlite3');
   const db = new sqlite3.Database(path);
   try {
-    return await new Promise((resolve, reject) => db.get("SELECT COUNT(*) AS n FROM sessions WHERE key NOT LIKE '%marker%'", (error: Error | null, row: { n: number }) => (error ? reject(error) : resolve(row.n))));
+    return await new Promise((resolve, reject) =>
+      db.get("SELECT COUNT(*) AS n FROM sessions WHERE key NOT LIKE '%marker%'", (error: Error | null, row: { n: number }) =>
+        error ? reject(error) : resolve(row.n),
+      ),
+    );
   } finally {
     db.close();
   }

@@ -23,7 +23,11 @@ async function leased(t: Test, store: string): Promise<void> {
   const started = Date.now();
   const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i % 2 ? b : a)));
   const took = Date.now() - started;
-  t.same(replies.map((r) => r.status), Array(20).fill(200), 'all answered');
+  t.same(
+    replies.map((r) => r.status),
+    Array(20).fill(200),
+    'all answered',
+  );
   t.ok(took >= 20 * LATENCY_MS * 0.95, `20 calls of ${LATENCY_MS} ms over two instances took ${took} ms: one at a time`);
 
   // A holder killed mid-call: a slow call on A (the sandbox's latency is per call, so a second

@@ -62,7 +62,7 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
   // Each client of the store reconnects on its own back-off: within a few seconds all have.
   let healed = await user(a, elsewhere);
   for (const until = Date.now() + 5000; healed.status !== 200 && Date.now() < until; healed = await user(a, elsewhere)) await sleep(100);
-  t.equal(healed.status, 200, 'the other instance\'s session works here now');
+  t.equal(healed.status, 200, "the other instance's session works here now");
   t.equal((await user(a, cached)).status, 200, 'and the cached one still does');
   t.equal((await user(b, cached)).status, 200, 'no session lost');
   t.equal((await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).status, 200, 'logins work again');
@@ -71,4 +71,3 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
 onEachSharedStore('frozen and thawed', (t, server) => outage(t, server.url, { name: 'frozen', down: () => freeze(server.pid), up: () => thaw(server.pid) }));
 
 onEachSharedStore('stopped and started', (t, server) => outage(t, server.url, stopped(server)));
-

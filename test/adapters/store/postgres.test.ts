@@ -37,11 +37,13 @@ if ('missing' in programs) {
 function pagedListAndSweep(pg: Postgres): void {
   t.test('list and sweep page through the table; the sweep removes exactly the expired rows', async (t) => {
     const rows = 1_200;
-    await pg.sql(`INSERT INTO ${TABLE} (key, value) SELECT 'socialgate-sessions:paged-' || lpad(i::text, 5, '0'), ` +
-`json_build_object('value', json_build_object('id', 'paged-' || lpad(i::text, 5, '0'), 'account', ` +
-`json_build_object('pk', i::text, 'username', 'p' || i), 'settings', '{}'::json, 'state', 'active', ` +
-`'createdAt', 0, 'lastUsedAt', 0)::text, 'expires', CASE WHEN i % 2 = 0 THEN 1 ELSE 4102444800000 END)::text ` +
-`FROM generate_series(1, ${rows}) AS i`);
+    await pg.sql(
+      `INSERT INTO ${TABLE} (key, value) SELECT 'socialgate-sessions:paged-' || lpad(i::text, 5, '0'), ` +
+        `json_build_object('value', json_build_object('id', 'paged-' || lpad(i::text, 5, '0'), 'account', ` +
+        `json_build_object('pk', i::text, 'username', 'p' || i), 'settings', '{}'::json, 'state', 'active', ` +
+        `'createdAt', 0, 'lastUsedAt', 0)::text, 'expires', CASE WHEN i % 2 = 0 THEN 1 ELSE 4102444800000 END)::text ` +
+        `FROM generate_series(1, ${rows}) AS i`,
+    );
     const store = await createStore(pg.url, { sweepMs: 0 });
     t.teardown(() => store.close());
     const listed: string[] = [];
@@ -51,7 +53,7 @@ function pagedListAndSweep(pg: Postgres): void {
     await store.sweep();
     t.equal(store.sweepStats!().removed, rows / 2, 'the expired half removed, nothing else');
     t.equal((await pg.sql(`SELECT count(*) FROM ${TABLE} WHERE key LIKE 'socialgate-sessions:paged-%'`)).trim(), String(rows / 2));
-    t.ok(Number(await pg.sql(`SELECT count(*) FROM ${TABLE} WHERE key LIKE 'socialgate-sessions:s:%'`)) >= 2, 'the services\' sessions untouched');
+    t.ok(Number(await pg.sql(`SELECT count(*) FROM ${TABLE} WHERE key LIKE 'socialgate-sessions:s:%'`)) >= 2, "the services' sessions untouched");
   });
 }
 
@@ -72,7 +74,8 @@ function noSecretInClear(pg: Postgres, a: Service): void {
     const rows = await pg.sql(`SELECT key, value FROM ${TABLE}`);
     t.ok(rows.includes('socialgate-sessions:keycheck|'), 'the key marker is there');
     t.ok(rows.split('\n').filter((row) => row.startsWith('socialgate-sessions:s:')).length >= 2, 'and the session rows, under hashed keys');
-    for (const secret of [sid, cookie, 'demo', 'authorization_data', 'pt_PT', '5000000001']) t.notOk(rows.includes(secret), `no ${secret.slice(0, 6)}… in the table`);
+    for (const secret of [sid, cookie, 'demo', 'authorization_data', 'pt_PT', '5000000001'])
+      t.notOk(rows.includes(secret), `no ${secret.slice(0, 6)}… in the table`);
     t.comment(`postgres test file: ${Date.now() - started} ms so far`);
   });
 }

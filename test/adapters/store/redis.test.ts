@@ -46,7 +46,11 @@ t.test('a throttle seen on one instance pauses the session on the other', async 
   const probe = probeUpstream(createSandbox({ seed: 1 }));
   const dir = mkdtempSync(join(tmpdir(), 'sg-redis-instance-'));
   const a = await instance();
-  const b = await serve(await composeApp(testConfig({ store: redis.url, dataDir: dir, sessionCacheTtlMs: TTL_MS, extra: { SESSION_KEY: key.toString('base64') } }), { upstream: probe.adapter }));
+  const b = await serve(
+    await composeApp(testConfig({ store: redis.url, dataDir: dir, sessionCacheTtlMs: TTL_MS, extra: { SESSION_KEY: key.toString('base64') } }), {
+      upstream: probe.adapter,
+    }),
+  );
   t.teardown(async () => {
     await a.close();
     await b.close();
@@ -62,7 +66,8 @@ t.test('Redis holds no secret in clear', async (t) => {
   const a = await instance();
   t.teardown(() => a.close());
   const sid = (await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
-  const cookie = ((await a.request('GET', '/auth/settings', { headers: as(sid) })).body as { authorization_data: { sessionid: string } }).authorization_data.sessionid;
+  const cookie = ((await a.request('GET', '/auth/settings', { headers: as(sid) })).body as { authorization_data: { sessionid: string } }).authorization_data
+    .sessionid;
   const dump = await redisCommand(['KEYS', '*']);
   const keys = dump.split('\r\n').filter((line) => line && !/^[*$]/.test(line));
   t.ok(keys.length >= 1);

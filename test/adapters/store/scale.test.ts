@@ -13,13 +13,21 @@ const COUNT = 100_000;
 const NAMESPACE = 'socialgate-sessions';
 
 function record(i: number): SessionRecord {
-  return { id: `s${String(i).padStart(7, '0')}`, account: { pk: String(5_000_000_000 + i), username: `u${i}` }, settings: {}, state: 'active', createdAt: 0, lastUsedAt: 0 };
+  return {
+    id: `s${String(i).padStart(7, '0')}`,
+    account: { pk: String(5_000_000_000 + i), username: `u${i}` },
+    settings: {},
+    state: 'active',
+    createdAt: 0,
+    lastUsedAt: 0,
+  };
 }
 
 /** Writes rows as keyv does (namespaced key, `{value, expires}`), in one transaction: seconds, not minutes. */
 async function fill(path: string, count: number, expiredEvery: number): Promise<number> {
   const db = new sqlite3.Database(path);
-  const run = (sql: string, params: unknown[] = []) => new Promise<void>((resolve, reject) => db.run(sql, params, (error) => (error ? reject(error) : resolve())));
+  const run = (sql: string, params: unknown[] = []) =>
+    new Promise<void>((resolve, reject) => db.run(sql, params, (error) => (error ? reject(error) : resolve())));
   const now = Date.now();
   let expired = 0;
   await run('BEGIN');
@@ -31,7 +39,12 @@ async function fill(path: string, count: number, expiredEvery: number): Promise<
       const r = record(i);
       params.push(`${NAMESPACE}:${r.id}`, JSON.stringify({ value: JSON.stringify(r), expires: gone ? now - 1000 : now + 3_600_000 }));
     }
-    await run(`INSERT INTO sessions (key, value) VALUES ${Array(params.length / 2).fill('(?, ?)').join(',')}`, params);
+    await run(
+      `INSERT INTO sessions (key, value) VALUES ${Array(params.length / 2)
+        .fill('(?, ?)')
+        .join(',')}`,
+      params,
+    );
   }
   await run('COMMIT');
   await new Promise<void>((resolve) => db.close(() => resolve()));
@@ -73,7 +86,12 @@ t.test('a scheduled sweep that fails is logged as an error with its cause and co
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'sessions.sqlite');
   const errors: [string, Record<string, unknown> | undefined][] = [];
-  const log = { error: (message: string, fields?: Record<string, unknown>) => errors.push([message, fields]), warn() {}, info() {}, debug() {} } as unknown as Logger;
+  const log = {
+    error: (message: string, fields?: Record<string, unknown>) => errors.push([message, fields]),
+    warn() {},
+    info() {},
+    debug() {},
+  } as unknown as Logger;
   const store = await createStore(`sqlite://${path}`, { sweepMs: 40, log });
   t.teardown(() => store.close());
   await store.get('nobody'); // the table exists before it is dropped

@@ -80,15 +80,27 @@ async function countedStore(url: string) {
 
 function sessionsOn(store: SessionStore, now: () => number) {
   return new Sessions({
-    upstream: fakeUpstream(), store, metrics: createMetrics(), log: createLogger('silent'), cacheSize: SESSIONS + 10,
-    recordTtlMs: 30_000, throttleBackoffSeconds: 60, useWriteDelayMs: 20, now,
-    throttled: () => undefined, challenged: () => false,
+    upstream: fakeUpstream(),
+    store,
+    metrics: createMetrics(),
+    log: createLogger('silent'),
+    cacheSize: SESSIONS + 10,
+    recordTtlMs: 30_000,
+    throttleBackoffSeconds: 60,
+    useWriteDelayMs: 20,
+    now,
+    throttled: () => undefined,
+    challenged: () => false,
   });
 }
 
 const recordOf = (i: number, lastUsedAt: number): SessionRecord => ({
-  id: `write-back-${i}`, account: { pk: String(1000 + i), username: `u${i}` }, settings: { authorization_data: { ds_user_id: String(1000 + i) } },
-  state: 'active', createdAt: lastUsedAt, lastUsedAt,
+  id: `write-back-${i}`,
+  account: { pk: String(1000 + i), username: `u${i}` },
+  settings: { authorization_data: { ds_user_id: String(1000 + i) } },
+  state: 'active',
+  createdAt: lastUsedAt,
+  lastUsedAt,
 });
 
 async function fill(store: SessionStore, count: number, lastUsedAt: number): Promise<SessionRecord[]> {
@@ -98,7 +110,12 @@ async function fill(store: SessionStore, count: number, lastUsedAt: number): Pro
 }
 
 /** Each session called once (its first use after two idle minutes), then the flush awaited. */
-async function useEach(sessions: Sessions, records: readonly SessionRecord[], flushed: () => Promise<unknown> | undefined, counts: { changeMany: number[] }): Promise<void> {
+async function useEach(
+  sessions: Sessions,
+  records: readonly SessionRecord[],
+  flushed: () => Promise<unknown> | undefined,
+  counts: { changeMany: number[] },
+): Promise<void> {
   await Promise.all(records.map((record) => sessions.client(record).call('account_info', {})));
   const batched = counts.changeMany.length;
   const deadline = Date.now() + 10_000;
@@ -122,7 +139,11 @@ async function usedOnce(t: Test, url: string): Promise<void> {
     t.same(counts.changeMany, [SESSIONS], 'the whole flush in one store call');
     t.same({ get: counts.get, set: counts.set }, { get: 0, set: 0 }, 'no record read or written one at a time');
     const writes = spy.statements.filter((s) => isBatchWrite(s.sql));
-    t.same(writes.map((s) => s.rows), [500, 500], 'one write statement (one transaction) per 500 records');
+    t.same(
+      writes.map((s) => s.rows),
+      [500, 500],
+      'one write statement (one transaction) per 500 records',
+    );
     t.equal(spy.statements.filter((s) => isBatchRead(s.sql)).length, 2, 'one read query per 500 records');
     t.equal(spy.statements.length, 4, 'nothing else');
 
@@ -199,8 +220,17 @@ t.test('a failed batch is a warning naming the error, never its message; nothing
     },
   };
   const sessions = new Sessions({
-    upstream: fakeUpstream(), store: failing, metrics: createMetrics(), log: createLogger('info', (line) => lines.push(line)), cacheSize: 10,
-    recordTtlMs: 30_000, throttleBackoffSeconds: 60, useWriteDelayMs: 60_000, now: () => now, throttled: () => undefined, challenged: () => false,
+    upstream: fakeUpstream(),
+    store: failing,
+    metrics: createMetrics(),
+    log: createLogger('info', (line) => lines.push(line)),
+    cacheSize: 10,
+    recordTtlMs: 30_000,
+    throttleBackoffSeconds: 60,
+    useWriteDelayMs: 60_000,
+    now: () => now,
+    throttled: () => undefined,
+    challenged: () => false,
   });
   await Promise.all(records.map((record) => sessions.client(record).call('account_info', {})));
   await sessions.close(); // flushes what was used
@@ -235,7 +265,8 @@ async function disconnected(url: string): Promise<void> {
   await client.connect();
   try {
     const others = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`;
-    for (let tries = 0; tries < 100 && (await client.query<{ n: number }>(others)).rows[0]!.n > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let tries = 0; tries < 100 && (await client.query<{ n: number }>(others)).rows[0]!.n > 0; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
   } finally {
     await client.end(); // waits for its own socket to close
   }

@@ -32,12 +32,20 @@ const sandbox = createSandbox({ seed: 1 });
 /** Keyword arguments of every upstream call, to see what crossed the port. */
 const crossed: { method: string; kwargs: Record<string, unknown> }[] = [];
 const recording: UpstreamAdapter = {
-  name: sandbox.name, library: sandbox.library, ready: () => sandbox.ready(), close: () => sandbox.close(),
+  name: sandbox.name,
+  library: sandbox.library,
+  ready: () => sandbox.ready(),
+  close: () => sandbox.close(),
   async open(options) {
     const client = await sandbox.open(options);
     return {
-      exportSettings: () => client.exportSettings(), account: () => client.account(), close: () => client.close(),
-      call: (method, kwargs, opts) => { crossed.push({ method, kwargs: { ...kwargs } }); return client.call(method, kwargs, opts); },
+      exportSettings: () => client.exportSettings(),
+      account: () => client.account(),
+      close: () => client.close(),
+      call: (method, kwargs, opts) => {
+        crossed.push({ method, kwargs: { ...kwargs } });
+        return client.call(method, kwargs, opts);
+      },
     };
   },
 };
@@ -70,7 +78,12 @@ t.teardown(async () => {
   await rm(TMP, { recursive: true, force: true });
 });
 
-interface Reply { status: number; headers: Headers; body: Record<string, unknown> & { items?: Record<string, unknown>[] }; bytes: Buffer }
+interface Reply {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown> & { items?: Record<string, unknown>[] };
+  bytes: Buffer;
+}
 let session = '';
 async function call(method: string, route: string, options: { query?: Record<string, string>; form?: FormData | URLSearchParams } = {}): Promise<Reply> {
   const url = new URL(route, base);
@@ -78,7 +91,11 @@ async function call(method: string, route: string, options: { query?: Record<str
   const response = await fetch(url, { method, body: options.form, headers: session ? { 'x-session-id': session } : {} });
   const bytes = Buffer.from(await response.arrayBuffer());
   let body: Reply['body'] = {};
-  try { body = JSON.parse(bytes.toString()) as Reply['body']; } catch { /* a file */ }
+  try {
+    body = JSON.parse(bytes.toString()) as Reply['body'];
+  } catch {
+    /* a file */
+  }
   return { status: response.status, headers: response.headers, body, bytes };
 }
 
@@ -109,7 +126,7 @@ t.before(async () => {
 
 async function pksAt(route: string, query: Record<string, string> = { user_id: ME }): Promise<string[]> {
   const reply = await call('GET', route, { query });
-  const items = Array.isArray(reply.body) ? (reply.body as Record<string, unknown>[]) : reply.body.items ?? [];
+  const items = Array.isArray(reply.body) ? (reply.body as Record<string, unknown>[]) : (reply.body.items ?? []);
   return items.map((i) => String(i.pk ?? i.id));
 }
 
@@ -120,16 +137,37 @@ async function aTrack(): Promise<Record<string, unknown>> {
   return reply.body;
 }
 
-t.test('feed uploads appear in the account\'s posts, videos and reels', async (t) => {
+t.test("feed uploads appear in the account's posts, videos and reels", async (t) => {
   const track = JSON.stringify(await aTrack());
   const usertags = JSON.stringify([{ user: { pk: FIXED.demo_2fa }, x: 0.2, y: 0.3 }]);
   const cases: [string, FormData, string][] = [
     ['/photo/upload', form({ caption: 'photo #e2e', usertags }, [['file', JPEG, 'a.jpg']]), '/user/posts'],
     ['/photo/upload/with/music', form({ caption: 'photo music', track }, [['file', JPEG, 'a.jpg']]), '/user/posts'],
-    ['/video/upload', form({ caption: 'video' }, [['file', MP4, 'v.mp4'], ['thumbnail', JPEG, 't.jpg']]), '/user/videos'],
+    [
+      '/video/upload',
+      form({ caption: 'video' }, [
+        ['file', MP4, 'v.mp4'],
+        ['thumbnail', JPEG, 't.jpg'],
+      ]),
+      '/user/videos',
+    ],
     ['/longvideo/upload', form({ caption: 'long', title: 'A title' }, [['file', MP4, 'v.mp4']]), '/user/posts'],
-    ['/album/upload', form({ caption: 'album' }, [['files', JPEG, 'a.jpg'], ['files', MP4, 'b.mp4']]), '/user/posts'],
-    ['/album/upload/with/music', form({ caption: 'album music', track }, [['files', JPEG, 'a.jpg'], ['files', JPEG, 'b.jpg']]), '/user/posts'],
+    [
+      '/album/upload',
+      form({ caption: 'album' }, [
+        ['files', JPEG, 'a.jpg'],
+        ['files', MP4, 'b.mp4'],
+      ]),
+      '/user/posts',
+    ],
+    [
+      '/album/upload/with/music',
+      form({ caption: 'album music', track }, [
+        ['files', JPEG, 'a.jpg'],
+        ['files', JPEG, 'b.jpg'],
+      ]),
+      '/user/posts',
+    ],
     ['/clip/upload', form({ caption: 'clip' }, [['file', MP4, 'c.mp4']]), '/user/reels'],
     ['/clip/upload/with/music', form({ caption: 'clip music', track }, [['file', MP4, 'c.mp4']]), '/user/reels'],
   ];
@@ -184,7 +222,9 @@ t.test('stories and decorations', async (t) => {
   const photo = await call('POST', '/story/upload', { form: form({ caption: 'story', mentions: [mention] }, [['file', JPEG, 's.jpg']]) });
   t.equal(photo.status, 200, photo.bytes.toString().slice(0, 300));
   t.equal(photo.body.media_type, 1);
-  const video = await call('POST', '/story/upload', { form: form({ as_video: 'true', hashtags: JSON.stringify([{ hashtag: { id: '17843826142012701', name: 'sunset' } }]) }, [['file', MP4, 's.mp4']]) });
+  const video = await call('POST', '/story/upload', {
+    form: form({ as_video: 'true', hashtags: JSON.stringify([{ hashtag: { id: '17843826142012701', name: 'sunset' } }]) }, [['file', MP4, 's.mp4']]),
+  });
   t.equal(video.status, 200, video.bytes.toString().slice(0, 300));
   t.equal(video.body.media_type, 2);
   const centred = { x: 0.5, y: 0.5, width: 0.5, height: 0.2, rotation: 0 };
@@ -193,7 +233,7 @@ t.test('stories and decorations', async (t) => {
   const videoCall = crossed.filter((c) => c.method === 'video_upload_to_story').at(-1);
   t.match(videoCall?.kwargs, { hashtags: [{ hashtag: { name: 'sunset' }, ...centred }], path: /\.mp4$/ }, 'the hashtag too, and the video kept its kind');
   const stories = await pksAt('/user/stories');
-  t.ok(stories.includes(String(photo.body.pk)) && stories.includes(String(video.body.pk)), 'both stories are in the user\'s stories');
+  t.ok(stories.includes(String(photo.body.pk)) && stories.includes(String(video.body.pk)), "both stories are in the user's stories");
   const contradiction = await call('POST', '/story/upload', { form: form({ as_video: 'true' }, [['file', JPEG, 's.jpg']]) });
   t.match(contradiction, { status: 422, body: { errors: [{ param: 'file', problem: /as_video is true/ }] } });
   t.same(await settle(), []);
@@ -229,7 +269,12 @@ t.test('direct uploads land in the thread', async (t) => {
     thread = String(reply.body.thread_id);
     t.ok((await pksAt('/direct/messages', { thread_id: thread })).includes(String(reply.body.id)), `${route}: message in the thread`);
   }
-  const upload = await call('POST', '/direct/video/upload', { form: form({ thread_ids: thread }, [['file', MP4, 'v.mp4'], ['thumbnail', JPEG, 't.jpg']]) });
+  const upload = await call('POST', '/direct/video/upload', {
+    form: form({ thread_ids: thread }, [
+      ['file', MP4, 'v.mp4'],
+      ['thumbnail', JPEG, 't.jpg'],
+    ]),
+  });
   t.equal(upload.status, 200, upload.bytes.toString().slice(0, 300));
   t.same(await settle(), []);
 });
@@ -239,19 +284,31 @@ t.test('limits and content checks over HTTP', async (t) => {
   const over = await call('POST', '/photo/upload', { form: form({ caption: 'big' }, [['file', big, 'big.jpg']]) });
   t.match(over, { status: 413, body: { exc_type: 'PayloadTooLarge', errors: [{ param: 'file', problem: /UPLOAD_MAX_IMAGE_MB/ }] } });
   t.same(await settle(), [], 'an oversize file leaves no temp file');
-  const huge = await call('POST', '/video/upload', { form: form({ caption: 'huge' }, [['file', Buffer.concat([MP4, Buffer.alloc(1100 * 1024)]), 'huge.mp4']]) });
-  t.match(huge, { status: 413, body: { errors: [{ param: 'file' }] } }, 'over the engine\'s upload limit while streaming');
+  const huge = await call('POST', '/video/upload', {
+    form: form({ caption: 'huge' }, [['file', Buffer.concat([MP4, Buffer.alloc(1100 * 1024)]), 'huge.mp4']]),
+  });
+  t.match(huge, { status: 413, body: { errors: [{ param: 'file' }] } }, "over the engine's upload limit while streaming");
   t.same(await settle(), [], 'the partial file is gone too');
   const wrong = await call('POST', '/photo/upload', { form: form({ caption: 'x' }, [['file', MP4, 'looks.jpg']]) });
   t.match(wrong, { status: 422, body: { errors: [{ param: 'file', problem: /expected an image .* got video\/mp4/ }] } });
-  const thumb = await call('POST', '/video/upload', { form: form({ caption: 'x' }, [['file', MP4, 'v.mp4'], ['thumbnail', TEXT, 't.jpg']]) });
+  const thumb = await call('POST', '/video/upload', {
+    form: form({ caption: 'x' }, [
+      ['file', MP4, 'v.mp4'],
+      ['thumbnail', TEXT, 't.jpg'],
+    ]),
+  });
   t.match(thumb, { status: 422, body: { errors: [{ param: 'thumbnail' }] } });
-  const album = await call('POST', '/album/upload', { form: form({ caption: 'x' }, [['files', JPEG, 'a.jpg'], ['files', TEXT, 'b.jpg']]) });
+  const album = await call('POST', '/album/upload', {
+    form: form({ caption: 'x' }, [
+      ['files', JPEG, 'a.jpg'],
+      ['files', TEXT, 'b.jpg'],
+    ]),
+  });
   t.match(album, { status: 422, body: { errors: [{ param: 'files' }] } });
   t.same(await settle(), []);
 });
 
-t.test('downloads are the sandbox\'s bytes, with type, length and a name', async (t) => {
+t.test("downloads are the sandbox's bytes, with type, length and a name", async (t) => {
   const posts = [...sandbox.world.media.values()];
   const photo = posts.find((m) => m.kind === 'photo')!;
   const clip = posts.find((m) => m.kind === 'clip')!;
@@ -274,7 +331,7 @@ t.test('downloads are the sandbox\'s bytes, with type, length and a name', async
   const story = [...sandbox.world.stories.values()][0];
   const storyReply = await call('GET', '/story/download', { query: { story_pk: story.pk } });
   t.ok(storyReply.bytes.equals(sandboxFileBytes(story.video ? 'mp4' : 'jpeg', story.pk)), 'story download byte for byte');
-  t.same(await settle(), [], 'nothing accumulates on the server\'s disk');
+  t.same(await settle(), [], "nothing accumulates on the server's disk");
 });
 
 t.test('album downloads are a zip of the files', async (t) => {
@@ -295,16 +352,30 @@ t.test('album downloads are a zip of the files', async (t) => {
 
 t.test('no caller-chosen server folder: folder is not a parameter of any download route', async (t) => {
   for (const route of app.manifest.routes.filter((r) => r.result.shape === 'file' || r.result.shape === 'files')) {
-    t.notOk(route.params.some((p) => p.name === 'folder' || p.name === 'path'), `${route.key} takes no folder`);
+    t.notOk(
+      route.params.some((p) => p.name === 'folder' || p.name === 'path'),
+      `${route.key} takes no folder`,
+    );
   }
-  const reply = await call('GET', '/photo/download', { query: { media_pk: [...sandbox.world.media.values()].find((m) => m.kind === 'photo')!.pk, folder: '/etc' } });
+  const reply = await call('GET', '/photo/download', {
+    query: { media_pk: [...sandbox.world.media.values()].find((m) => m.kind === 'photo')!.pk, folder: '/etc' },
+  });
   t.not(reply.status, 200, 'an unknown folder parameter is refused, not honoured');
 });
 
 t.test('the OpenAPI document names and documents every multipart file field', async (t) => {
-  const doc = app.openapi as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { $ref?: string } }> } }>>; components: { schemas: Record<string, { properties?: Record<string, { type?: string; format?: string; description?: string; items?: { format?: string } }> }> } };
+  const doc = app.openapi as {
+    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { $ref?: string } }> } }>>;
+    components: {
+      schemas: Record<string, { properties?: Record<string, { type?: string; format?: string; description?: string; items?: { format?: string } }> }>;
+    };
+  };
   const routes = app.manifest.routes.filter((r) => r.params.some((p) => p.type === 'file'));
-  t.equal(routes.length, 17, 'photo, video, long video, album, clip, three with music, story, story with music (1.12), highlight cover, profile picture, five direct');
+  t.equal(
+    routes.length,
+    17,
+    'photo, video, long video, album, clip, three with music, story, story with music (1.12), highlight cover, profile picture, five direct',
+  );
   for (const route of routes) {
     const body = doc.paths[route.path][route.method.toLowerCase()].requestBody;
     const ref = body?.content['multipart/form-data']?.schema.$ref ?? '';

@@ -19,12 +19,19 @@ const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://x');
   const routes: Record<string, () => void> = {
     '/file': () => res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': BODY.length }).end(BODY),
-    '/chunked': () => { res.writeHead(200); res.write(BODY); res.end(BODY); },
+    '/chunked': () => {
+      res.writeHead(200);
+      res.write(BODY);
+      res.end(BODY);
+    },
     '/redirect': () => res.writeHead(302, { location: url.searchParams.get('to') ?? '/file' }).end(),
     '/loop': () => res.writeHead(301, { location: '/loop' }).end(),
     '/bare-redirect': () => res.writeHead(302).end(),
     '/missing': () => res.writeHead(404).end('no'),
-    '/stall-body': () => { res.writeHead(200); res.write('partial'); },
+    '/stall-body': () => {
+      res.writeHead(200);
+      res.write('partial');
+    },
     '/stall-headers': () => undefined,
     '/gzip-bomb': () => res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(8 * 1024 * 1024))),
   };
@@ -48,7 +55,9 @@ t.after(async () => {
   server.close();
   await rm(dir, { recursive: true, force: true });
 });
-t.beforeEach(() => { hits = []; });
+t.beforeEach(() => {
+  hits = [];
+});
 
 function settings(extra: Record<string, string> = {}): FetchSettings {
   return transferSettingsFromEnv({ FETCH_TIMEOUT_MS: '300', FETCH_CONNECT_TIMEOUT_MS: '300', ...extra }).fetch;
@@ -56,7 +65,10 @@ function settings(extra: Record<string, string> = {}): FetchSettings {
 const LOOPBACK = settings({ FETCH_ALLOW: '127.0.0.1' });
 
 async function refusal(url: string, s: FetchSettings, resolve?: Resolver): Promise<TransferError> {
-  const err = await fetchToFile(url, { dir, settings: s, resolve }).then(() => undefined, (e: unknown) => e);
+  const err = await fetchToFile(url, { dir, settings: s, resolve }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof TransferError)) throw new Error(`expected a TransferError for ${url}, got ${String(err)}`);
   return err;
 }
@@ -99,10 +111,17 @@ t.test('a redirect to loopback is re-checked and refused', async (t) => {
   const to = encodeURIComponent(`http://[::1]:${port}/file`);
   const err = await refusal(`${base}/redirect?to=${to}`, LOOPBACK);
   t.match(err, { problem: 'address', message: /::1 is a loopback address/ });
-  const dual: Resolver = async () => [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
+  const dual: Resolver = async () => [
+    { address: '127.0.0.1', family: 4 },
+    { address: '::1', family: 6 },
+  ];
   const viaName = await refusal(`${base}/redirect?to=${encodeURIComponent(`http://dual.test:${port}/file`)}`, LOOPBACK, dual);
   t.match(viaName, { problem: 'address', message: /dual\.test resolves to ::1, a loopback address/ }, 'a name is judged by every address it has');
-  t.same(hits.filter((h) => h === '/file'), [], 'the target was never fetched');
+  t.same(
+    hits.filter((h) => h === '/file'),
+    [],
+    'the target was never fetched',
+  );
 });
 
 t.test('redirects: followed when allowed, bounded, http(s) only', async (t) => {
@@ -170,7 +189,11 @@ t.test('the connection goes to the address the guard checked', async (t) => {
 
 t.test('a caller signal aborts the fetch', async (t) => {
   const controller = new AbortController();
-  const pending = fetchToFile(`${base}/stall-body`, { dir, settings: settings({ FETCH_ALLOW: '127.0.0.1', FETCH_TIMEOUT_MS: '10000' }), signal: controller.signal });
+  const pending = fetchToFile(`${base}/stall-body`, {
+    dir,
+    settings: settings({ FETCH_ALLOW: '127.0.0.1', FETCH_TIMEOUT_MS: '10000' }),
+    signal: controller.signal,
+  });
   setTimeout(() => controller.abort(), 50);
   t.match(await pending.catch((e: unknown) => e), { problem: 'network' });
   t.same(await leftovers(), []);

@@ -4,8 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import {
-  checkKind, contentTypeFor, mimeFitsKind, transferSettingsFromEnv, transferSettingsFor, uniqueNames, withExtension, zipFiles,
-  TRANSFER_DEFAULTS, checkAddress,
+  checkKind,
+  contentTypeFor,
+  mimeFitsKind,
+  transferSettingsFromEnv,
+  transferSettingsFor,
+  uniqueNames,
+  withExtension,
+  zipFiles,
+  TRANSFER_DEFAULTS,
+  checkAddress,
 } from '../../../adapters/transfer/index.js';
 
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(200, 1)]);
@@ -23,9 +31,16 @@ t.test('settings: defaults, overrides, and errors that name the setting', async 
   t.equal(checkAddress('127.0.0.1', defaults.fetch.allow).allowed, false, 'nothing allow-listed by default');
 
   const set = transferSettingsFromEnv({
-    UPLOAD_MAX_IMAGE_MB: '0.5', UPLOAD_MAX_VIDEO_MB: '300', UPLOAD_MAX_AUDIO_MB: '2', UPLOAD_MAX_ANY_MB: '3',
-    FETCH_TIMEOUT_MS: '1500', FETCH_CONNECT_TIMEOUT_MS: '700', FETCH_MAX_MB: '7', FETCH_MAX_REDIRECTS: '0',
-    FETCH_ALLOW: '127.0.0.1, ::1,localhost', OTHER_COMPONENT_KEY: 'whatever',
+    UPLOAD_MAX_IMAGE_MB: '0.5',
+    UPLOAD_MAX_VIDEO_MB: '300',
+    UPLOAD_MAX_AUDIO_MB: '2',
+    UPLOAD_MAX_ANY_MB: '3',
+    FETCH_TIMEOUT_MS: '1500',
+    FETCH_CONNECT_TIMEOUT_MS: '700',
+    FETCH_MAX_MB: '7',
+    FETCH_MAX_REDIRECTS: '0',
+    FETCH_ALLOW: '127.0.0.1, ::1,localhost',
+    OTHER_COMPONENT_KEY: 'whatever',
   });
   t.same(set.uploadMaxBytes, { image: MB / 2, video: 300 * MB, audio: 2 * MB, any: 3 * MB });
   t.same([set.fetch.readTimeoutMs, set.fetch.connectTimeoutMs, set.fetch.maxBytes, set.fetch.maxRedirects], [1500, 700, 7 * MB, 0]);
@@ -53,11 +68,22 @@ t.test('settings are parsed once per config object', async (t) => {
 
 t.test('kinds accept exactly their media types', async (t) => {
   const table: [string | undefined, string, boolean][] = [
-    ['image/jpeg', 'image', true], ['image/png', 'image', true], ['video/mp4', 'image', false],
-    ['video/mp4', 'video', true], ['video/quicktime', 'video', true], ['image/jpeg', 'video', false],
-    ['image/jpeg', 'image_or_video', true], ['video/mp4', 'image_or_video', true], ['audio/x-m4a', 'image_or_video', false],
-    ['audio/x-m4a', 'audio', true], ['audio/mpeg', 'audio', true], ['video/mp4', 'audio', false],
-    ['image/vnd.adobe.photoshop', 'image', false], [undefined, 'image', false], [undefined, 'any', true], ['application/pdf', 'any', true],
+    ['image/jpeg', 'image', true],
+    ['image/png', 'image', true],
+    ['video/mp4', 'image', false],
+    ['video/mp4', 'video', true],
+    ['video/quicktime', 'video', true],
+    ['image/jpeg', 'video', false],
+    ['image/jpeg', 'image_or_video', true],
+    ['video/mp4', 'image_or_video', true],
+    ['audio/x-m4a', 'image_or_video', false],
+    ['audio/x-m4a', 'audio', true],
+    ['audio/mpeg', 'audio', true],
+    ['video/mp4', 'audio', false],
+    ['image/vnd.adobe.photoshop', 'image', false],
+    [undefined, 'image', false],
+    [undefined, 'any', true],
+    ['application/pdf', 'any', true],
   ];
   for (const [mime, kind, fits] of table) t.equal(mimeFitsKind(mime, kind as 'image'), fits, `${mime} as ${kind}`);
 });
@@ -65,7 +91,7 @@ t.test('kinds accept exactly their media types', async (t) => {
 t.test('content is judged by its bytes', async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sg-sniff-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const files: Record<string, Buffer> = { 'photo.bin': JPEG, 'pic.mp4': PNG, 'clip': MP4, 'voice': M4A, 'notes.jpg': TEXT };
+  const files: Record<string, Buffer> = { 'photo.bin': JPEG, 'pic.mp4': PNG, clip: MP4, voice: M4A, 'notes.jpg': TEXT };
   for (const [name, bytes] of Object.entries(files)) await writeFile(path.join(dir, name), bytes);
   const at = (name: string): string => path.join(dir, name);
 
@@ -88,8 +114,14 @@ t.test('content is judged by its bytes', async (t) => {
 
 t.test('content type by extension', async (t) => {
   const table: [string, string][] = [
-    ['/tmp/x/1.jpg', 'image/jpeg'], ['a.JPEG', 'image/jpeg'], ['b.mp4', 'video/mp4'], ['c.m4a', 'audio/mp4'],
-    ['d.webp', 'image/webp'], ['e.mov', 'video/quicktime'], ['f', 'application/octet-stream'], ['g.exe', 'application/octet-stream'],
+    ['/tmp/x/1.jpg', 'image/jpeg'],
+    ['a.JPEG', 'image/jpeg'],
+    ['b.mp4', 'video/mp4'],
+    ['c.m4a', 'audio/mp4'],
+    ['d.webp', 'image/webp'],
+    ['e.mov', 'video/quicktime'],
+    ['f', 'application/octet-stream'],
+    ['g.exe', 'application/octet-stream'],
   ];
   for (const [file, type] of table) t.equal(contentTypeFor(file), type, file);
 });
@@ -116,7 +148,9 @@ t.test('zip stream holds the files byte for byte', async (t) => {
 t.test('zip of a missing file fails on the stream', async (t) => {
   const result = zipFiles(['/nonexistent/socialgate/x.jpg'], 'x.zip');
   t.equal(result.filename, 'x.zip');
-  const consume = async (): Promise<void> => { for await (const _ of result.stream) void _; };
+  const consume = async (): Promise<void> => {
+    for await (const _ of result.stream) void _;
+  };
   await t.rejects(consume(), /ENOENT/);
 });
 

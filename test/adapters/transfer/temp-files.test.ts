@@ -127,7 +127,7 @@ t.test('a whole upload whose client hung up at once leaves no temp file', async 
   const [count, before] = [await handled('POST /photo/upload'), readdirSync(TMP)];
   const { body, type } = await multipart({ caption: 'hung up' }, [['file', JPEG, 'a.jpg']]);
   await sendAndHangUp(rawRequest('POST', '/photo/upload', { 'Content-Type': type, 'Content-Length': body.length }, body));
-  t.same(await leftoversAfter('POST /photo/upload', count, before), [], 'neither multer\'s file nor its renamed copy is left');
+  t.same(await leftoversAfter('POST /photo/upload', count, before), [], "neither multer's file nor its renamed copy is left");
 });
 
 t.test('a download whose client hung up at once leaves no work folder', async (t) => {
@@ -139,10 +139,13 @@ t.test('a download whose client hung up at once leaves no work folder', async (t
   t.same(await leftoversAfter('GET /photo/download', count, before), [], 'no socialgate-XXXX folder is left');
 });
 
-t.test('an upload aborted half-way leaves none of multer\'s partial files', async (t) => {
+t.test("an upload aborted half-way leaves none of multer's partial files", async (t) => {
   const [count, before] = [await handled('POST /album/upload'), readdirSync(TMP)];
   const big = Buffer.concat([JPEG, Buffer.alloc(256 * 1024, 1)]);
-  const { body, type } = await multipart({ caption: 'cut' }, [['files', JPEG, 'a.jpg'], ['files', big, 'b.jpg']]);
+  const { body, type } = await multipart({ caption: 'cut' }, [
+    ['files', JPEG, 'a.jpg'],
+    ['files', big, 'b.jpg'],
+  ]);
   const request = rawRequest('POST', '/album/upload', { 'Content-Type': type, 'Content-Length': body.length }, body);
   // The first file is whole and the second half sent: both are on disk when the socket closes.
   await sendAndHangUp(request, request.length - 128 * 1024, () => newEntries(before).length === 2);
@@ -154,16 +157,25 @@ t.test('a by/url fetch stops when its client hangs up', async (t) => {
   let stoppedAt = 0;
   // Sends a few bytes and then nothing: well inside the 20 s read timeout, the fetch would wait on.
   const slow = http.createServer((req, res) => {
-    req.socket.once('close', () => { stoppedAt = Date.now(); });
+    req.socket.once('close', () => {
+      stoppedAt = Date.now();
+    });
     res.writeHead(200, { 'content-type': 'image/jpeg' }).write(JPEG.subarray(0, 64));
     fetching = true;
   });
   slow.listen(0, '127.0.0.1');
   await once(slow, 'listening');
-  t.teardown(() => { slow.closeAllConnections(); slow.close(); });
+  t.teardown(() => {
+    slow.closeAllConnections();
+    slow.close();
+  });
   const [count, before] = [await handled('POST /photo/upload/by/url'), readdirSync(TMP)];
   const form = Buffer.from(new URLSearchParams({ url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow.jpg`, caption: 'slow' }).toString());
-  await sendAndHangUp(rawRequest('POST', '/photo/upload/by/url', { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': form.length }, form), undefined, () => fetching);
+  await sendAndHangUp(
+    rawRequest('POST', '/photo/upload/by/url', { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': form.length }, form),
+    undefined,
+    () => fetching,
+  );
   const hungUpAt = Date.now();
   t.ok(await until(() => stoppedAt > 0), 'the local server saw its connection closed');
   t.ok(stoppedAt - hungUpAt < 2000, `within ${stoppedAt - hungUpAt} ms of the hang-up, not at the read timeout`);
@@ -195,7 +207,13 @@ async function capsServer(routeKey: string): Promise<{ port: number; close: () =
   });
   const server = http.createServer(koa.callback()).listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { port: (server.address() as AddressInfo).port, close: () => { server.closeAllConnections(); server.close(); } };
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 /** Everything the server sends until it closes the connection, or until `ms` pass. */
@@ -207,7 +225,7 @@ async function readUntilClosed(socket: net.Socket, ms: number): Promise<{ text: 
   return { text: Buffer.concat(chunks).toString(), closed };
 }
 
-t.test('a file over its field\'s cap is cut off while it streams in, and answered before the body ends', async (t) => {
+t.test("a file over its field's cap is cut off while it streams in, and answered before the body ends", async (t) => {
   const server = await capsServer('POST /video/upload');
   t.teardown(server.close);
   const before = readdirSync(TMP);
@@ -217,7 +235,10 @@ t.test('a file over its field\'s cap is cut off while it streams in, and answere
   }, 2);
   t.teardown(() => clearInterval(sampler));
   const thumbnail = Buffer.concat([JPEG, Buffer.alloc(600 * 1024, 2)]);
-  const { body, type } = await multipart({}, [['file', Buffer.alloc(20 * 1024, 3), 'v.mp4'], ['thumbnail', thumbnail, 't.jpg']]);
+  const { body, type } = await multipart({}, [
+    ['file', Buffer.alloc(20 * 1024, 3), 'v.mp4'],
+    ['thumbnail', thumbnail, 't.jpg'],
+  ]);
   const socket = await connect(server.port);
   const started = Date.now();
   // All but the last kilobyte: the client has not finished when the answer must already come.
@@ -243,7 +264,10 @@ t.test('caps are per field: a video passes where an image of its size is cut off
     return { status: reply.status, body: (await reply.json()) as Record<string, unknown> };
   };
   t.match(await post('file', Buffer.alloc(600 * 1024)), { status: 200, body: { files: [{ field: 'file', size: 600 * 1024 }] } });
-  t.match(await post('file', Buffer.alloc(1100 * 1024)), { status: 413, body: { errors: [{ param: 'file', problem: /over the 1 MB upload limit \(UPLOAD_MAX_MB\)/ }] } });
+  t.match(await post('file', Buffer.alloc(1100 * 1024)), {
+    status: 413,
+    body: { errors: [{ param: 'file', problem: /over the 1 MB upload limit \(UPLOAD_MAX_MB\)/ }] },
+  });
   t.ok(await until(() => newEntries(before).length === 0), 'no temp file left');
 });
 

@@ -62,8 +62,13 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
   const lines: string[] = [];
   const log = createLogger('warn', (line) => lines.push(line));
   const extra = {
-    SESSION_KEY: key, STORE_TIMEOUT_MS: String(TIMEOUT_MS), WATCH_FLOOR_SECONDS: '0.05', FETCH_ALLOW: '127.0.0.1',
-    WEBHOOK_BACKOFF_MS: '200,400', WORK_LOCK_MS: '3000', EVENTS_POLL_MS: '100',
+    SESSION_KEY: key,
+    STORE_TIMEOUT_MS: String(TIMEOUT_MS),
+    WATCH_FLOOR_SECONDS: '0.05',
+    FETCH_ALLOW: '127.0.0.1',
+    WEBHOOK_BACKOFF_MS: '200,400',
+    WORK_LOCK_MS: '3000',
+    EVENTS_POLL_MS: '100',
   };
   const receiver = await startReceiver();
   const a: Client = await serve(await composeApp(testConfig({ store, sessionCacheTtlMs: 200, extra }), { log }));
@@ -92,11 +97,13 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
 
   await fault.down();
   await sleep(250); // past the session record's trust
-  const answers = await Promise.all(routes(session, endpoint).map(async ([method, path, form]) => {
-    const started = Date.now();
-    const reply: Reply = await a.request(method, path, { form, headers: as });
-    return { route: `${method} ${path.split('?')[0]}`, reply, ms: Date.now() - started };
-  }));
+  const answers = await Promise.all(
+    routes(session, endpoint).map(async ([method, path, form]) => {
+      const started = Date.now();
+      const reply: Reply = await a.request(method, path, { form, headers: as });
+      return { route: `${method} ${path.split('?')[0]}`, reply, ms: Date.now() - started };
+    }),
+  );
   for (const { route, reply, ms } of answers) {
     t.equal(reply.status, 503, `${route}: ${reply.text.slice(0, 200)}`);
     t.match(reply.body, { exc_type: 'StoreUnavailable' }, route);
@@ -112,32 +119,55 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
 
   await fault.up();
   const back = Date.now();
-  await poll('/ready', () => a.request('GET', '/ready'), (r) => r.status === 200, 15_000, 100);
+  await poll(
+    '/ready',
+    () => a.request('GET', '/ready'),
+    (r) => r.status === 200,
+    15_000,
+    100,
+  );
   const checked = await poll('a check after the return', watch, (w) => w.last_check_at !== null && Date.parse(w.last_check_at) > back, 20_000, 100);
   t.ok(checked.watching, `the watcher checked ${Date.parse(checked.last_check_at!) - back} ms after the store returned`);
   let started = Date.now();
   t.equal((await user()).status, 200);
-  t.ok(Date.now() - started < 2000, `the first call of the session after the outage took ${Date.now() - started} ms (no lease left by the call made during it)`);
+  t.ok(
+    Date.now() - started < 2000,
+    `the first call of the session after the outage took ${Date.now() - started} ms (no lease left by the call made during it)`,
+  );
   const before = receiver.ids().size;
   started = Date.now();
   await a.request('POST', '/sandbox/activity', { form: { kind: 'message', from: '5000000002', text: 'after the outage' }, headers: as });
   await receiver.waitFor('a delivery after the outage', (d) => d.length > 0 && receiver.ids().size > before, 20_000);
   t.pass(`an event made after the return was delivered in ${Date.now() - started} ms`);
   // Listed without the session: the endpoint was made without one (the operator's), and a session narrows to its account.
-  const healed = await poll('the routes again', () => a.request('GET', '/webhooks'), (r) => r.status === 200, 10_000, 100);
+  const healed = await poll(
+    'the routes again',
+    () => a.request('GET', '/webhooks'),
+    (r) => r.status === 200,
+    10_000,
+    100,
+  );
   t.ok(JSON.stringify(healed.body).includes(endpoint), 'the endpoint made before the outage is still there');
   t.match((await a.request('GET', '/jobs/status', { query: { id: (job.body as { id: string }).id } })).status, 200, 'and the job');
   t.equal((await a.request('POST', '/pools', { form: { name: 'after', sessions: session } })).status, 200, 'pools work again');
-  t.equal((await a.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: '{"user_id": "5000000002"}' }, headers: as })).status, 202, 'jobs too');
+  t.equal(
+    (await a.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: '{"user_id": "5000000002"}' }, headers: as })).status,
+    202,
+    'jobs too',
+  );
   t.same(dumps, [], 'no raw dump on the console');
   const errors = lines.filter((line) => line.includes('store connection error'));
-  t.ok(lines.every((line) => !line.includes('\n') && JSON.parse(line)), `${lines.length} log lines, each one JSON line`);
+  t.ok(
+    lines.every((line) => !line.includes('\n') && JSON.parse(line)),
+    `${lines.length} log lines, each one JSON line`,
+  );
   t.ok(errors.length <= 20, `${errors.length} connection error lines (rate-limited)`);
   t.comment(`${fault.name}: ${lines.length} log lines`);
 }
 
 onEachSharedStore('background routes, store frozen and thawed', (t, server) =>
-  outage(t, server.url, { name: 'frozen', down: () => freeze(server.pid), up: () => thaw(server.pid) }));
+  outage(t, server.url, { name: 'frozen', down: () => freeze(server.pid), up: () => thaw(server.pid) }),
+);
 
 onEachSharedStore('background routes, store stopped and started', (t, server) => outage(t, server.url, stopped(server)));
 
@@ -149,7 +179,12 @@ t.test('a lease taken while Redis is frozen does not outlive the freeze', async 
     await lease.close();
     await redis.stop();
   });
-  await poll('the lease client connected', () => lease.hold('s0', async () => Date.now()), () => true, 5000);
+  await poll(
+    'the lease client connected',
+    () => lease.hold('s0', async () => Date.now()),
+    () => true,
+    5000,
+  );
   await sleep(300); // connected and ready (a client that is not yet runs calls without the lease)
   t.equal(await lease.hold('s1', async () => 'before'), 'before');
   freeze(redis.pid);

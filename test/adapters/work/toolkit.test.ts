@@ -9,8 +9,15 @@ import type { SessionRecord } from '../../../engine/types.js';
 
 t.test('stepOf: the step after the nth failure, the last one repeating', async (t) => {
   const cases: [readonly number[], number, number][] = [
-    [[5, 50, 500], 1, 5], [[5, 50, 500], 2, 50], [[5, 50, 500], 3, 500], [[5, 50, 500], 9, 500],
-    [[5, 50, 500], 0, 5], [[5, 50, 500], -3, 5], [[7], 4, 7], [[], 1, 1000], [[5, 50], 1.9, 5],
+    [[5, 50, 500], 1, 5],
+    [[5, 50, 500], 2, 50],
+    [[5, 50, 500], 3, 500],
+    [[5, 50, 500], 9, 500],
+    [[5, 50, 500], 0, 5],
+    [[5, 50, 500], -3, 5],
+    [[7], 4, 7],
+    [[], 1, 1000],
+    [[5, 50], 1.9, 5],
   ];
   for (const [steps, failures, expected] of cases) t.equal(stepOf(steps, failures), expected, `[${steps}] after ${failures} → ${expected}`);
 });
@@ -18,10 +25,23 @@ t.test('stepOf: the step after the nth failure, the last one repeating', async (
 t.test('jittered: within ±spread of the interval, never negative', async (t) => {
   const cases: [number, number, number, number][] = [
     // ms, spread, random, expected
-    [1000, 0.2, 0, 800], [1000, 0.2, 0.5, 1000], [1000, 0.2, 0.999999, 1200], [1000, 0.25, 0, 750], [1000, 0.25, 1, 1250],
-    [1000, 0, 0.9, 1000], [1000, 3, 0, 0], [0, 0.2, 0.7, 0], [-5, 0.2, 0.7, 0], [10, 0.5, 0.25, 8],
+    [1000, 0.2, 0, 800],
+    [1000, 0.2, 0.5, 1000],
+    [1000, 0.2, 0.999999, 1200],
+    [1000, 0.25, 0, 750],
+    [1000, 0.25, 1, 1250],
+    [1000, 0, 0.9, 1000],
+    [1000, 3, 0, 0],
+    [0, 0.2, 0.7, 0],
+    [-5, 0.2, 0.7, 0],
+    [10, 0.5, 0.25, 8],
   ];
-  for (const [ms, spread, random, expected] of cases) t.equal(jittered(ms, spread, () => random), expected, `${ms} ±${spread} at ${random} → ${expected}`);
+  for (const [ms, spread, random, expected] of cases)
+    t.equal(
+      jittered(ms, spread, () => random),
+      expected,
+      `${ms} ±${spread} at ${random} → ${expected}`,
+    );
   for (let i = 0; i < 200; i++) {
     const value = jittered(1000, 0.2);
     if (value < 800 || value > 1200) t.fail(`out of range: ${value}`);
@@ -30,8 +50,15 @@ t.test('jittered: within ±spread of the interval, never negative', async (t) =>
 
 t.test('deferralOf: a 429 or 503 that says when to come back', async (t) => {
   const cases: [number, number | undefined, number | undefined][] = [
-    [429, 30, 30_000], [503, 2, 2000], [429, 0, 0], [429, undefined, undefined], [500, 30, undefined],
-    [401, 30, undefined], [429, -1, undefined], [429, Number.NaN, undefined], [429, 0.5, 500],
+    [429, 30, 30_000],
+    [503, 2, 2000],
+    [429, 0, 0],
+    [429, undefined, undefined],
+    [500, 30, undefined],
+    [401, 30, undefined],
+    [429, -1, undefined],
+    [429, Number.NaN, undefined],
+    [429, 0.5, 500],
   ];
   for (const [status, retryAfter, expected] of cases) t.equal(deferralOf(status, retryAfter), expected, `${status} Retry-After ${retryAfter} → ${expected}`);
 });
@@ -42,15 +69,20 @@ const record = (over: Partial<SessionRecord> = {}): SessionRecord =>
 
 t.test('healthOf: the record alone says whether work may use the session', async (t) => {
   const cases: [SessionRecord | undefined, string, string | undefined][] = [
-    [record(), 'healthy', undefined], [undefined, 'quarantined', 'revoked'], [record({ throttledUntil: NOW + 5 }), 'cooling', 'throttled'],
-    [record({ throttledUntil: NOW - 5 }), 'healthy', undefined], [record({ state: 'challenge' }), 'quarantined', 'challenge'],
+    [record(), 'healthy', undefined],
+    [undefined, 'quarantined', 'revoked'],
+    [record({ throttledUntil: NOW + 5 }), 'cooling', 'throttled'],
+    [record({ throttledUntil: NOW - 5 }), 'healthy', undefined],
+    [record({ state: 'challenge' }), 'quarantined', 'challenge'],
     [record({ state: 'logged_out' }), 'quarantined', 'logged_out'],
   ];
-  for (const [given, state, reason] of cases) t.same([healthOf(given, NOW).state, healthOf(given, NOW).reason], [state, reason], `${given?.state ?? 'none'} → ${state}`);
+  for (const [given, state, reason] of cases)
+    t.same([healthOf(given, NOW).state, healthOf(given, NOW).reason], [state, reason], `${given?.state ?? 'none'} → ${state}`);
 });
 
 /** The registry's view of an error, as services.routes.statusOf gives it. */
-const statusOf = (error: unknown) => (error instanceof HttpError ? { status: error.status, excType: error.excType, retryAfter: error.retryAfter } : { status: 500, excType: 'Error' });
+const statusOf = (error: unknown) =>
+  error instanceof HttpError ? { status: error.status, excType: error.excType, retryAfter: error.retryAfter } : { status: 500, excType: 'Error' };
 
 function paced(current: SessionRecord | undefined = record()): PacedWork {
   return new PacedWork({ sessions: { find: async () => current }, routes: { statusOf }, now: () => NOW });
@@ -68,15 +100,27 @@ t.test('paced work: runs a healthy session, pauses an unhealthy one without call
 t.test('paced work: a refusal with Retry-After pauses until then; others fail', async (t) => {
   for (const code of ['ActionBudgetExceeded', 'OutsideActivityWindow', 'ActionFrozen']) {
     const refusal = new HttpError(429, 'refused', { excType: code, retryAfter: 120 });
-    t.same(await paced().run(record(), async () => Promise.reject(refusal)), {
-      pause: { reason: 'deferred', until: NOW + 120_000, exc_type: code, detail: `Refused with ${code}; the work resumes in 120 s.` },
-    }, `${code} pauses`);
+    t.same(
+      await paced().run(record(), async () => Promise.reject(refusal)),
+      {
+        pause: { reason: 'deferred', until: NOW + 120_000, exc_type: code, detail: `Refused with ${code}; the work resumes in 120 s.` },
+      },
+      `${code} pauses`,
+    );
   }
   const fell = await paced(record({ state: 'challenge' })).run(record(), async () => Promise.reject(new HttpError(403, 'x', { excType: 'ChallengeRequired' })));
   t.match(fell, { pause: { reason: 'challenge' } }, 'a session that fell ill during the call pauses on its health');
   t.match(await paced().run(record(), async () => Promise.reject(new HttpError(401, 'x', { excType: 'LoginRequired' }))), { pause: { reason: 'logged_out' } });
-  await t.rejects(paced().run(record(), async () => Promise.reject(new HttpError(429, 'x', { excType: 'PleaseWaitFewMinutes' }))), /x/, 'a 429 with no Retry-After fails');
-  await t.rejects(paced().run(record(), async () => Promise.reject(new Error('boom'))), /boom/, 'any other failure is thrown');
+  await t.rejects(
+    paced().run(record(), async () => Promise.reject(new HttpError(429, 'x', { excType: 'PleaseWaitFewMinutes' }))),
+    /x/,
+    'a 429 with no Retry-After fails',
+  );
+  await t.rejects(
+    paced().run(record(), async () => Promise.reject(new Error('boom'))),
+    /boom/,
+    'any other failure is thrown',
+  );
 });
 
 t.test('paced work: spacing between runs of one session', async (t) => {

@@ -53,15 +53,23 @@ t.test('delayMs holds an item back; a throw retries after the backoff, then fail
   t.teardown(close);
   const runs: { attempt: number; at: number }[] = [];
   const failed: string[] = [];
-  queue.define('flaky', async (item) => {
-    runs.push({ attempt: item.attempt, at: Date.now() });
-    throw new Error('nope');
-  }, { onFailed: (item) => void failed.push(item.id) });
+  queue.define(
+    'flaky',
+    async (item) => {
+      runs.push({ attempt: item.attempt, at: Date.now() });
+      throw new Error('nope');
+    },
+    { onFailed: (item) => void failed.push(item.id) },
+  );
   const added = Date.now();
   await queue.add('flaky', 'x', null, { delayMs: 100, attempts: 3, backoffMs: [50, 150] });
   await queue.start();
   await until('failure', () => failed.length === 1);
-  t.same(runs.map((r) => r.attempt), [1, 2, 3], 'three attempts');
+  t.same(
+    runs.map((r) => r.attempt),
+    [1, 2, 3],
+    'three attempts',
+  );
   t.ok(runs[0].at - added >= 95, `the first run waited for the delay (${runs[0].at - added} ms)`);
   t.ok(runs[1].at - runs[0].at >= 45, 'the second after the first backoff step');
   t.ok(runs[2].at - runs[1].at >= 145, 'the third after the second step');
@@ -89,11 +97,15 @@ t.test('concurrency caps runs at once', async (t) => {
   t.teardown(close);
   let busy = 0;
   let peak = 0;
-  queue.define('slow', async () => {
-    peak = Math.max(peak, ++busy);
-    await sleep(30);
-    busy--;
-  }, { concurrency: 2 });
+  queue.define(
+    'slow',
+    async () => {
+      peak = Math.max(peak, ++busy);
+      await sleep(30);
+      busy--;
+    },
+    { concurrency: 2 },
+  );
   for (let i = 0; i < 6; i++) await queue.add('slow', `s${i}`, {});
   await queue.start();
   await until('the slow items', async () => busy === 0 && peak > 0);
@@ -121,8 +133,16 @@ t.test('work store: documents, atomic update, lists deduplicated by key with the
   await store.put('jobs', 'b', { n: 2 });
   await store.put('jobs', 'a', { n: 1 });
   t.same(await store.get('jobs', 'a'), { n: 1 });
-  t.same((await store.list('jobs')).map((d) => d.key), ['a', 'b'], 'listed in key order');
-  t.same((await store.list('jobs', { after: 'a' })).map((d) => d.key), ['b'], 'after a key');
+  t.same(
+    (await store.list('jobs')).map((d) => d.key),
+    ['a', 'b'],
+    'listed in key order',
+  );
+  t.same(
+    (await store.list('jobs', { after: 'a' })).map((d) => d.key),
+    ['b'],
+    'after a key',
+  );
   const bumps = await Promise.all(Array.from({ length: 20 }, () => store.update<{ n: number }>('jobs', 'a', (doc) => ({ n: (doc?.n ?? 0) + 1 }))));
   t.equal(bumps.length, 20);
   t.same(await store.get('jobs', 'a'), { n: 21 }, 'twenty concurrent updates, none lost');
@@ -130,10 +150,40 @@ t.test('work store: documents, atomic update, lists deduplicated by key with the
   t.equal(await store.delete('jobs', 'b'), true);
   t.equal(await store.get('jobs', 'b'), undefined);
 
-  t.equal(await store.append('items', [{ key: '1', value: 'one' }, { key: '2', value: 'two' }], () => ({ bucket: 'cursor', key: 'job', value: 'c1' })), 2);
-  t.equal(await store.append('items', [{ key: '2', value: 'again' }, { key: '3', value: 'three' }, { key: '3', value: 'dup' }], (added) => ({ bucket: 'cursor', key: 'job', value: `c2+${added}` })), 1, 'only the new key counts');
-  t.same((await store.read('items')).map((e) => e.value), ['one', 'two', 'three'], 'each key once, in first-seen order');
-  t.same((await store.read('items', { after: 2, limit: 5 })).map((e) => e.value), ['three'], 'read after a seq');
+  t.equal(
+    await store.append(
+      'items',
+      [
+        { key: '1', value: 'one' },
+        { key: '2', value: 'two' },
+      ],
+      () => ({ bucket: 'cursor', key: 'job', value: 'c1' }),
+    ),
+    2,
+  );
+  t.equal(
+    await store.append(
+      'items',
+      [
+        { key: '2', value: 'again' },
+        { key: '3', value: 'three' },
+        { key: '3', value: 'dup' },
+      ],
+      (added) => ({ bucket: 'cursor', key: 'job', value: `c2+${added}` }),
+    ),
+    1,
+    'only the new key counts',
+  );
+  t.same(
+    (await store.read('items')).map((e) => e.value),
+    ['one', 'two', 'three'],
+    'each key once, in first-seen order',
+  );
+  t.same(
+    (await store.read('items', { after: 2, limit: 5 })).map((e) => e.value),
+    ['three'],
+    'read after a seq',
+  );
   t.equal(await store.count('items'), 3);
   t.equal(await store.get('cursor', 'job'), 'c2+1', 'the companion document was written, knowing how many were new');
   await store.dropList('items');
@@ -177,10 +227,14 @@ t.test('kill -9 mid-work: after a restart every item is done, the interrupted on
   await second.ready;
   await until('every item done', async () => (await reader.store.count('done')) === 40, 20_000);
   const done = await reader.store.read<{ id: string; pid: number }>('done');
-  t.same(done.map((d) => d.value.id).sort(), Array.from({ length: 40 }, (_, i) => `item-${String(i).padStart(3, '0')}`), 'all 40, each once');
+  t.same(
+    done.map((d) => d.value.id).sort(),
+    Array.from({ length: 40 }, (_, i) => `item-${String(i).padStart(3, '0')}`),
+    'all 40, each once',
+  );
   const doneIds = new Set(done.filter((d) => d.value.pid === first.proc.pid).map((d) => d.value.id));
   const rerun = interrupted.filter((id) => !doneIds.has(id));
   t.ok(rerun.length >= 1, `at least one item was in flight at the kill (${rerun.join(', ')})`);
   for (const id of rerun) t.equal((await reader.store.get<{ pid: number }>('started', id))?.pid, second.proc.pid, `${id} ran again in the new process`);
-  t.same(await reader.db.all("SELECT * FROM work_items"), [], 'the queue is empty');
+  t.same(await reader.db.all('SELECT * FROM work_items'), [], 'the queue is empty');
 });

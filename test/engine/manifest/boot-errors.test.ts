@@ -25,32 +25,125 @@ t.test('the fixture manifest boots and is frozen', async (t) => {
   t.equal(owner.id, 'getOwnerThings');
 });
 
-t.test('a route may name a tag another area declares; the file\'s tag is the default', async (t) => {
-  const boot = bootWith((y) => y.replace('routes:\n', 'tags: [{ name: Extras, description: More things }]\nroutes:\n').replace('    summary: One thing by id', '    tag: Extras\n    summary: One thing by id'));
+t.test("a route may name a tag another area declares; the file's tag is the default", async (t) => {
+  const boot = bootWith((y) =>
+    y
+      .replace('routes:\n', 'tags: [{ name: Extras, description: More things }]\nroutes:\n')
+      .replace('    summary: One thing by id', '    tag: Extras\n    summary: One thing by id'),
+  );
   const manifest = boot();
   t.equal(manifest.routes.find((r) => r.key === 'GET /thing')!.tag, 'Extras');
   t.equal(manifest.routes.find((r) => r.key === 'GET /things')!.tag, 'Things');
-  t.same(manifest.tags.map((tag) => tag.name), ['Things', 'Extras']);
+  t.same(
+    manifest.tags.map((tag) => tag.name),
+    ['Things', 'Extras'],
+  );
 });
 
 const cases: { name: string; edit: (y: string) => string; file?: string; plugins?: Record<string, Plugin>; route?: string; key?: RegExp; message: RegExp }[] = [
-  { name: 'unknown result shape', edit: (y) => y.replace('result: { shape: page, items: Thing }', 'result: { shape: pages, items: Thing }'), route: 'GET /things', key: /result\.shape/, message: /unknown result shape "pages"/ },
-  { name: 'unknown parameter type', edit: (y) => y.replace('verbose: { type: boolean', 'verbose: { type: bool'), route: 'GET /thing', key: /params\.verbose\.type/, message: /must be one of/ },
-  { name: 'unknown plugin', edit: (y) => y.replace('plugin: auth.login', 'plugin: auth.logon'), route: 'POST /auth/login', key: /plugin/, message: /unknown plugin "auth\.logon"/ },
-  { name: 'plugin no route uses', edit: (y) => y, plugins: { ...fixturePlugins, 'auth.extra': fixturePlugins['auth.login'] }, message: /used by no route: auth\.extra/ },
-  { name: 'unknown tag', edit: (y) => y.replace('    summary: One thing by id', '    tag: Thingz\n    summary: One thing by id'), route: 'GET /thing', key: /^tag$/, message: /unknown tag "Thingz"/ },
-  { name: 'tag declared twice', edit: (y) => y.replace('routes:\n', 'tags: [{ name: Things }]\nroutes:\n'), key: /^tag$/, message: /tag "Things" declared twice/ },
-  { name: 'colliding operation ids', edit: (y) => y.replace('  - route: GET /things/stream', '  - route: GET /things_stream\n    summary: Collides with /things/stream\n    upstream: things_stream\n    ' +
-'result: { shape: raw }\n\n  - route: GET /things/stream'), route: 'GET /things/stream', key: /route/, message: /operation id "getThingsStream" is also that of GET \/things_stream/ },
-  { name: 'duplicate route', edit: (y) => y.replace('route: GET /things/stream', 'route: GET /things'), route: 'GET /things', key: /route/, message: /duplicate route/ },
-  { name: 'unknown key', edit: (y) => y.replace('summary: One thing by id', 'summary: One thing by id\n    sumary: typo'), route: 'GET /thing', key: /sumary/, message: /unknown key/ },
-  { name: 'unknown resolver', edit: (y) => y.replace('by: username_to_pk', 'by: username_to_id'), route: 'GET /owner/things', key: /resolve\.0\.by/, message: /unknown resolver/ },
-  { name: 'unknown schema', edit: (y) => y.replace('items: Thing }\n\n  - route: GET /things/stream', 'items: Thingy }\n\n  - route: GET /things/stream'), route: 'GET /things', key: /result/, message: /unknown schema "Thingy"/ },
-  { name: 'argument from an unknown input', edit: (y) => y.replace('args: { code: code }', 'args: { code: cod }'), route: 'GET /decode', key: /calls\.1\.args\.code/, message: /unknown input "cod"/ },
+  {
+    name: 'unknown result shape',
+    edit: (y) => y.replace('result: { shape: page, items: Thing }', 'result: { shape: pages, items: Thing }'),
+    route: 'GET /things',
+    key: /result\.shape/,
+    message: /unknown result shape "pages"/,
+  },
+  {
+    name: 'unknown parameter type',
+    edit: (y) => y.replace('verbose: { type: boolean', 'verbose: { type: bool'),
+    route: 'GET /thing',
+    key: /params\.verbose\.type/,
+    message: /must be one of/,
+  },
+  {
+    name: 'unknown plugin',
+    edit: (y) => y.replace('plugin: auth.login', 'plugin: auth.logon'),
+    route: 'POST /auth/login',
+    key: /plugin/,
+    message: /unknown plugin "auth\.logon"/,
+  },
+  {
+    name: 'plugin no route uses',
+    edit: (y) => y,
+    plugins: { ...fixturePlugins, 'auth.extra': fixturePlugins['auth.login'] },
+    message: /used by no route: auth\.extra/,
+  },
+  {
+    name: 'unknown tag',
+    edit: (y) => y.replace('    summary: One thing by id', '    tag: Thingz\n    summary: One thing by id'),
+    route: 'GET /thing',
+    key: /^tag$/,
+    message: /unknown tag "Thingz"/,
+  },
+  {
+    name: 'tag declared twice',
+    edit: (y) => y.replace('routes:\n', 'tags: [{ name: Things }]\nroutes:\n'),
+    key: /^tag$/,
+    message: /tag "Things" declared twice/,
+  },
+  {
+    name: 'colliding operation ids',
+    edit: (y) =>
+      y.replace(
+        '  - route: GET /things/stream',
+        '  - route: GET /things_stream\n    summary: Collides with /things/stream\n    upstream: things_stream\n    ' +
+          'result: { shape: raw }\n\n  - route: GET /things/stream',
+      ),
+    route: 'GET /things/stream',
+    key: /route/,
+    message: /operation id "getThingsStream" is also that of GET \/things_stream/,
+  },
+  {
+    name: 'duplicate route',
+    edit: (y) => y.replace('route: GET /things/stream', 'route: GET /things'),
+    route: 'GET /things',
+    key: /route/,
+    message: /duplicate route/,
+  },
+  {
+    name: 'unknown key',
+    edit: (y) => y.replace('summary: One thing by id', 'summary: One thing by id\n    sumary: typo'),
+    route: 'GET /thing',
+    key: /sumary/,
+    message: /unknown key/,
+  },
+  {
+    name: 'unknown resolver',
+    edit: (y) => y.replace('by: username_to_pk', 'by: username_to_id'),
+    route: 'GET /owner/things',
+    key: /resolve\.0\.by/,
+    message: /unknown resolver/,
+  },
+  {
+    name: 'unknown schema',
+    edit: (y) => y.replace('items: Thing }\n\n  - route: GET /things/stream', 'items: Thingy }\n\n  - route: GET /things/stream'),
+    route: 'GET /things',
+    key: /result/,
+    message: /unknown schema "Thingy"/,
+  },
+  {
+    name: 'argument from an unknown input',
+    edit: (y) => y.replace('args: { code: code }', 'args: { code: cod }'),
+    route: 'GET /decode',
+    key: /calls\.1\.args\.code/,
+    message: /unknown input "cod"/,
+  },
   { name: 'invalid YAML', edit: (y) => y + '\n  - route: [unclosed', message: /invalid YAML/ },
   { name: 'bad method', edit: (y) => y.replace('route: DELETE /thing', 'route: PUT /thing'), key: /route/, message: /must match pattern/ },
-  { name: 'constant without a value', edit: (y) => y.replace("      value: { kinds: [a, b], modes: ['off', 'on'] }\n", ''), route: 'GET /thing/kinds', key: /result\.value/, message: /constant result needs its value/ },
-  { name: 'no calls and no plugin', edit: (y) => y.replace('    upstream: thing_delete\n', ''), route: 'DELETE /thing', key: /calls/, message: /needs upstream calls or a plugin/ },
+  {
+    name: 'constant without a value',
+    edit: (y) => y.replace("      value: { kinds: [a, b], modes: ['off', 'on'] }\n", ''),
+    route: 'GET /thing/kinds',
+    key: /result\.value/,
+    message: /constant result needs its value/,
+  },
+  {
+    name: 'no calls and no plugin',
+    edit: (y) => y.replace('    upstream: thing_delete\n', ''),
+    route: 'DELETE /thing',
+    key: /calls/,
+    message: /needs upstream calls or a plugin/,
+  },
   { name: 'bad format version', edit: (y) => y.replace('format: 1', 'format: 2'), key: undefined, message: /must be equal to constant/ },
 ];
 

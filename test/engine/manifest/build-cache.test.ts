@@ -14,7 +14,11 @@ import { compileValidators, precompiledPath, precompiledRoutes } from '../../../
 import type { InputBag } from '../../../engine/types.js';
 
 const registries = productRegistries(testConfig());
-const sourcesOf = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.yaml')).sort().map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }));
+const sourcesOf = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith('.yaml'))
+    .sort()
+    .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }));
 
 t.test('the build wrote both caches, and the product manifest is served from the first', async (t) => {
   t.ok(readFileSync(cachePath(), 'utf8').length > 0, 'dist/manifest.cache.json');
@@ -57,7 +61,9 @@ t.test('precompiled validators answer as validators compiled at boot do', async 
 t.test('a precompiled validator made from another schema is not used', async (t) => {
   const manifest = loadManifest(defaultManifestDir(), registries);
   const route = manifest.routes.find((r) => r.key === 'GET /user/followers')!;
-  const refuseAll = Object.assign(() => false, { errors: [{ instancePath: '/user_id', keyword: 'x', message: 'stale', params: {}, schemaPath: '' }] }) as unknown as ValidateFunction;
+  const refuseAll = Object.assign(() => false, {
+    errors: [{ instancePath: '/user_id', keyword: 'x', message: 'stale', params: {}, schemaPath: '' }],
+  }) as unknown as ValidateFunction;
   const stale = { keys: { [route.id]: 'another schema' }, validators: { [route.id]: refuseAll } };
   t.same(compileValidators(manifest, stale).get(route)!({ user_id: '1' }), [], 'compiled afresh, the input is valid');
   const matching = { keys: { [route.id]: 'another schema' }, validators: {} };

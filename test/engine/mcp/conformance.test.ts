@@ -16,7 +16,15 @@ import { projectRoot } from '../../../engine/manifest/load.js';
 import { serve } from '../../helpers/http.js';
 
 const MUST_PASS = [
-  'server-initialize', 'ping', 'tools-list', 'tools-call-error', 'logging-set-level', 'completion-complete', 'resources-list', 'prompts-list', 'dns-rebinding-protection',
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'tools-call-error',
+  'logging-set-level',
+  'completion-complete',
+  'resources-list',
+  'prompts-list',
+  'dns-rebinding-protection',
 ];
 
 const cli = join(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json'), '..', 'dist', 'index.js');
@@ -25,13 +33,18 @@ t.teardown(() => http.close());
 const work = mkdtempSync(join(tmpdir(), 'sg-conformance-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
 
-t.test('the active server scenarios pass, apart from those that need the reference server\'s fixtures', async (t) => {
+t.test("the active server scenarios pass, apart from those that need the reference server's fixtures", async (t) => {
   const url = `http://localhost:${new URL(http.url).port}/mcp`;
   const baseline = join(projectRoot(), 'test', 'fixtures', 'mcp-conformance-expected-failures.yml');
   const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
-    execFile(process.execPath, [cli, 'server', '--url', url, '--expected-failures', baseline, '-o', work], { cwd: work, timeout: 90_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}\n${stderr}` });
-    });
+    execFile(
+      process.execPath,
+      [cli, 'server', '--url', url, '--expected-failures', baseline, '-o', work],
+      { cwd: work, timeout: 90_000, maxBuffer: 32 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}\n${stderr}` });
+      },
+    );
   });
   const summary = output.slice(output.lastIndexOf('=== SUMMARY ==='));
   t.equal(code, 0, `the suite accepts the run (exit ${code})\n${summary}`);

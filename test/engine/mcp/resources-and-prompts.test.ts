@@ -13,7 +13,8 @@ const KEY = 'k3y-for-mcp-feature-tests-0123456789';
 const p = await product({ apiKey: KEY, mcpTools: 'all' });
 t.teardown(() => p.client.close());
 const keyed = { 'x-api-key': KEY };
-const loginAs = async (username: string) => (await p.client.request('POST', '/auth/login', { form: { username, password: 'demo-password' }, headers: keyed })).body as string;
+const loginAs = async (username: string) =>
+  (await p.client.request('POST', '/auth/login', { form: { username, password: 'demo-password' }, headers: keyed })).body as string;
 const demo = await loginAs('demo');
 const headers = { ...keyed, 'x-session-id': demo };
 const clients: Client[] = [];
@@ -27,7 +28,9 @@ const legacy = await open(mcpOverHttp(p.client.url, headers));
 const friendship = async (pk: string) => (await p.client.request('GET', '/user/friendship', { query: { user_id: pk }, headers })).body as R;
 // Public accounts demo does not follow: the subjects of the follow tests (their assertions read HTTP).
 const world = (p.app.services.upstream as SandboxAdapter).world;
-const strangers = [...world.users.values()].filter((user) => !user.isPrivate && !world.users.get(FIXED.demo)!.following.has(user.pk) && !Object.values(FIXED).includes(user.pk as never));
+const strangers = [...world.users.values()].filter(
+  (user) => !user.isPrivate && !world.users.get(FIXED.demo)!.following.has(user.pk) && !Object.values(FIXED).includes(user.pk as never),
+);
 
 /** The text of a resource's first content. */
 const text = (read: { contents: readonly ({ text: string } | { blob: string })[] }): string => {
@@ -63,7 +66,7 @@ t.test('tools carry their action class and annotations from it', async (t) => {
   t.match(byName.get('deleteMedia')!.annotations, { readOnlyHint: false, destructiveHint: true });
 });
 
-t.test('resources: the session\'s own, a user by template, and nothing of another session', async (t) => {
+t.test("resources: the session's own, a user by template, and nothing of another session", async (t) => {
   const { resources } = await legacy.listResources();
   const uris = resources.map((one) => one.uri);
   t.match(uris, [/\/state$/, /\/account$/, /\/events$/, /\/jobs$/, /\/watch$/, 'socialgate://pools']);
@@ -76,11 +79,11 @@ t.test('resources: the session\'s own, a user by template, and nothing of anothe
   t.ok(resourceTemplates.some((one) => one.uriTemplate === 'socialgate://users/{username}'));
   const user = JSON.parse(text(await legacy.readResource({ uri: 'socialgate://users/demo' })));
   t.equal(user.pk, FIXED.demo);
-  await t.rejects(legacy.readResource({ uri: 'socialgate://sessions/someone-else/state' }), /No resource/, 'another session\'s resource is not found');
+  await t.rejects(legacy.readResource({ uri: 'socialgate://sessions/someone-else/state' }), /No resource/, "another session's resource is not found");
   await t.rejects(legacy.readResource({ uri: 'socialgate://users/no_such_user_here' }), /UserNotFound/);
 });
 
-t.test('subscriptions: a 2026-07-28 listener hears its session\'s state change; 2025 subscribe is accepted', async (t) => {
+t.test("subscriptions: a 2026-07-28 listener hears its session's state change; 2025 subscribe is accepted", async (t) => {
   const session = await loginAs('demo_throttled');
   const modern = await open(modernOverHttp(p.client.url, { ...keyed, 'x-session-id': session }));
   const stateUri = (await modern.listResources()).resources.find((one) => one.uri.endsWith('/state'))!.uri;
@@ -99,11 +102,16 @@ t.test('subscriptions: a 2026-07-28 listener hears its session\'s state change; 
 
 t.test('prompts: workflow templates that name real tools', async (t) => {
   const { prompts } = await legacy.listPrompts();
-  t.same(prompts.map((one) => one.name), ['answer_unread_messages', 'summarise_followers', 'account_health', 'explore_hashtag', 'posts_at_place']);
+  t.same(
+    prompts.map((one) => one.name),
+    ['answer_unread_messages', 'summarise_followers', 'account_health', 'explore_hashtag', 'posts_at_place'],
+  );
   const names = new Set(tools.map((tool) => tool.name));
   for (const prompt of prompts) {
     const args = Object.fromEntries((prompt.arguments ?? []).map((arg) => [arg.name, 'x']));
-    const text = (await legacy.getPrompt({ name: prompt.name, arguments: args })).messages.map((m) => (m.content.type === 'text' ? m.content.text : '')).join('\n');
+    const text = (await legacy.getPrompt({ name: prompt.name, arguments: args })).messages
+      .map((m) => (m.content.type === 'text' ? m.content.text : ''))
+      .join('\n');
     for (const named of text.match(/\b(get|post|patch|delete)[A-Z]\w+/g) ?? []) t.ok(names.has(named), `${prompt.name} names tool ${named}, which exists`);
   }
   const followers = await legacy.getPrompt({ name: 'summarise_followers', arguments: { username: 'demo' } });
@@ -112,7 +120,8 @@ t.test('prompts: workflow templates that name real tools', async (t) => {
 });
 
 t.test('completion: manifest enums, and usernames, hashtags and places from the platform', async (t) => {
-  const complete = async (ref: Parameters<Client['complete']>[0]['ref'], name: string, value: string) => (await legacy.complete({ ref, argument: { name, value } })).completion.values;
+  const complete = async (ref: Parameters<Client['complete']>[0]['ref'], name: string, value: string) =>
+    (await legacy.complete({ ref, argument: { name, value } })).completion.values;
   t.same(await complete({ type: 'ref/prompt', name: 'summarise_followers' }, 'format', 'c'), ['csv'], 'the enum of GET /jobs/results format');
   const users = await complete({ type: 'ref/prompt', name: 'summarise_followers' }, 'username', 'mil');
   t.ok(users.length > 0 && users.some((name) => name.startsWith('mil')), `usernames from the search (${users.slice(0, 3).join(', ')})`);
@@ -135,7 +144,14 @@ t.test('logging: nothing until the client sets a level, then a message per tool 
   t.match(messages, [{ level: 'warning', logger: 'socialgate', data: { tool: 'getUser', outcome: 'UserNotFound', status: 404, action: 'read' } }]);
   const progress: R[] = [];
   await client.callTool({ name: 'getUser', arguments: { username: 'demo' } }, { onprogress: (step) => void progress.push(step) });
-  t.match(progress, [{ progress: 0, total: 1 }, { progress: 1, total: 1 }], 'progress from start to end');
+  t.match(
+    progress,
+    [
+      { progress: 0, total: 1 },
+      { progress: 1, total: 1 },
+    ],
+    'progress from start to end',
+  );
 });
 
 t.test('confirmation: asked and accepted, declined, and refused where the client cannot ask', async (t) => {
@@ -161,10 +177,20 @@ t.test('confirmation: asked and accepted, declined, and refused where the client
 
   const mute = await open(modernOverHttp(p.client.url, headers));
   const refused = errorOf(await mute.callTool({ name: 'postUserFollow', arguments: { user_id: third.pk } }));
-  t.match(refused, { status: 403, exc_type: 'ConfirmationRequired', hint: /SOCIALGATE_MCP_CONFIRM/ }, 'a client without elicitation is refused, naming the setting');
-  t.match(errorOf(await legacy.callTool({ name: 'deleteUserFollow', arguments: { user_id: first.pk } })), { exc_type: 'ConfirmationRequired', hint: /"follow" and "delete" out of SOCIALGATE_MCP_CONFIRM/ });
+  t.match(
+    refused,
+    { status: 403, exc_type: 'ConfirmationRequired', hint: /SOCIALGATE_MCP_CONFIRM/ },
+    'a client without elicitation is refused, naming the setting',
+  );
+  t.match(errorOf(await legacy.callTool({ name: 'deleteUserFollow', arguments: { user_id: first.pk } })), {
+    exc_type: 'ConfirmationRequired',
+    hint: /"follow" and "delete" out of SOCIALGATE_MCP_CONFIRM/,
+  });
   t.equal((await friendship(third.pk)).following, false);
-  t.notOk((await legacy.callTool({ name: 'postMediaLike', arguments: { media_id: 'x' } })).content.some((c) => c.type === 'text' && /Confirmation/.test(c.text)), 'a like is not in the default set');
+  t.notOk(
+    (await legacy.callTool({ name: 'postMediaLike', arguments: { media_id: 'x' } })).content.some((c) => c.type === 'text' && /Confirmation/.test(c.text)),
+    'a like is not in the default set',
+  );
 });
 
 t.test('the audit log: every tool call, by key, session ref and tool, secrets removed', async (t) => {
@@ -174,12 +200,27 @@ t.test('the audit log: every tool call, by key, session ref and tool, secrets re
   const entries = (reply.body as { entries: R[] }).entries;
   t.notOk(JSON.stringify(entries).includes('SECRET'), 'no password reaches the audit');
   t.notOk(JSON.stringify(entries).includes(demo), 'nor the session ID');
-  t.match(entries[0], { key: 'default', tool: 'patchAccountPassword', route: 'PATCH /account/password', action: 'profile', arguments: { old_password: '[redacted]', new_password: '[redacted]' }, confirmation: 'not_needed' });
+  t.match(entries[0], {
+    key: 'default',
+    tool: 'patchAccountPassword',
+    route: 'PATCH /account/password',
+    action: 'profile',
+    arguments: { old_password: '[redacted]', new_password: '[redacted]' },
+    confirmation: 'not_needed',
+  });
   const elicited = entries.find((entry) => entry.tool === 'postUserFollow' && entry.outcome === 'ok');
   t.match(elicited, { action: 'follow', confirmation: 'elicited', status: 200, session: /^[\w-]{6,}$/ });
-  t.ok(entries.some((entry) => entry.outcome === 'ConfirmationDeclined'), 'a declined call is audited');
+  t.ok(
+    entries.some((entry) => entry.outcome === 'ConfirmationDeclined'),
+    'a declined call is audited',
+  );
   t.ok(entries.some((entry) => entry.outcome === 'ConfirmationRequired' && entry.tool === 'deleteUserFollow'));
-  const mine = (await p.client.request('GET', '/console/audit', { query: { ref: elicited!.session, tool: 'getUser' }, headers: keyed })).body as { entries: R[] };
-  t.ok(mine.entries.length > 0 && mine.entries.every((entry) => entry.tool === 'getUser' && entry.session === elicited!.session), 'filtered by session ref and tool');
+  const mine = (await p.client.request('GET', '/console/audit', { query: { ref: elicited!.session, tool: 'getUser' }, headers: keyed })).body as {
+    entries: R[];
+  };
+  t.ok(
+    mine.entries.length > 0 && mine.entries.every((entry) => entry.tool === 'getUser' && entry.session === elicited!.session),
+    'filtered by session ref and tool',
+  );
   t.equal((await p.client.request('GET', '/console/audit')).status, 401, 'operators only: behind the API key');
 });

@@ -38,8 +38,10 @@ t.test('a read answers what the same HTTP request answers', async (t) => {
   t.same(byName, await call('GET', '/user/posts', { user_id: FIXED.demo, amount: 3 }), 'a username is resolved to the pk, as over HTTP');
 });
 
-t.test('a mutation changes the sandbox, and the answer is the route\'s', async (t) => {
-  const target = [...world.users.values()].find((user) => user.pk !== demo.pk && !demo.following.has(user.pk) && !user.isPrivate && !Object.values(FIXED).includes(user.pk as never))!;
+t.test("a mutation changes the sandbox, and the answer is the route's", async (t) => {
+  const target = [...world.users.values()].find(
+    (user) => user.pk !== demo.pk && !demo.following.has(user.pk) && !user.isPrivate && !Object.values(FIXED).includes(user.pk as never),
+  )!;
   const before = await call('GET', '/user/friendship', { user_id: target.pk });
   t.equal(before.following, false);
   const followed = answerOf(await mcp.callTool({ name: 'postUserFollow', arguments: { user_id: target.pk } }));
@@ -53,7 +55,10 @@ t.test('errors are tool errors carrying the HTTP body', async (t) => {
   const http = await p.client.request('GET', '/user', { query: { username: 'no_such_user_here' }, headers });
   const tool = errorOf(await mcp.callTool({ name: 'getUser', arguments: { username: 'no_such_user_here' } }));
   t.match(tool, { status: 404, exc_type: 'UserNotFound' });
-  t.same({ detail: tool.detail, exc_type: tool.exc_type, hint: tool.hint }, { detail: (http.body as Record<string, unknown>).detail, exc_type: 'UserNotFound', hint: (http.body as Record<string, unknown>).hint });
+  t.same(
+    { detail: tool.detail, exc_type: tool.exc_type, hint: tool.hint },
+    { detail: (http.body as Record<string, unknown>).detail, exc_type: 'UserNotFound', hint: (http.body as Record<string, unknown>).hint },
+  );
   t.match(tool.request_id, /\S{8,}/, 'a request id to find the log line');
 
   const invalid = errorOf(await mcp.callTool({ name: 'getUserFollowers', arguments: { user_id: FIXED.demo, amount: 1000, colour: 'red' } }));
@@ -72,7 +77,7 @@ t.test('errors are tool errors carrying the HTTP body', async (t) => {
   t.match(errorOf(await mcp.callTool({ name: 'noSuchTool', arguments: {} })), { status: 404, exc_type: 'UnknownTool' });
 });
 
-t.test('a throttled account: the platform\'s 429, then the governor keeps later calls off the upstream', async (t) => {
+t.test("a throttled account: the platform's 429, then the governor keeps later calls off the upstream", async (t) => {
   const throttled = await mcpOverHttp(p.client.url, { 'x-session-id': await p.login('demo_throttled') });
   t.teardown(() => throttled.close());
   const first = errorOf(await throttled.callTool({ name: 'getAccount', arguments: {} }));
@@ -102,13 +107,22 @@ t.test('the tool set setting: all, dynamic, none', async (t) => {
   t.teardown(() => everything.close());
   const listed = (await everything.listTools()).tools;
   t.ok(listed.length > 200, `all: every route a tool (${listed.length})`);
-  t.ok(listed.some((tool) => tool.name === 'getDirectSpam'), 'beyond the core');
+  t.ok(
+    listed.some((tool) => tool.name === 'getDirectSpam'),
+    'beyond the core',
+  );
 
   const meta = await mcpOverHttp(dynamic.client.url, { 'x-session-id': await dynamic.login() });
   t.teardown(() => meta.close());
-  t.same((await meta.listTools()).tools.map((tool) => tool.name), ['find_routes', 'describe_route', 'call_route']);
+  t.same(
+    (await meta.listTools()).tools.map((tool) => tool.name),
+    ['find_routes', 'describe_route', 'call_route'],
+  );
   const found = answerOf(await meta.callTool({ name: 'find_routes', arguments: { words: 'followers of a user' } }));
-  t.ok(found.routes.slice(0, 3).some((route: { name: string }) => route.name === 'getUserFollowers'), 'find_routes finds by words');
+  t.ok(
+    found.routes.slice(0, 3).some((route: { name: string }) => route.name === 'getUserFollowers'),
+    'find_routes finds by words',
+  );
   const described = answerOf(await meta.callTool({ name: 'describe_route', arguments: { name: 'getDirectSpam' } }));
   t.equal(described.tool.name, 'getDirectSpam', 'describe_route reaches routes outside the core');
   t.ok(described.tool.inputSchema.properties, 'with its input schema');
@@ -116,7 +130,10 @@ t.test('the tool set setting: all, dynamic, none', async (t) => {
   t.equal(called.pk, FIXED.demo, 'call_route runs it');
   t.match(errorOf(await meta.callTool({ name: 'call_route', arguments: { name: 'getUser', arguments: { username: '' } } })), { status: 422 });
   t.match(errorOf(await meta.callTool({ name: 'describe_route', arguments: { name: 'nothing' } })), { exc_type: 'UnknownTool' });
-  t.match(errorOf(await meta.callTool({ name: 'call_route', arguments: { name: 'getUser', arguments: 'username=demo' } })), { status: 422, errors: [{ param: 'arguments' }] });
+  t.match(errorOf(await meta.callTool({ name: 'call_route', arguments: { name: 'getUser', arguments: 'username=demo' } })), {
+    status: 422,
+    errors: [{ param: 'arguments' }],
+  });
 
   t.equal((await none.client.request('POST', '/mcp', { headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404, 'none: no /mcp');
 });
@@ -131,6 +148,6 @@ t.test('a whole list goes through the jobs tools: started, followed, and read as
   const status = answerOf(await mcp.callTool({ name: 'getJobsStatus', arguments: { id: job.id } }));
   t.equal(status.id, job.id);
   const results = answerOf(await mcp.callTool({ name: 'getJobsResults', arguments: { id: job.id, format: 'csv' } }));
-  t.match(results, { url: /\/jobs\/results\?/, method: 'GET' }, 'results are a link, never the rows in the agent\'s context');
+  t.match(results, { url: /\/jobs\/results\?/, method: 'GET' }, "results are a link, never the rows in the agent's context");
   t.match(results.url, `id=${job.id}`);
 });

@@ -23,7 +23,8 @@ const KEY = 'k3y-for-mcp-subscription-tests-0123456789';
 const p = await product({ apiKey: KEY, mcpTools: 'all' });
 t.teardown(() => p.client.close());
 const keyed = { 'x-api-key': KEY };
-const loginAs = async (username: string) => (await p.client.request('POST', '/auth/login', { form: { username, password: 'demo-password' }, headers: keyed })).body as string;
+const loginAs = async (username: string) =>
+  (await p.client.request('POST', '/auth/login', { form: { username, password: 'demo-password' }, headers: keyed })).body as string;
 const closers: (() => Promise<void>)[] = [];
 t.teardown(() => Promise.all(closers.map((close) => close())));
 const until = async (done: () => boolean, what: string) => {
@@ -41,7 +42,7 @@ t.test('a 2025 session (SDK 1.x): subscribed state and events are notified, even
   const updated: string[] = [];
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => void updated.push(note.params.uri));
   const uris = (await client.listResources()).resources.map((one) => one.uri);
-  t.ok(uris.includes(sessionUri(ref, 'events')), 'the session\'s events are a resource');
+  t.ok(uris.includes(sessionUri(ref, 'events')), "the session's events are a resource");
   await client.subscribeResource({ uri: sessionUri(ref, 'events') });
   await client.subscribeResource({ uri: sessionUri(ref, 'state') });
   await t.rejects(client.subscribeResource({ uri: sessionUri(ref, 'account') }), /No resource/, 'the account does not change by itself: no subscription');
@@ -60,10 +61,14 @@ t.test('a 2025 session (SDK 1.x): subscribed state and events are notified, even
   const before = updated.length;
   await emit(ref, `evt_test_${randomBytes(4).toString('hex')}`);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  t.equal(updated.filter((uri) => uri.endsWith('/events')).length, updated.slice(0, before).filter((uri) => uri.endsWith('/events')).length, 'unsubscribed: no more events updates');
+  t.equal(
+    updated.filter((uri) => uri.endsWith('/events')).length,
+    updated.slice(0, before).filter((uri) => uri.endsWith('/events')).length,
+    'unsubscribed: no more events updates',
+  );
 });
 
-t.test('a 2026-07-28 listener hears its session\'s new events', async (t) => {
+t.test("a 2026-07-28 listener hears its session's new events", async (t) => {
   const session = await loginAs('demo');
   const ref = sessionRef(session);
   const modern = await modernOverHttp(p.client.url, { ...keyed, 'x-session-id': session });
@@ -80,7 +85,9 @@ t.test('a 2026-07-28 listener hears its session\'s new events', async (t) => {
 t.test('a 2025 session is asked to confirm a write (SDK 1.x elicitation): accepted, then declined', async (t) => {
   const session = await loginAs('demo');
   const world = (p.app.services.upstream as SandboxAdapter).world;
-  const [first, second] = [...world.users.values()].filter((user) => !user.isPrivate && !world.users.get(FIXED.demo)!.following.has(user.pk) && !Object.values(FIXED).includes(user.pk as never)).slice(20, 22);
+  const [first, second] = [...world.users.values()]
+    .filter((user) => !user.isPrivate && !world.users.get(FIXED.demo)!.following.has(user.pk) && !Object.values(FIXED).includes(user.pk as never))
+    .slice(20, 22);
   const answers: ('accept' | 'decline')[] = ['accept', 'decline'];
   const asked: string[] = [];
   const client = await sdk1OverHttp(p.client.url, { ...keyed, 'x-session-id': session }, { elicitation: {} });
@@ -93,12 +100,17 @@ t.test('a 2025 session is asked to confirm a write (SDK 1.x elicitation): accept
   const done = await client.callTool({ name: 'postUserFollow', arguments: { user_id: first.pk } });
   t.notOk(done.isError, 'accepted: the follow is sent');
   t.match(asked[0], /postUserFollow, a follow write/);
-  const friendship = async (pk: string) => (await p.client.request('GET', '/user/friendship', { query: { user_id: pk }, headers: { ...keyed, 'x-session-id': session } })).body as R;
+  const friendship = async (pk: string) =>
+    (await p.client.request('GET', '/user/friendship', { query: { user_id: pk }, headers: { ...keyed, 'x-session-id': session } })).body as R;
   t.equal((await friendship(first.pk)).following, true);
   t.match(errorOf(await client.callTool({ name: 'postUserFollow', arguments: { user_id: second.pk } })), { exc_type: 'ConfirmationDeclined' });
   t.equal((await friendship(second.pk)).following, false, 'declined: nothing reached the platform');
   const entries = await p.app.services.audit.recent({ session: sessionRef(session), tool: 'postUserFollow' });
-  t.match(entries.map((entry) => entry.confirmation), ['not_needed', 'elicited'], 'the audit says who confirmed');
+  t.match(
+    entries.map((entry) => entry.confirmation),
+    ['not_needed', 'elicited'],
+    'the audit says who confirmed',
+  );
 });
 
 t.test('resources from routes exist only where the manifest has the route', async (t) => {
@@ -110,8 +122,16 @@ t.test('resources from routes exist only where the manifest has the route', asyn
   t.same(names(withoutJobs), ['state', 'account', 'watch'], 'no GET /jobs, no jobs resource; no event log, no events');
   const withFeatures = new Map([...every, ['GET /policy', {}], ['GET /writes/scheduled', {}]]);
   const catalog = resourceCatalog(withFeatures, {} as EventLog);
-  t.same(catalog.ofSession.map((one) => one.name), ['state', 'account', 'events', 'jobs', 'watch', 'policy', 'scheduled_writes'], 'a feature\'s route brings its resource');
-  t.same(urisChanging(catalog, 'r1', 'writes'), [sessionUri('r1', 'policy'), sessionUri('r1', 'scheduled_writes')], 'writes notify the budgets and the scheduled writes');
+  t.same(
+    catalog.ofSession.map((one) => one.name),
+    ['state', 'account', 'events', 'jobs', 'watch', 'policy', 'scheduled_writes'],
+    "a feature's route brings its resource",
+  );
+  t.same(
+    urisChanging(catalog, 'r1', 'writes'),
+    [sessionUri('r1', 'policy'), sessionUri('r1', 'scheduled_writes')],
+    'writes notify the budgets and the scheduled writes',
+  );
 });
 
 t.test('one events loop per instance, however many subscribe', async (t) => {
@@ -122,13 +142,18 @@ t.test('one events loop per instance, however many subscribe', async (t) => {
     emit: async () => undefined,
     read: async () => [],
     last: async () => ((looks += 1), last),
-    next: (ms, signal) => new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => (clearTimeout(timer), resolve());
-      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-    }),
+    next: (ms, signal) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        wake = () => (clearTimeout(timer), resolve());
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      }),
   };
-  const updates = new ResourceUpdates(() => log, (ref) => sessionUri(ref, 'events'), 60_000);
+  const updates = new ResourceUpdates(
+    () => log,
+    (ref) => sessionUri(ref, 'events'),
+    60_000,
+  );
   const heard: string[] = [];
   updates.reach((uri) => void heard.push(uri));
   const releases = Array.from({ length: 50 }, () => updates.hold('r1'));
@@ -148,29 +173,69 @@ t.test('the audit is shared through the work store, and falls back to the ring',
   const store = sqliteWorkStore(db, sealerFor(randomBytes(32)));
   t.teardown(() => store.close());
   const entry = (n: number): AuditEntry => ({
-    at: new Date(1_700_000_000_000 + n).toISOString(), key: 'agent', session: n % 2 ? 'ref-odd' : 'ref-even', tool: 'getUser', route: 'GET /user', action: 'read',
-    arguments: { username: `u${n}` }, outcome: 'ok', status: 200, confirmation: 'not_needed', request_id: `req-${n}`, ms: 1,
+    at: new Date(1_700_000_000_000 + n).toISOString(),
+    key: 'agent',
+    session: n % 2 ? 'ref-odd' : 'ref-even',
+    tool: 'getUser',
+    route: 'GET /user',
+    action: 'read',
+    arguments: { username: `u${n}` },
+    outcome: 'ok',
+    status: 200,
+    confirmation: 'not_needed',
+    request_id: `req-${n}`,
+    ms: 1,
   });
   const one = new SharedAudit(store, new AuditRing(5), 5);
   const other = new SharedAudit(store, new AuditRing(5), 5);
   for (let n = 1; n <= 120; n++) (n % 2 ? one : other).write(entry(n));
   await new Promise((resolve) => setTimeout(resolve, 100));
   const seen = await other.recent({ limit: 3 });
-  t.same(seen.map((e) => e.request_id), ['req-120', 'req-119', 'req-118'], 'both instances\' calls, newest first, read by either');
-  t.same((await one.recent({ session: 'ref-odd' })).map((e) => e.request_id), ['req-119', 'req-117'], 'bounded to the newest five, then filtered');
+  t.same(
+    seen.map((e) => e.request_id),
+    ['req-120', 'req-119', 'req-118'],
+    "both instances' calls, newest first, read by either",
+  );
+  t.same(
+    (await one.recent({ session: 'ref-odd' })).map((e) => e.request_id),
+    ['req-119', 'req-117'],
+    'bounded to the newest five, then filtered',
+  );
   t.ok((await store.count('mcp.audit')) < 120, 'trimmed as it grows');
-  const broken = new SharedAudit({ ...store, last: async () => Promise.reject(new Error('down')), append: async () => Promise.reject(new Error('down')) } as WorkStore, new AuditRing(5), 5);
+  const broken = new SharedAudit(
+    { ...store, last: async () => Promise.reject(new Error('down')), append: async () => Promise.reject(new Error('down')) } as WorkStore,
+    new AuditRing(5),
+    5,
+  );
   broken.write(entry(99));
-  t.same((await broken.recent()).map((e) => e.request_id), ['req-99'], 'a store that is down: the ring answers');
+  t.same(
+    (await broken.recent()).map((e) => e.request_id),
+    ['req-99'],
+    'a store that is down: the ring answers',
+  );
 });
 
 t.test('a 2025 session answers only the key that opened it', async (t) => {
-  const other = ((await p.client.request('POST', '/keys', { form: { name: 'other-agent', scopes: ['read', 'write'] }, headers: keyed })).body as R).key as string;
-  const post = (key: string, body: object, session?: string) => fetch(`${p.client.url}/mcp`, {
-    method: 'POST', body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key, 'mcp-protocol-version': '2025-06-18', ...(session ? { 'mcp-session-id': session } : {}) },
+  const other = ((await p.client.request('POST', '/keys', { form: { name: 'other-agent', scopes: ['read', 'write'] }, headers: keyed })).body as R)
+    .key as string;
+  const post = (key: string, body: object, session?: string) =>
+    fetch(`${p.client.url}/mcp`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': key,
+        'mcp-protocol-version': '2025-06-18',
+        ...(session ? { 'mcp-session-id': session } : {}),
+      },
+    });
+  const init = await post(KEY, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
   });
-  const init = await post(KEY, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
   const session = init.headers.get('mcp-session-id');
   await init.body?.cancel();
   t.ok(session, 'initialize opens a session');

@@ -20,13 +20,15 @@ import { GENERATIONS, type AnyClient } from '../../helpers/mcp.js';
 function switchableSandbox(): { upstream: UpstreamAdapter; down: (is: boolean) => void } {
   const sandbox = createSandbox({ seed: 1 });
   let unreachable = false;
-  const cut = (client: UpstreamClient): UpstreamClient => new Proxy(client, {
-    get(target, prop) {
-      if (prop === 'call' && unreachable) return () => Promise.reject(new UpstreamError('ClientConnectionError', 'ConnectionRefusedError: the platform could not be reached (test)'));
-      const value = Reflect.get(target, prop) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  const cut = (client: UpstreamClient): UpstreamClient =>
+    new Proxy(client, {
+      get(target, prop) {
+        if (prop === 'call' && unreachable)
+          return () => Promise.reject(new UpstreamError('ClientConnectionError', 'ConnectionRefusedError: the platform could not be reached (test)'));
+        const value = Reflect.get(target, prop) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
   const upstream = new Proxy(sandbox, {
     get(target, prop) {
       if (prop === 'open') return async (options: Parameters<UpstreamAdapter['open']>[0]) => cut(await target.open(options));
@@ -55,16 +57,51 @@ interface Kind {
 }
 
 const KINDS: readonly Kind[] = [
-  { name: 'validation', headers: { 'x-session-id': demo }, tool: 'getUserFollowers', args: { user_id: FIXED.demo, amount: 1000 }, expect: { status: 422, exc_type: 'ValidationError' } },
-  { name: 'not found', headers: { 'x-session-id': demo }, tool: 'getUser', args: { username: 'no_such_user_here' }, expect: { status: 404, exc_type: 'UserNotFound' } },
-  { name: 'no session', headers: {}, tool: 'getAccount', args: {}, expect: { status: 401, exc_type: 'SessionRequired' } },
-  { name: 'unknown session', headers: { 'x-session-id': 'not-a-session-of-this-service' }, tool: 'getAccount', args: {}, expect: { status: 401, exc_type: 'SessionNotFound' } },
-  { name: 'throttled', headers: { 'x-session-id': throttled }, tool: 'getAccount', args: {}, expect: { status: 429, exc_type: /PleaseWaitFewMinutes|SessionThrottled/ } },
   {
-    name: 'upstream unavailable', headers: { 'x-session-id': demo }, tool: 'getUser', args: { username: 'demo' }, expect: { status: 502, exc_type: 'ClientConnectionError' },
-    before: () => down(true), after: () => down(false),
+    name: 'validation',
+    headers: { 'x-session-id': demo },
+    tool: 'getUserFollowers',
+    args: { user_id: FIXED.demo, amount: 1000 },
+    expect: { status: 422, exc_type: 'ValidationError' },
   },
-  { name: 'confirmation required', headers: { 'x-session-id': demo }, tool: 'postUserFollow', args: { user_id: FIXED.demo }, expect: { status: 403, exc_type: 'ConfirmationRequired' } },
+  {
+    name: 'not found',
+    headers: { 'x-session-id': demo },
+    tool: 'getUser',
+    args: { username: 'no_such_user_here' },
+    expect: { status: 404, exc_type: 'UserNotFound' },
+  },
+  { name: 'no session', headers: {}, tool: 'getAccount', args: {}, expect: { status: 401, exc_type: 'SessionRequired' } },
+  {
+    name: 'unknown session',
+    headers: { 'x-session-id': 'not-a-session-of-this-service' },
+    tool: 'getAccount',
+    args: {},
+    expect: { status: 401, exc_type: 'SessionNotFound' },
+  },
+  {
+    name: 'throttled',
+    headers: { 'x-session-id': throttled },
+    tool: 'getAccount',
+    args: {},
+    expect: { status: 429, exc_type: /PleaseWaitFewMinutes|SessionThrottled/ },
+  },
+  {
+    name: 'upstream unavailable',
+    headers: { 'x-session-id': demo },
+    tool: 'getUser',
+    args: { username: 'demo' },
+    expect: { status: 502, exc_type: 'ClientConnectionError' },
+    before: () => down(true),
+    after: () => down(false),
+  },
+  {
+    name: 'confirmation required',
+    headers: { 'x-session-id': demo },
+    tool: 'postUserFollow',
+    args: { user_id: FIXED.demo },
+    expect: { status: 403, exc_type: 'ConfirmationRequired' },
+  },
 ];
 
 interface Answer {

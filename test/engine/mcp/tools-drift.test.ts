@@ -30,7 +30,9 @@ const byName = new Map(entries.map((entry) => [entry.name, entry]));
 function asComponents(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(asComponents);
   if (!schema || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === '$ref' ? String(value).replace('#/$defs/', COMPONENT_PREFIX) : asComponents(value)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, key === '$ref' ? String(value).replace('#/$defs/', COMPONENT_PREFIX) : asComponents(value)]),
+  );
 }
 
 function withoutDefs(schema: JsonSchema): { body: unknown; defs: Record<string, unknown> } {
@@ -38,10 +40,14 @@ function withoutDefs(schema: JsonSchema): { body: unknown; defs: Record<string, 
   return { body: asComponents(body), defs: $defs };
 }
 
-t.test('the routes that are not tools are exactly the service\'s own areas, multipart uploads and event streams', async (t) => {
+t.test("the routes that are not tools are exactly the service's own areas, multipart uploads and event streams", async (t) => {
   const off = app.manifest.routes.filter((route) => !byName.has(route.id));
   const own = new Set(['system', 'auth', 'console', 'webhooks']);
-  t.same(off.filter((route) => !(own.has(route.area) || route.params.some((p) => p.type === 'file') || route.result.shape === 'events')).map((r) => r.key), [], 'nothing else is left off');
+  t.same(
+    off.filter((route) => !(own.has(route.area) || route.params.some((p) => p.type === 'file') || route.result.shape === 'events')).map((r) => r.key),
+    [],
+    'nothing else is left off',
+  );
   t.ok(byName.has('postEventsWatch'), 'watching is a tool; GET /events, a stream, is not');
   t.ok(off.every((route) => !servedAsTool(route)));
   t.ok(off.some((route) => route.key === 'POST /photo/upload') && byName.has('postPhotoUploadByUrl'), 'a file upload is off, its by-URL twin is a tool');
@@ -52,7 +58,11 @@ t.test('every route marked core is a core tool, and only those', async (t) => {
   const core = listingFor('core', entries);
   const marked = app.manifest.routes.filter((route) => route.core);
   t.same(core.tools.map((tool) => tool.name).sort(), marked.map((route) => route.id).sort());
-  t.same(marked.filter((route) => !servedAsTool(route)).map((route) => route.key), [], 'no core mark on a route that cannot be a tool');
+  t.same(
+    marked.filter((route) => !servedAsTool(route)).map((route) => route.key),
+    [],
+    'no core mark on a route that cannot be a tool',
+  );
 });
 
 t.test('the endpoint lists every tool: manifest → tools and tools → manifest', async (t) => {
@@ -60,12 +70,24 @@ t.test('the endpoint lists every tool: manifest → tools and tools → manifest
   t.teardown(() => mcp.close());
   const listed = (await mcp.listTools()).tools;
   const ids = new Set(app.manifest.routes.filter(servedAsTool).map((route) => route.id));
-  t.same(listed.map((tool) => tool.name).filter((name) => !ids.has(name)), [], 'tools → manifest');
-  t.same([...ids].filter((id) => !listed.some((tool) => tool.name === id)), [], 'manifest → tools');
-  t.same(listed.find((tool) => tool.name === 'getUser'), JSON.parse(JSON.stringify(byName.get('getUser')!.tool)), 'as built at boot');
+  t.same(
+    listed.map((tool) => tool.name).filter((name) => !ids.has(name)),
+    [],
+    'tools → manifest',
+  );
+  t.same(
+    [...ids].filter((id) => !listed.some((tool) => tool.name === id)),
+    [],
+    'manifest → tools',
+  );
+  t.same(
+    listed.find((tool) => tool.name === 'getUser'),
+    JSON.parse(JSON.stringify(byName.get('getUser')!.tool)),
+    'as built at boot',
+  );
 });
 
-t.test('every tool\'s input schema is its route\'s validator schema, with the records it names', async (t) => {
+t.test("every tool's input schema is its route's validator schema, with the records it names", async (t) => {
   for (const { route, tool } of entries) {
     const { body, defs } = withoutDefs(tool.inputSchema as JsonSchema);
     t.same(body, requestSchema(route), `${route.key} input`);
@@ -73,16 +95,24 @@ t.test('every tool\'s input schema is its route\'s validator schema, with the re
   }
 });
 
-t.test('every tool\'s output schema is its route\'s response schema; names, descriptions, hints from the route', async (t) => {
+t.test("every tool's output schema is its route's response schema; names, descriptions, hints from the route", async (t) => {
   for (const { route, tool, link, wrapped } of entries) {
     const { body, defs } = withoutDefs(tool.outputSchema as JsonSchema);
-    const expected = link ? body : wrapped ? { type: 'object', properties: { result: route.result.schema }, required: ['result'] } : named(route) ?? route.result.schema;
+    const expected = link
+      ? body
+      : wrapped
+        ? { type: 'object', properties: { result: route.result.schema }, required: ['result'] }
+        : (named(route) ?? route.result.schema);
     t.same(body, expected, `${route.key} output`);
     t.equal((body as JsonSchema).type, 'object', `${route.key} structured content is an object`);
     for (const [name, schema] of Object.entries(defs)) t.same(asComponents(schema), app.manifest.schemas[name], `${route.key} output $defs.${name}`);
     t.equal(tool.name, route.id);
     t.ok(tool.description!.startsWith(route.summary));
-    t.same([tool.annotations!.readOnlyHint, tool.annotations!.destructiveHint], [route.action === 'read', route.action !== 'read' && route.method === 'DELETE'], `${route.key} hints (from its action class)`);
+    t.same(
+      [tool.annotations!.readOnlyHint, tool.annotations!.destructiveHint],
+      [route.action === 'read', route.action !== 'read' && route.method === 'DELETE'],
+      `${route.key} hints (from its action class)`,
+    );
     t.equal(link, route.result.shape === 'file' || route.result.shape === 'files', `${route.key} answers a link only for files`);
   }
 });
@@ -96,24 +126,51 @@ t.test('a route added to a fixture manifest is a tool, with no code', async (t) 
   const dir = fixtureManifestDir();
   const fixture = async () => {
     const upstream = fakeUpstream({ gadget_info: (kwargs) => ({ pk: String(kwargs.gadget_id), name: 'a gadget' }) });
-    return createApp({ config: testConfig({ mcpTools: 'all' }), upstream, store: await createStore('memory://'), plugins: fixturePlugins, log: createLogger('silent'), zip: zipFiles, contentType: contentTypeFor, manifestDir: dir });
+    return createApp({
+      config: testConfig({ mcpTools: 'all' }),
+      upstream,
+      store: await createStore('memory://'),
+      plugins: fixturePlugins,
+      log: createLogger('silent'),
+      zip: zipFiles,
+      contentType: contentTypeFor,
+      manifestDir: dir,
+    });
   };
   const before = buildTools((await fixture()).manifest).map((entry) => entry.name);
-  writeFileSync(join(dir, 'gadgets.yaml'), [
-    'format: 1', 'area: gadgets', 'tag: { name: Gadgets }', 'routes:',
-    '  - route: GET /gadget', '    summary: One gadget by id', '    session: none', '    upstream: gadget_info',
-    '    params:', '      gadget_id: { type: id, required: true }',
-    '    result: { shape: object, schema: { type: object, properties: { pk: { type: string }, name: { type: string } } } }', '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'gadgets.yaml'),
+    [
+      'format: 1',
+      'area: gadgets',
+      'tag: { name: Gadgets }',
+      'routes:',
+      '  - route: GET /gadget',
+      '    summary: One gadget by id',
+      '    session: none',
+      '    upstream: gadget_info',
+      '    params:',
+      '      gadget_id: { type: id, required: true }',
+      '    result: { shape: object, schema: { type: object, properties: { pk: { type: string }, name: { type: string } } } }',
+      '',
+    ].join('\n'),
+  );
   const grown = await fixture();
   const after = buildTools(grown.manifest).map((entry) => entry.name);
-  t.same(after.filter((name) => !before.includes(name)), ['getGadget'], 'one new tool');
+  t.same(
+    after.filter((name) => !before.includes(name)),
+    ['getGadget'],
+    'one new tool',
+  );
   const { serve } = await import('../../helpers/http.js');
   const http = await serve(grown);
   t.teardown(() => http.close());
   const mcp = await mcpOverHttp(http.url);
   t.teardown(() => mcp.close());
-  t.ok((await mcp.listTools()).tools.some((tool) => tool.name === 'getGadget'), 'listed');
+  t.ok(
+    (await mcp.listTools()).tools.some((tool) => tool.name === 'getGadget'),
+    'listed',
+  );
   const called = await mcp.callTool({ name: 'getGadget', arguments: { gadget_id: '42' } });
   t.same(called.structuredContent, { pk: '42', name: 'a gadget' }, 'and callable');
 });

@@ -34,21 +34,45 @@ async function hangUp(head: string, part: string): Promise<void> {
 }
 
 t.test('a client that hangs up mid-body is logged at info, once, without a stack', async (t) => {
-  const login = await fetch(`http://127.0.0.1:${port}/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'demo', password: 'demo-password' }) });
+  const login = await fetch(`http://127.0.0.1:${port}/auth/login`, {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'demo', password: 'demo-password' }),
+  });
   const session = (await login.json()) as string;
   const boundary = 'XyZ';
   const part = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n` + 'x'.repeat(5000);
-  await hangUp(`POST /photo/upload HTTP/1.1\r\nHost: x\r\nX-Session-ID: ${session}\r\nContent-Type: multipart/form-data; ` +
-`boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n`, part);
-  await hangUp('POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\n', 'username=demo&password=');
-  await poll('two hang-ups logged', async () => lines.filter((l) => l.includes('hung up')).length, (n) => n >= 2, 5000);
+  await hangUp(
+    `POST /photo/upload HTTP/1.1\r\nHost: x\r\nX-Session-ID: ${session}\r\nContent-Type: multipart/form-data; ` +
+      `boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n`,
+    part,
+  );
+  await hangUp(
+    'POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\n',
+    'username=demo&password=',
+  );
+  await poll(
+    'two hang-ups logged',
+    async () => lines.filter((l) => l.includes('hung up')).length,
+    (n) => n >= 2,
+    5000,
+  );
   await sleep(200);
   const parsed = lines.map((line) => JSON.parse(line) as { level: string; msg: string; error?: string });
-  t.same(parsed.filter((l) => l.level === 'error'), [], 'no error line');
-  t.ok(parsed.every((l) => !String(l.error ?? '').includes('    at ')), 'no stack');
+  t.same(
+    parsed.filter((l) => l.level === 'error'),
+    [],
+    'no error line',
+  );
+  t.ok(
+    parsed.every((l) => !String(l.error ?? '').includes('    at ')),
+    'no stack',
+  );
   const hangUps = parsed.filter((l) => l.msg.includes('hung up'));
   t.equal(hangUps.length, 2, 'one line for each');
-  t.ok(hangUps.every((l) => l.level === 'info'), 'at info');
+  t.ok(
+    hangUps.every((l) => l.level === 'info'),
+    'at info',
+  );
 });
 
 t.test('a 1 MB query string answers 431 with the error body', async (t) => {

@@ -80,7 +80,10 @@ t.test('page shape, upstream renames, bounds and enum', async (t) => {
 });
 
 t.test('repeated parameters become arrays; stream page shape', async (t) => {
-  const { get, upstream } = await setup(t, { things_by_ids: (kw: { thing_ids: string[] }) => Object.fromEntries(kw.thing_ids.map((id) => [id, { pk: id }])), things_stream: () => [[], 'min', 'max'] });
+  const { get, upstream } = await setup(t, {
+    things_by_ids: (kw: { thing_ids: string[] }) => Object.fromEntries(kw.thing_ids.map((id) => [id, { pk: id }])),
+    things_stream: () => [[], 'min', 'max'],
+  });
   const many = await get('/things/many', { thing_ids: ['1', '2'] });
   t.same(many.body, [{ pk: '1' }, { pk: '2' }], 'a dict keyed by pk becomes its values');
   t.same(upstream.calls.at(-1)!.kwargs, { thing_ids: ['1', '2'] });
@@ -93,9 +96,19 @@ t.test('JSON form fields: one array or repeated values; bad JSON is a 422 naming
   const { client, sid, upstream } = await setup(t, { thing_create: (kw: Record<string, unknown>) => ({ pk: '9', ...kw }) });
   const post = (form: Record<string, unknown>) => client.request('POST', '/thing', { form, headers: { 'X-Session-ID': sid } });
   t.equal((await post({ title: 'x', tags: JSON.stringify([{ name: 'a' }, { name: 'b' }]) })).status, 200);
-  t.same(upstream.calls.at(-1)!.kwargs.tags, [{ name: 'a', x: 0.5 }, { name: 'b', x: 0.5 }], 'schema defaults fill in');
+  t.same(
+    upstream.calls.at(-1)!.kwargs.tags,
+    [
+      { name: 'a', x: 0.5 },
+      { name: 'b', x: 0.5 },
+    ],
+    'schema defaults fill in',
+  );
   t.equal((await post({ title: 'x', tags: [JSON.stringify({ name: 'a' }), JSON.stringify({ name: 'b', x: 0.1 })] })).status, 200);
-  t.same(upstream.calls.at(-1)!.kwargs.tags, [{ name: 'a', x: 0.5 }, { name: 'b', x: 0.1 }]);
+  t.same(upstream.calls.at(-1)!.kwargs.tags, [
+    { name: 'a', x: 0.5 },
+    { name: 'b', x: 0.1 },
+  ]);
   const bad = await post({ title: 'x', tags: '{nope', place: JSON.stringify({}) });
   t.equal(bad.status, 422);
   const params = (bad.body as { errors: { param: string }[] }).errors.map((e) => e.param).sort();
@@ -112,11 +125,17 @@ t.test('DELETE reads form fields and the query string', async (t) => {
 });
 
 t.test('username resolution: numeric id, @username in user_id, username; cached; neither or both 422', async (t) => {
-  const { get, upstream } = await setup(t, { user_info_by_username_v1: (kw: { username: string }) => ({ pk: kw.username === 'ann' ? '100' : '200' }), owner_things: () => [] });
+  const { get, upstream } = await setup(t, {
+    user_info_by_username_v1: (kw: { username: string }) => ({ pk: kw.username === 'ann' ? '100' : '200' }),
+    owner_things: () => [],
+  });
   await get('/owner/things', { user_id: '55' });
   t.same(upstream.calls.at(-1)!.kwargs, { user_id: '55' });
   await get('/owner/things', { user_id: '@Ann' });
-  t.same(upstream.calls.slice(-2).map((c) => c.method), ['user_info_by_username_v1', 'owner_things']);
+  t.same(
+    upstream.calls.slice(-2).map((c) => c.method),
+    ['user_info_by_username_v1', 'owner_things'],
+  );
   t.same(upstream.calls.at(-1)!.kwargs, { user_id: '100' });
   const before = upstream.calls.length;
   await get('/owner/things', { username: 'ann' });
@@ -137,20 +156,30 @@ t.test('calls with conditions feed later calls; compose shape', async (t) => {
 });
 
 t.test('state choice by enum; tuple shape; session-less route', async (t) => {
-  const { client, sid, upstream } = await setup(t, { thing_start: () => ({ ok: 'started' }), thing_end: () => ({ ok: 'ended' }), thing_creator: () => [{ pk: '1' }, { n: 2 }], make_code: () => 123456 });
+  const { client, sid, upstream } = await setup(t, {
+    thing_start: () => ({ ok: 'started' }),
+    thing_end: () => ({ ok: 'ended' }),
+    thing_creator: () => [{ pk: '1' }, { n: 2 }],
+    make_code: () => 123456,
+  });
   const patch = (state: string) => client.request('PATCH', '/thing/state', { form: { thing_id: '1', state }, headers: { 'X-Session-ID': sid } });
   t.same((await patch('started')).body, { ok: 'started' });
   t.same(upstream.calls.at(-1)!.kwargs, { thing_id: '1' }, 'state is not passed upstream');
   t.same((await patch('ended')).body, { ok: 'ended' });
   t.equal((await patch('paused')).status, 422);
-  t.same((await client.request('GET', '/thing/creator', { query: { thing_id: '1' }, headers: { 'X-Session-ID': sid } })).body, { user: { pk: '1' }, info: { n: 2 } });
+  t.same((await client.request('GET', '/thing/creator', { query: { thing_id: '1' }, headers: { 'X-Session-ID': sid } })).body, {
+    user: { pk: '1' },
+    info: { n: 2 },
+  });
   t.same((await client.request('GET', '/code', { query: { seed: 'S' } })).body, '123456');
 });
 
 t.test('upstream errors map through the registry into one body shape', async (t) => {
-  const raise = (name: string, message = 'boom', extra = {}) => () => {
-    throw new UpstreamError(name, message, extra);
-  };
+  const raise =
+    (name: string, message = 'boom', extra = {}) =>
+    () => {
+      throw new UpstreamError(name, message, extra);
+    };
   const { get, upstream } = await setup(t, {});
   const cases: [string, unknown, number][] = [
     ['UserNotFound', raise('UserNotFound'), 404],
@@ -230,7 +259,10 @@ t.test('constant results call nothing; rules tie the values of one parameter to 
   t.equal((await patch('mute', '15_minutes')).status, 200);
   const bad = await patch('mute', 'on');
   t.equal(bad.status, 422);
-  t.same((bad.body as { errors: { param: string }[] }).errors.map((e) => e.param), ['value']);
+  t.same(
+    (bad.body as { errors: { param: string }[] }).errors.map((e) => e.param),
+    ['value'],
+  );
   t.equal((await patch('color', 'cancel')).status, 422);
 });
 
@@ -238,7 +270,12 @@ t.test('by-URL downloads only name the platform media hosts, resolved to public 
   const { downloadGuard } = await import('../../../adapters/transfer/download-guard.js');
   const { parseAllowList } = await import('../../../adapters/transfer/address-guard.js');
   const table: Record<string, string[]> = { 'scontent.cdninstagram.com': ['157.240.1.174'], 'evil.cdninstagram.com': ['10.0.0.5'] };
-  const guard = downloadGuard({ hosts: ['*.cdninstagram.com'], trusted: ['media.sandbox.invalid'], allow: parseAllowList([]), resolve: async (host) => (table[host] ?? []).map((address) => ({ address, family: 4 })) });
+  const guard = downloadGuard({
+    hosts: ['*.cdninstagram.com'],
+    trusted: ['media.sandbox.invalid'],
+    allow: parseAllowList([]),
+    resolve: async (host) => (table[host] ?? []).map((address) => ({ address, family: 4 })),
+  });
   const check = async (url: string) => {
     try {
       await guard.resolve({ url }, { by: 'download_url', from: ['url'], into: 'url' }, undefined as never);
@@ -248,7 +285,7 @@ t.test('by-URL downloads only name the platform media hosts, resolved to public 
     }
   };
   t.equal(await check('https://scontent.cdninstagram.com/v/a.jpg'), 'ok');
-  t.equal(await check('https://media.sandbox.invalid/i/1.jpg'), 'ok', 'the upstream\'s own host needs no DNS');
+  t.equal(await check('https://media.sandbox.invalid/i/1.jpg'), 'ok', "the upstream's own host needs no DNS");
   t.match(await check('http://169.254.169.254/latest/meta-data'), /not one of the platform's media hosts/);
   t.match(await check('http://localhost:8000/x'), /not one of the platform's media hosts/);
   t.match(await check('https://evil.cdninstagram.com/a.jpg'), /10\.0\.0\.5/, 'a media host resolving to a private address is refused');

@@ -17,12 +17,15 @@ let refuse = false;
 const recording = (name: string): RouteGuard => ({
   name,
   // Writes only: reads are left unbound, so they run with no guard at all.
-  bind: (route) => (route.method === 'GET' ? undefined : async (call: GuardedCall, next) => {
-    seen.push({ guard: name, route: call.route.key, origin: call.origin, media: call.bag.media_id });
-    call.reply.headers[`x-${name}`] = 'seen';
-    if (refuse && name === 'inner') throw serviceError('PoolsUnavailable', 'refused by the test guard');
-    return next();
-  }),
+  bind: (route) =>
+    route.method === 'GET'
+      ? undefined
+      : async (call: GuardedCall, next) => {
+          seen.push({ guard: name, route: call.route.key, origin: call.origin, media: call.bag.media_id });
+          call.reply.headers[`x-${name}`] = 'seen';
+          if (refuse && name === 'inner') throw serviceError('PoolsUnavailable', 'refused by the test guard');
+          return next();
+        },
 });
 
 const upstream = createSandbox({ seed: 1 });
@@ -32,7 +35,10 @@ const counted = new Proxy(upstream, {
     if (prop !== 'open') return Reflect.get(target, prop) as unknown;
     return async (options: Parameters<typeof upstream.open>[0]) => {
       const client = await target.open(options);
-      return new Proxy(client, { get: (c, p) => (p === 'call' ? (m: string, k: Record<string, unknown>, o?: unknown) => (calls.push(m), c.call(m, k, o as never)) : (Reflect.get(c, p) as unknown)) });
+      return new Proxy(client, {
+        get: (c, p) =>
+          p === 'call' ? (m: string, k: Record<string, unknown>, o?: unknown) => (calls.push(m), c.call(m, k, o as never)) : (Reflect.get(c, p) as unknown),
+      });
     };
   },
 });
@@ -47,7 +53,13 @@ t.test('an HTTP write passes both guards, outermost first, and carries their hea
   seen.length = 0;
   const reply = await http.request('POST', '/media/like', { form: { media_id: media }, headers: as });
   t.equal(reply.status, 200, reply.text);
-  t.same(seen.map((s) => [s.guard, s.origin, s.media]), [['outer', 'http', media], ['inner', 'http', media]]);
+  t.same(
+    seen.map((s) => [s.guard, s.origin, s.media]),
+    [
+      ['outer', 'http', media],
+      ['inner', 'http', media],
+    ],
+  );
   t.equal(reply.headers.get('x-outer'), 'seen');
   t.equal(reply.headers.get('x-inner'), 'seen');
 });
@@ -64,7 +76,7 @@ t.test('invalid input is refused before any guard', async (t) => {
   t.same(seen, []);
 });
 
-t.test('a refusal stops the call before the platform, and keeps the guards\' headers', async (t) => {
+t.test("a refusal stops the call before the platform, and keeps the guards' headers", async (t) => {
   seen.length = 0;
   refuse = true;
   t.teardown(() => void (refuse = false));
@@ -81,7 +93,13 @@ t.test('an MCP tool call meets the same guards as an MCP origin', async (t) => {
   const client = await mcpOverHttp(http.url, as);
   t.teardown(() => client.close());
   answerOf(await client.callTool({ name: 'postMediaLike', arguments: { media_id: media } }));
-  t.same(seen.map((s) => [s.guard, s.origin]), [['outer', 'mcp'], ['inner', 'mcp']]);
+  t.same(
+    seen.map((s) => [s.guard, s.origin]),
+    [
+      ['outer', 'mcp'],
+      ['inner', 'mcp'],
+    ],
+  );
   refuse = true;
   t.teardown(() => void (refuse = false));
   t.match(errorOf(await client.callTool({ name: 'postMediaLike', arguments: { media_id: media } })), { exc_type: 'PoolsUnavailable' });
@@ -92,5 +110,11 @@ t.test('background work runs through the guards as background', async (t) => {
   const record = await app.services.sessions.find(session);
   const route = app.services.routes.route('POST /media/like')!;
   await app.services.routes.run(route, app.services.routes.input(route, { media_id: media }), record!, new AbortController().signal);
-  t.same(seen.map((s) => [s.guard, s.origin]), [['outer', 'background'], ['inner', 'background']]);
+  t.same(
+    seen.map((s) => [s.guard, s.origin]),
+    [
+      ['outer', 'background'],
+      ['inner', 'background'],
+    ],
+  );
 });

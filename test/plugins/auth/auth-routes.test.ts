@@ -82,8 +82,15 @@ t.test('challenge: 403 with last_json; resolve takes the code for that one call;
   const right = await resolve({ last_json: lastJson, security_code: '123456' });
   t.match(right, { status: 200, body: true });
   const resolves = probe.calls.filter((c) => c.method === 'challenge_resolve');
-  t.same(resolves.map((c) => c.opts?.challengeCode), ['000000', undefined, '123456'], 'the code goes with that one call only');
-  t.ok(resolves.every((c) => c.client === clientOfLogin), 'resolved on the client that met the challenge');
+  t.same(
+    resolves.map((c) => c.opts?.challengeCode),
+    ['000000', undefined, '123456'],
+    'the code goes with that one call only',
+  );
+  t.ok(
+    resolves.every((c) => c.client === clientOfLogin),
+    'resolved on the client that met the challenge',
+  );
   const ok = await login({ username: 'demo_challenge', password: PASSWORD });
   t.equal(ok.status, 200, ok.text);
   t.equal(probe.calls.filter((c) => c.method === 'login').at(-1)!.client, clientOfLogin, 'the retried login continues on that client');
@@ -169,7 +176,11 @@ t.test('GET /auth/settings, TOTP seed, code, enable and disable', async (t) => {
   t.match(await http.request('GET', '/auth/totp/code', { query: { seed: 'not a seed!' } }), { status: 422 });
   // any code but the seed's current one and the sandbox's documented setup code (000000, for the /docs example)
   const wrong = authenticator.generate(stringBody(seed)) === '123456' ? '654321' : '123456';
-  t.match(await http.request('POST', '/auth/totp', { form: { verification_code: wrong }, headers: as(sid) }), { status: 422, body: { exc_type: 'ClientBadRequestError' } }, 'a wrong code is refused');
+  t.match(
+    await http.request('POST', '/auth/totp', { form: { verification_code: wrong }, headers: as(sid) }),
+    { status: 422, body: { exc_type: 'ClientBadRequestError' } },
+    'a wrong code is refused',
+  );
   const on = await http.request('POST', '/auth/totp', { form: { verification_code: authenticator.generate(stringBody(seed)) }, headers: as(sid) });
   t.equal(on.status, 200, on.text);
   t.ok(Array.isArray(on.body) && on.body.length > 0, 'backup codes');

@@ -47,8 +47,12 @@ async function start(t: Test, build: (log: ReturnType<typeof createLogger>) => P
 
 /** Every auth flow, success and failure; returns the secrets they involved, by name. */
 async function authFlows({ send }: Service): Promise<Record<string, string>> {
-  const sid = (await send('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD, proxy: `http://user:${PROXY_PASSWORD}@127.0.0.1:3128` } })).body as string;
-  const settings = (await send('GET', '/auth/settings', { headers: as(sid) })).body as { authorization_data: { sessionid: string }; uuids: { uuid: string; phone_id: string } };
+  const sid = (await send('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD, proxy: `http://user:${PROXY_PASSWORD}@127.0.0.1:3128` } }))
+    .body as string;
+  const settings = (await send('GET', '/auth/settings', { headers: as(sid) })).body as {
+    authorization_data: { sessionid: string };
+    uuids: { uuid: string; phone_id: string };
+  };
   const cookie = settings.authorization_data.sessionid;
   const settingsJson = JSON.stringify(settings);
 
@@ -58,7 +62,9 @@ async function authFlows({ send }: Service): Promise<Record<string, string>> {
   await send('POST', '/auth/login', { form: { username: 'demo_2fa', password: PASSWORD, verification_code: '000000' } });
   await send('POST', '/auth/login', { form: { username: 'demo_2fa', password: PASSWORD, verification_code: authenticator.generate('JBSWY3DPEHPK3PXP') } });
   const challenge = await send('POST', '/auth/login', { form: { username: 'demo_challenge', password: PASSWORD } });
-  await send('POST', '/auth/challenge/resolve', { form: { last_json: JSON.stringify((challenge.body as { last_json: unknown }).last_json), security_code: '000000' } });
+  await send('POST', '/auth/challenge/resolve', {
+    form: { last_json: JSON.stringify((challenge.body as { last_json: unknown }).last_json), security_code: '000000' },
+  });
   await send('POST', '/auth/login/by/sessionid', { form: { sessionid: cookie + 'x' } });
   const bySession = (await send('POST', '/auth/login/by/sessionid', { form: { sessionid: cookie } })).body as string;
   await send('PATCH', '/auth/settings', { form: { settings: settingsJson.slice(0, -1) } }); // malformed JSON
@@ -72,8 +78,17 @@ async function authFlows({ send }: Service): Promise<Record<string, string>> {
   await send('GET', '/account', { headers: as(throttled) });
   await send('GET', '/nowhere', { headers: as(sid) });
   return {
-    password: PASSWORD, 'wrong password': WRONG_PASSWORD, 'proxy password': PROXY_PASSWORD, 'platform cookie': cookie, 'encoded cookie': decodeURIComponent(cookie),
-    'settings uuid': settings.uuids.uuid, 'settings phone id': settings.uuids.phone_id, 'session id': sid, 'session id by cookie': bySession, 'imported session id': imported, 'throttled session id': throttled,
+    password: PASSWORD,
+    'wrong password': WRONG_PASSWORD,
+    'proxy password': PROXY_PASSWORD,
+    'platform cookie': cookie,
+    'encoded cookie': decodeURIComponent(cookie),
+    'settings uuid': settings.uuids.uuid,
+    'settings phone id': settings.uuids.phone_id,
+    'session id': sid,
+    'session id by cookie': bySession,
+    'imported session id': imported,
+    'throttled session id': throttled,
     'session id prefix': sid.slice(0, 16),
   };
 }
@@ -105,9 +120,18 @@ t.test('aiograpi sidecar with its log at DEBUG: the library logs secrets, the se
   const secrets = await authFlows(service);
   const sidecarLines = service.lines.filter((line) => line.includes('"aiograpi sidecar"'));
   t.comment(`${service.lines.length} log lines, ${sidecarLines.length} of them from the sidecar at DEBUG`);
-  t.ok(sidecarLines.some((line) => line.includes('DEBUG aiograpi: private_request')), 'the library logged request data at DEBUG');
-  t.ok(sidecarLines.some((line) => line.includes('[redacted]')), 'and the sidecar redacted it');
-  t.notOk(sidecarLines.some((line) => line.includes('httpcore')), 'the HTTP stack stays at WARNING, whatever the level');
+  t.ok(
+    sidecarLines.some((line) => line.includes('DEBUG aiograpi: private_request')),
+    'the library logged request data at DEBUG',
+  );
+  t.ok(
+    sidecarLines.some((line) => line.includes('[redacted]')),
+    'and the sidecar redacted it',
+  );
+  t.notOk(
+    sidecarLines.some((line) => line.includes('httpcore')),
+    'the HTTP stack stays at WARNING, whatever the level',
+  );
   t.ok(service.errors.length >= 8, `${service.errors.length} error answers collected`);
   await assertClean(t, service, secrets);
 });
@@ -125,13 +149,27 @@ function buggyUpstream(): UpstreamAdapter {
     account: () => client.account(),
     close: () => client.close(),
   });
-  return { name: sandbox.name, library: sandbox.library, open: async (options) => wrap(await sandbox.open(options)), ready: () => sandbox.ready(), close: () => sandbox.close() };
+  return {
+    name: sandbox.name,
+    library: sandbox.library,
+    open: async (options) => wrap(await sandbox.open(options)),
+    ready: () => sandbox.ready(),
+    close: () => sandbox.close(),
+  };
 }
 
 /** A store whose reads fail with an error naming the key it was asked for (the raw session id). */
 async function leakyStore(): Promise<SessionStore> {
   const store = await createStore('memory://');
-  return { ...store, get: async (id) => Promise.reject(new Error(`store unreachable while reading ${id}`)), set: (r) => store.set(r), delete: (id) => store.delete(id), list: () => store.list(), ready: () => store.ready(), close: () => store.close() };
+  return {
+    ...store,
+    get: async (id) => Promise.reject(new Error(`store unreachable while reading ${id}`)),
+    set: (r) => store.set(r),
+    delete: (id) => store.delete(id),
+    list: () => store.list(),
+    ready: () => store.ready(),
+    close: () => store.close(),
+  };
 }
 
 t.test('an unexpected error (a 500) carries no secret into the log or the body', async (t) => {
@@ -139,14 +177,24 @@ t.test('an unexpected error (a 500) carries no secret into the log or the body',
   const bug = await service.send('POST', '/auth/login', { form: { username: 'demo_bug', password: PASSWORD } });
   t.equal(bug.status, 500, 'a bug in the login is a 500');
   const sid = (await service.send('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD } })).body as string;
-  const settings = (await service.send('GET', '/auth/settings', { headers: as(sid) })).body as { authorization_data: { sessionid: string }; uuids: { uuid: string } };
+  const settings = (await service.send('GET', '/auth/settings', { headers: as(sid) })).body as {
+    authorization_data: { sessionid: string };
+    uuids: { uuid: string };
+  };
   t.equal((await service.send('GET', '/account', { headers: as(sid) })).status, 500, 'a bug in a call is a 500');
   const unknown = 'QmFzZTY0LXNlc3Npb24taWQtb2YtMzItYnl0ZXM';
   t.equal((await service.send('GET', '/account', { headers: as(unknown) })).status, 500, 'a store failure is a 500');
   t.ok(service.lines.filter((line) => line.includes('unhandled error')).length >= 3, 'each 500 was logged');
   const secrets = {
-    password: PASSWORD, 'platform cookie': settings.authorization_data.sessionid, 'settings uuid': settings.uuids.uuid, 'session id': sid, 'unknown session id': unknown,
+    password: PASSWORD,
+    'platform cookie': settings.authorization_data.sessionid,
+    'settings uuid': settings.uuids.uuid,
+    'session id': sid,
+    'unknown session id': unknown,
   };
-  t.ok(service.lines.some((line) => line.includes('unhandled error') && /at /.test(line)), 'a 500 still logs where it was thrown');
+  t.ok(
+    service.lines.some((line) => line.includes('unhandled error') && /at /.test(line)),
+    'a 500 still logs where it was thrown',
+  );
   await assertClean(t, service, secrets);
 });

@@ -23,7 +23,9 @@ function loginAndHangUp(): Promise<void> {
   const { port } = new URL(client.url);
   return new Promise((resolve) => {
     const socket = connect(Number(port), '127.0.0.1', () => {
-      socket.write(`POST /auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      socket.write(
+        `POST /auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
       setTimeout(() => socket.destroy(), 30);
     });
     socket.on('close', () => resolve());

@@ -18,7 +18,10 @@ await withChromium('console browser test', run);
 async function run(): Promise<void> {
   t.ok(readFileSync(`${consoleDir()}/index.html`, 'utf8').includes('importmap'), 'the console is built (npm run build)');
   // Pages of a job 300 ms apart: the bar is seen moving, and the whole job takes two or three seconds.
-  const { client } = await product({ apiKey: KEY, extra: { JOB_INTERVAL_MS: '300', FETCH_ALLOW: '127.0.0.1', WATCH_INTERVAL_SECONDS: '0.2', WATCH_FLOOR_SECONDS: '0.05' } });
+  const { client } = await product({
+    apiKey: KEY,
+    extra: { JOB_INTERVAL_MS: '300', FETCH_ALLOW: '127.0.0.1', WATCH_INTERVAL_SECONDS: '0.2', WATCH_FLOOR_SECONDS: '0.05' },
+  });
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   t.teardown(() => client.close());
@@ -33,7 +36,8 @@ async function run(): Promise<void> {
   });
   mkdirSync(ARTIFACTS, { recursive: true });
   const keyed = { 'x-api-key': KEY };
-  const api = (method: string, path: string, options: Parameters<typeof client.request>[2] = {}) => client.request(method, path, { ...options, headers: { ...keyed, ...options.headers } });
+  const api = (method: string, path: string, options: Parameters<typeof client.request>[2] = {}) =>
+    client.request(method, path, { ...options, headers: { ...keyed, ...options.headers } });
 
   t.test('the key is asked once, in a form', async (t) => {
     await page.goto(`${client.url}/console`);
@@ -47,7 +51,7 @@ async function run(): Promise<void> {
     await field.fill(KEY);
     await page.getByRole('button', { name: 'Open the console' }).click();
     await page.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor();
-    t.equal(await page.evaluate(() => document.cookie), '', 'the key cookie is out of script\'s reach');
+    t.equal(await page.evaluate(() => document.cookie), '', "the key cookie is out of script's reach");
   });
 
   t.test('demo_2fa logs in through the form with its two-factor code', async (t) => {
@@ -91,7 +95,9 @@ async function run(): Promise<void> {
     await row(page, 'demo_throttled').getByText('Active', { exact: true }).waitFor();
     t.equal((await api('GET', '/account', { headers: { 'x-session-id': sid } })).status, 429, 'its call is throttled');
     await row(page, 'demo_throttled').getByText('Throttled', { exact: true }).waitFor({ timeout: 5000 });
-    await row(page, 'demo_throttled').getByRole('button', { name: /^Clear throttle of demo_throttled #/ }).waitFor();
+    await row(page, 'demo_throttled')
+      .getByRole('button', { name: /^Clear throttle of demo_throttled #/ })
+      .waitFor();
     t.pass('with a button to clear it');
     await page.screenshot({ path: `${ARTIFACTS}/console-sessions.png` });
     await axe(t, page, 'sessions');
@@ -107,9 +113,15 @@ async function run(): Promise<void> {
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
     await target.waitFor({ state: 'detached', timeout: 5000 });
-    await page.getByRole('status').filter({ hasText: /Revoke: demo_2fa #\S+ done/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Revoke: demo_2fa #\S+ done/ })
+      .waitFor();
     const left = (await api('GET', '/console/sessions')).body as { sessions: { account: { username: string } }[] };
-    t.notOk(left.sessions.some((s) => s.account.username === 'demo_2fa'), 'gone from the store');
+    t.notOk(
+      left.sessions.some((s) => s.account.username === 'demo_2fa'),
+      'gone from the store',
+    );
   });
 
   t.test('add a session to a pool from its row', async (t) => {
@@ -135,10 +147,14 @@ async function run(): Promise<void> {
     await bar.waitFor();
     const reading = () => bar.evaluate((el) => [(el as HTMLProgressElement).value, (el as HTMLProgressElement).max]);
     // States, not times: the bar part-way (a page in, the job not done), then the job done.
-    await page.waitForFunction(() => {
-      const bar = document.querySelector('li.job progress') as HTMLProgressElement | null;
-      return !!bar && bar.value > 0 && bar.value < bar.max;
-    }, undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => {
+        const bar = document.querySelector('li.job progress') as HTMLProgressElement | null;
+        return !!bar && bar.value > 0 && bar.value < bar.max;
+      },
+      undefined,
+      { timeout: 10_000 },
+    );
     t.pass('the bar moved on its way');
     await page.locator('li.job[data-state="done"]').first().waitFor({ timeout: 10_000 });
     t.same(await reading(), [150, 150], 'the bar is full: 150 of 150');
@@ -167,7 +183,7 @@ async function run(): Promise<void> {
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const alert = page.locator('.banner-error[role=alert]');
     await alert.filter({ hasText: hint }).waitFor();
-    t.match(await alert.evaluate((el) => getComputedStyle(el).color), /rgb\(164, 22, 26\)/, 'styled as an error, with the API\'s hint');
+    t.match(await alert.evaluate((el) => getComputedStyle(el).color), /rgb\(164, 22, 26\)/, "styled as an error, with the API's hint");
     t.equal(await page.locator('p.status').textContent(), '', 'and not in the banner of what went well');
     await page.getByRole('link', { name: 'Health' }).click();
     await alert.waitFor({ state: 'detached' });
@@ -177,7 +193,11 @@ async function run(): Promise<void> {
     await page.evaluate(() => {
       const seen = { flash: false };
       (window as unknown as { seen: typeof seen }).seen = seen;
-      new MutationObserver(() => void (seen.flash ||= document.body.textContent!.includes('No endpoint yet'))).observe(document.body, { subtree: true, childList: true, characterData: true });
+      new MutationObserver(() => void (seen.flash ||= document.body.textContent!.includes('No endpoint yet'))).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+      });
     });
     await page.getByLabel('URL').fill(receiver.url);
     await page.getByLabel('direct.message.created').check();
@@ -190,13 +210,20 @@ async function run(): Promise<void> {
     await page.getByRole('button', { name: 'I have kept it' }).click();
     await secret.waitFor({ state: 'detached' });
     t.pass('and then gone');
-    const sent = await api('POST', '/sandbox/activity', { form: { kind: 'message', from: '5000000002', text: 'to the console' }, headers: { 'x-session-id': demo } });
+    const sent = await api('POST', '/sandbox/activity', {
+      form: { kind: 'message', from: '5000000002', text: 'to the console' },
+      headers: { 'x-session-id': demo },
+    });
     t.equal(sent.status, 200, sent.text);
     await receiver.waitFor('the delivery', (d) => d.some((x) => x.data.text === 'to the console'));
     const delivered = page.locator('tr[data-outcome="delivered"]').first();
     await delivered.waitFor();
     t.match(await delivered.textContent(), /direct\.message\.created.*204/s, 'the delivery shows in the page with its status');
-    t.equal(await page.evaluate(() => (window as unknown as { seen: { flash: boolean } }).seen.flash), false, '"No endpoint yet." never flashed after adding one');
+    t.equal(
+      await page.evaluate(() => (window as unknown as { seen: { flash: boolean } }).seen.flash),
+      false,
+      '"No endpoint yet." never flashed after adding one',
+    );
     const figures = page.locator('li.endpoint p.muted').first();
     await figures.filter({ hasText: /\b\d+ attempts?\b/ }).waitFor();
     t.notMatch(await figures.textContent(), /\b1 attempts\b/, 'one attempt reads "1 attempt"');
@@ -236,7 +263,10 @@ async function run(): Promise<void> {
     const phone = await phoneContext.newPage();
     await phone.goto(`${client.url}/console#sessions`);
     await row(phone, 'demo_challenge').waitFor();
-    t.ok(await phone.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), 'no sideways scrolling of the page on a phone (the table scrolls in its own region)');
+    t.ok(
+      await phone.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth),
+      'no sideways scrolling of the page on a phone (the table scrolls in its own region)',
+    );
     await phone.screenshot({ path: `${ARTIFACTS}/console-phone.png` });
     await axe(t, phone, 'phone');
   });
@@ -258,7 +288,9 @@ async function axe(t: Test, page: Page, what: string): Promise<void> {
   // Through the debugger protocol: the page's own policy refuses inline scripts (tested below).
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    const result = await (
+      window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }
+    ).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
   });
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');

@@ -64,15 +64,40 @@ t.test('the page is open; its data needs the key, given once through a cookie', 
   t.notOk(cookie.includes(KEY), 'the cookie holds a proof of the key, not the key');
   const jar = { cookie: cookie.split(';')[0] };
   t.equal((await http.request('GET', '/console/sessions', { headers: jar })).status, 200, 'the cookie opens the reads');
-  t.equal((await http.request('GET', '/account', { headers: jar })).status, 401, 'and the API behind the console: a session is still needed (401 from the session, not the key)');
+  t.equal(
+    (await http.request('GET', '/account', { headers: jar })).status,
+    401,
+    'and the API behind the console: a session is still needed (401 from the session, not the key)',
+  );
   const sid = await login('demo');
   const { ref } = await find('demo');
-  t.match(await http.request('DELETE', '/console/sessions/throttle', { form: { ref }, headers: jar }), { status: 401, body: { exc_type: 'ApiKeyRequired' } }, 'a change needs the console header besides the cookie');
-  t.equal((await http.request('DELETE', '/console/sessions/throttle', { form: { ref }, headers: { ...jar, 'x-socialgate-console': '1' } })).status, 200, 'with it, the change is made');
+  t.match(
+    await http.request('DELETE', '/console/sessions/throttle', { form: { ref }, headers: jar }),
+    { status: 401, body: { exc_type: 'ApiKeyRequired' } },
+    'a change needs the console header besides the cookie',
+  );
+  t.equal(
+    (await http.request('DELETE', '/console/sessions/throttle', { form: { ref }, headers: { ...jar, 'x-socialgate-console': '1' } })).status,
+    200,
+    'with it, the change is made',
+  );
   const soon = Math.floor(Date.now() / 1000) + 600;
-  t.equal((await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${consoleToken('another-key', soon)}` } })).status, 401, 'a proof of another key opens nothing');
-  t.equal((await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${consoleToken(KEY, Math.floor(Date.now() / 1000) - 1)}` } })).status, 401, 'a proof past its end opens nothing');
-  t.equal((await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${consoleToken(KEY, soon)}` } })).status, 200, 'a current proof of this key does');
+  t.equal(
+    (await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${consoleToken('another-key', soon)}` } })).status,
+    401,
+    'a proof of another key opens nothing',
+  );
+  t.equal(
+    (await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${consoleToken(KEY, Math.floor(Date.now() / 1000) - 1)}` } }))
+      .status,
+    401,
+    'a proof past its end opens nothing',
+  );
+  t.equal(
+    (await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${consoleToken(KEY, soon)}` } })).status,
+    200,
+    'a current proof of this key does',
+  );
   t.equal((await http.request('GET', '/console/sessions', { headers: { cookie: `socialgate_console=${soon}.forged` } })).status, 401, 'a forged one does not');
   const closed = await http.request('DELETE', '/console/key', { headers: { ...jar, 'x-socialgate-console': '1' } });
   t.match(closed.headers.get('set-cookie'), /socialgate_console=;/, 'closing clears the cookie');
@@ -118,7 +143,8 @@ t.test('every session with its state, use by family and proxy host; never a secr
   t.equal(slow.state, 'throttled');
   t.ok(slow.throttled_until && Date.parse(slow.throttled_until) > Date.now(), 'with the end of its pause');
   t.match(row.ref, /^[A-Za-z0-9_-]{22}$/);
-  for (const secret of [demo, throttled, 'proxypass', 'proxyuser', 'demo-password', 'sessionid', 'cookies']) t.notOk(reply.text.includes(secret), `the list never holds ${secret.slice(0, 6)}…`);
+  for (const secret of [demo, throttled, 'proxypass', 'proxyuser', 'demo-password', 'sessionid', 'cookies'])
+    t.notOk(reply.text.includes(secret), `the list never holds ${secret.slice(0, 6)}…`);
 });
 
 t.test('actions by ref: clear a throttle, relogin, revoke', async (t) => {
@@ -134,22 +160,38 @@ t.test('actions by ref: clear a throttle, relogin, revoke', async (t) => {
 
   const demo = await login('demo');
   const ref = (await listed()).sessions.find((s) => s.state === 'active' && s.account.username === 'demo')!.ref;
-  t.match(await http.request('POST', '/console/sessions/relogin', { form: { ref }, headers: keyed }), { status: 200, body: { ref, state: 'active' } }, 'relogin');
+  t.match(
+    await http.request('POST', '/console/sessions/relogin', { form: { ref }, headers: keyed }),
+    { status: 200, body: { ref, state: 'active' } },
+    'relogin',
+  );
   t.equal((await http.request('GET', '/account', { headers: as(demo) })).status, 200, 'the session works after its relogin');
   t.match(await http.request('DELETE', '/console/sessions', { form: { ref }, headers: keyed }), { status: 200, body: true }, 'revoke');
   t.equal((await http.request('GET', '/account', { headers: as(demo) })).status, 401, 'a revoked session answers 401');
-  t.notOk((await listed()).sessions.some((s) => s.ref === ref), 'and leaves the list');
-  t.match(await http.request('DELETE', '/console/sessions', { form: { ref }, headers: keyed }), { status: 404, body: { exc_type: 'ConsoleSessionNotFound' } }, 'an unknown ref is 404');
-  t.match(await http.request('DELETE', '/console/sessions', { form: { ref: 'short' }, headers: keyed }), { status: 422, body: { errors: [{ param: 'ref' }] } }, 'a malformed ref names the parameter');
+  t.notOk(
+    (await listed()).sessions.some((s) => s.ref === ref),
+    'and leaves the list',
+  );
+  t.match(
+    await http.request('DELETE', '/console/sessions', { form: { ref }, headers: keyed }),
+    { status: 404, body: { exc_type: 'ConsoleSessionNotFound' } },
+    'an unknown ref is 404',
+  );
+  t.match(
+    await http.request('DELETE', '/console/sessions', { form: { ref: 'short' }, headers: keyed }),
+    { status: 422, body: { errors: [{ param: 'ref' }] } },
+    'a malformed ref names the parameter',
+  );
 });
 
-t.test('health by route family from the service\'s own metrics, and the upstream', async (t) => {
+t.test("health by route family from the service's own metrics, and the upstream", async (t) => {
   const demo = await login('demo');
   for (let i = 0; i < 3; i++) await http.request('GET', '/user', { query: { username: 'demo' }, headers: as(demo) });
   const healthReply = await http.request('GET', '/console/health', { headers: keyed });
   documented(t, 'GET /console/health', healthReply.body);
   const health = healthReply.body as {
-    window_seconds: number; families: { family: string; requests: number; upstream_calls: number; upstream_latency_ms: { mean: number; p95: number } | null }[];
+    window_seconds: number;
+    families: { family: string; requests: number; upstream_calls: number; upstream_latency_ms: { mean: number; p95: number } | null }[];
     upstream: { adapter: string; library: string; version: string; emulated: boolean; ready: boolean };
   };
   const user = health.families.find((f) => f.family === 'user')!;
@@ -166,7 +208,9 @@ t.test('live: a login and a throttle arrive on the event stream', async (t) => {
   t.type(first.sessions, Array, 'the list at once on connecting');
   t.ok(await events.next('health'), 'and the health figures');
   const sid = await login('demo_throttled');
-  const after = await events.next('sessions', (list) => list.sessions.some((s: Listed) => s.account.username === 'demo_throttled' && s.state === 'active' && s.usage && !Object.keys(s.usage).length));
+  const after = await events.next('sessions', (list) =>
+    list.sessions.some((s: Listed) => s.account.username === 'demo_throttled' && s.state === 'active' && s.usage && !Object.keys(s.usage).length),
+  );
   t.ok(after, 'a new session is pushed');
   t.notOk(events.text().includes(sid), 'the stream never carries a session id');
 });
@@ -178,8 +222,15 @@ t.test('jobs of every owner, started by ref; pools joined by ref, shown on the s
   const ref = (await find('demo')).ref;
   const bad = await http.request('POST', '/console/jobs', { form: { route: 'GET /user/followers', params: '{}' }, headers: keyed });
   t.match(bad, { status: 422, body: { exc_type: 'ValidationError' } }, 'a job needs a session or a pool');
-  t.match(await http.request('POST', '/console/jobs', { form: { ref, route: 'GET /user', params: '{}' }, headers: keyed }), { status: 422, body: { errors: [{ param: 'route' }] } }, 'a route that is not paged is named');
-  const started = await http.request('POST', '/console/jobs', { form: { ref, route: 'GET /user/followers', params: '{"user_id": "5000000001"}', limit: '120' }, headers: keyed });
+  t.match(
+    await http.request('POST', '/console/jobs', { form: { ref, route: 'GET /user', params: '{}' }, headers: keyed }),
+    { status: 422, body: { errors: [{ param: 'route' }] } },
+    'a route that is not paged is named',
+  );
+  const started = await http.request('POST', '/console/jobs', {
+    form: { ref, route: 'GET /user/followers', params: '{"user_id": "5000000001"}', limit: '120' },
+    headers: keyed,
+  });
   t.match(started, { status: 202, body: { route: 'GET /user/followers', account: { username: 'demo' }, limit: 120 } });
   const id = (started.body as { id: string }).id;
   const done = await events.next('jobs', (list) => list.jobs.some((job: { id: string; state: string }) => job.id === id && job.state === 'done'), 15_000);
@@ -190,15 +241,30 @@ t.test('jobs of every owner, started by ref; pools joined by ref, shown on the s
   documented(t, 'GET /console/jobs', jobsReply.body);
   documented(t, 'POST /console/jobs', started.body);
   const listed = jobsReply.body as { jobs: { id: string }[] };
-  t.ok(listed.jobs.some((j) => j.id === id), 'GET /console/jobs lists it');
+  t.ok(
+    listed.jobs.some((j) => j.id === id),
+    'GET /console/jobs lists it',
+  );
   const csv = await http.request('GET', '/jobs/results', { query: { id, format: 'csv' }, headers: keyed });
   t.equal(csv.text.trim().split('\n').length, 121, 'its CSV export: a header and 120 rows');
 
-  t.match(await http.request('POST', '/console/pools/members', { form: { ref, name: 'readers' }, headers: keyed }), { status: 200, body: { name: 'readers', members: [{ username: 'demo' }] } });
+  t.match(await http.request('POST', '/console/pools/members', { form: { ref, name: 'readers' }, headers: keyed }), {
+    status: 200,
+    body: { name: 'readers', members: [{ username: 'demo' }] },
+  });
   t.same((await find('demo')).pools, ['readers'], 'the session shows its pool');
-  const pooled = await http.request('POST', '/console/jobs', { form: { pool: 'readers', route: 'GET /user/following', params: '{"user_id": "5000000001"}', limit: '10' }, headers: keyed });
+  const pooled = await http.request('POST', '/console/jobs', {
+    form: { pool: 'readers', route: 'GET /user/following', params: '{"user_id": "5000000001"}', limit: '10' },
+    headers: keyed,
+  });
   t.match(pooled, { status: 202, body: { pool: 'readers' } }, 'a job for a pool');
-  t.match(await http.request('POST', '/console/jobs', { form: { pool: 'nobody', route: 'GET /user/following', params: '{"user_id": "5000000001"}' }, headers: keyed }), { status: 404, body: { exc_type: 'PoolNotFound' } });
+  t.match(
+    await http.request('POST', '/console/jobs', {
+      form: { pool: 'nobody', route: 'GET /user/following', params: '{"user_id": "5000000001"}' },
+      headers: keyed,
+    }),
+    { status: 404, body: { exc_type: 'PoolNotFound' } },
+  );
 });
 
 /** Reads server-sent events as they come; next() waits for one that passes the test. */
@@ -250,7 +316,11 @@ t.test('a session is named by its label, and its state is the state now', async 
   t.equal(named.status, 200, named.text);
   documented(t, 'POST /console/sessions/label', named.body);
   t.equal((named.body as { label: string }).label, 'phone 7', 'the label, trimmed');
-  t.equal((await http.request('POST', '/console/sessions/label', { form: { ref, label: 'x'.repeat(65) }, headers: keyed })).status, 422, 'at most 64 characters');
+  t.equal(
+    (await http.request('POST', '/console/sessions/label', { form: { ref, label: 'x'.repeat(65) }, headers: keyed })).status,
+    422,
+    'at most 64 characters',
+  );
   t.equal((await http.request('GET', '/account', { headers: as(sid) })).status, 429, 'its call is throttled');
   const record = (await app.services.sessions.find(sid))!;
   t.equal(record.state, 'throttled');

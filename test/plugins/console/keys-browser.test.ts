@@ -72,8 +72,18 @@ async function run(): Promise<void> {
 
   t.test('the agent audit view lists tool calls', async (t) => {
     p.app.services.audit.write({
-      at: new Date().toISOString(), key: 'agent-1', session: 'ref-of-test', tool: 'getUserFollowers', route: 'GET /user/followers', action: 'read',
-      arguments: { user_id: '1', password: '[redacted]' }, outcome: 'ok', status: 200, confirmation: 'elicited', request_id: 'req-browser', ms: 3,
+      at: new Date().toISOString(),
+      key: 'agent-1',
+      session: 'ref-of-test',
+      tool: 'getUserFollowers',
+      route: 'GET /user/followers',
+      action: 'read',
+      arguments: { user_id: '1', password: '[redacted]' },
+      outcome: 'ok',
+      status: 200,
+      confirmation: 'elicited',
+      request_id: 'req-browser',
+      ms: 3,
     });
     await page.getByRole('link', { name: 'Agent audit' }).click();
     const entry = page.locator('table.audit tr', { hasText: 'getUserFollowers' });
@@ -91,7 +101,10 @@ async function run(): Promise<void> {
     await page.getByRole('link', { name: 'Sessions' }).first().click();
     const name = `demo #${sessionRef(session).slice(0, 6)}`;
     await page.getByRole('button', { name: `Upgrade app profile of ${name}` }).click();
-    await page.getByRole('status').filter({ hasText: `Upgrade app profile: ${name} done.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Upgrade app profile: ${name} done.` })
+      .waitFor();
     const after = await api('GET', '/auth/settings', KEY, { headers: { 'x-session-id': session } });
     t.equal(after.status, 200, 'the same session ID still works');
     const device = (after.body as R).device_settings as R;
@@ -99,7 +112,7 @@ async function run(): Promise<void> {
     t.equal(device.manufacturer, before.manufacturer, 'the device stayed');
   });
 
-  t.test('revoking the console\'s key closes it', async (t) => {
+  t.test("revoking the console's key closes it", async (t) => {
     t.equal((await api('DELETE', '/keys', KEY, { form: { name: 'ops' } })).status, 200);
     await page.reload();
     await page.getByLabel('API key').waitFor();

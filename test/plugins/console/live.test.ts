@@ -4,9 +4,13 @@ import { listsOf } from '../../../plugins/console/events.js';
 
 t.test('listsOf: an outbox event or notice names the list it changes', async (t) => {
   const cases: [string, readonly string[]][] = [
-    ['session.state.changed', ['sessions']], ['job.completed', ['jobs']], ['job.paused', ['jobs']], ['job.page', ['jobs']],
-    ['webhook.delivery', ['webhooks']], ['direct.message.created', []], ['user.follower.added', []],
+    ['session.state.changed', ['sessions']],
+    ['job.completed', ['jobs']],
+    ['job.paused', ['jobs']],
+    ['job.page', ['jobs']],
+    ['webhook.delivery', ['webhooks']],
+    ['direct.message.created', []],
+    ['user.follower.added', []],
   ];
   for (const [type, lists] of cases) t.same(listsOf({ type }), lists, `${type} → ${lists.join(', ') || 'nothing'}`);
 });
-

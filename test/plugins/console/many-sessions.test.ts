@@ -18,7 +18,9 @@ async function run(): Promise<void> {
   const { client, login } = await product({ extra: { JOB_INTERVAL_MS: '300' } });
   t.teardown(() => client.close());
   const loginVia = async (username: string, i: number) => {
-    const reply = await client.request('POST', '/auth/login', { form: { username, password: 'demo-password', proxy: `http://10.0.${i % 250}.${1 + Math.floor(i / 250)}:8080` } });
+    const reply = await client.request('POST', '/auth/login', {
+      form: { username, password: 'demo-password', proxy: `http://10.0.${i % 250}.${1 + Math.floor(i / 250)}:8080` },
+    });
     if (reply.status !== 200) throw new Error(`login ${username} failed: ${reply.status} ${reply.text}`);
     return reply.body as string;
   };
@@ -63,7 +65,7 @@ async function run(): Promise<void> {
     t.equal(job.account.username, 'demo', 'of the chosen account');
     const row = page.locator(`li.job[data-job="${job.id}"]`);
     await row.filter({ hasText: 'for demo “chosen one”' }).waitFor();
-    t.equal(await row.getAttribute('data-session'), chosen, 'the page names the job\'s session as the sessions list does');
+    t.equal(await row.getAttribute('data-session'), chosen, "the page names the job's session as the sessions list does");
     const listed = (await client.request('GET', '/console/jobs')).body as { jobs: { id: string; session_ref: string }[] };
     t.equal(listed.jobs.find((j) => j.id === job.id)?.session_ref, chosen, 'and so does the API');
   });

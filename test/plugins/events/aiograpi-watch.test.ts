@@ -51,15 +51,27 @@ t.test('1.0.9: polling calls the right methods with the right arguments', async 
   t.match(started.body, { watching: true, source: 'poll' });
   await until('two checks', () => probe.count('news_inbox_v1') >= 2);
   t.match(probe.calls.find((c) => c.method === 'direct_threads_chunk')!.kwargs, { thread_message_limit: 10 });
-  t.ok(probe.calls.some((c) => c.method === 'direct_pending_chunk'), 'the pending inbox, page by page');
+  t.ok(
+    probe.calls.some((c) => c.method === 'direct_pending_chunk'),
+    'the pending inbox, page by page',
+  );
   t.match(probe.calls.find((c) => c.method === 'news_inbox_v1')!.kwargs, { mark_as_seen: false });
-  t.notOk(probe.calls.some((c) => c.method === '(realtime)'), 'no realtime stream: 1.0.9 has none');
-  t.equal((await events()).length, 0, 'the thread\'s old message is older than the watch');
+  t.notOk(
+    probe.calls.some((c) => c.method === '(realtime)'),
+    'no realtime stream: 1.0.9 has none',
+  );
+  t.equal((await events()).length, 0, "the thread's old message is older than the watch");
   await answer('ping');
-  const [event] = await until('the reply as an event', async () => (await events()).filter((e) => e.type === 'direct.message.created').at(0) && (await events()));
-  t.match(event, { type: 'direct.message.created', data: { thread_id: THREAD, text: 're: ping', sender: { pk: '5000000101', username: 'alice' }, account: { pk: '5000000001' } } });
+  const [event] = await until(
+    'the reply as an event',
+    async () => (await events()).filter((e) => e.type === 'direct.message.created').at(0) && (await events()),
+  );
+  t.match(event, {
+    type: 'direct.message.created',
+    data: { thread_id: THREAD, text: 're: ping', sender: { pk: '5000000101', username: 'alice' }, account: { pk: '5000000001' } },
+  });
   await sleep(500);
-  t.equal((await events()).filter((e) => e.type === 'direct.message.created').length, 1, 'once, and not the account\'s own message');
+  t.equal((await events()).filter((e) => e.type === 'direct.message.created').length, 1, "once, and not the account's own message");
   const status = (await http.request('GET', '/events/watch', { headers: as })).body as { source: string };
   t.equal(status.source, 'poll');
 });
@@ -88,7 +100,10 @@ t.test('1.12: realtime is chosen, rings at once, and a reconnect reconciles', as
   const polled = polls();
   await answer('third'); // while the stream is down: nothing rings
   await sleep(500);
-  t.notOk((await events()).some((e) => e.data.text === 're: third'), 'not seen while the stream is down');
+  t.notOk(
+    (await events()).some((e) => e.data.text === 're: third'),
+    'not seen while the stream is down',
+  );
   t.equal(polls(), polled, 'and no poll meanwhile');
   await until('the reconnection', () => probe.count('(realtime)') === 2, 15_000);
   await until('the third reply, by the reconciling poll', async () => (await events()).some((e) => e.data.text === 're: third'), 5000);

@@ -47,7 +47,11 @@ t.test('15 messages in a thread and 25 requests between two checks are all deliv
   t.equal((await watch()).checks, first.checks, 'the burst came between two checks');
   const after = await poll('the next check', watch, (w) => w.checks >= first.checks + 1, 15_000);
   const all = await events();
-  const texts = (type: string) => all.filter((e) => e.type === type).map((e) => String(e.data.text)).sort();
+  const texts = (type: string) =>
+    all
+      .filter((e) => e.type === type)
+      .map((e) => String(e.data.text))
+      .sort();
   t.same(texts('direct.message.created'), Array.from({ length: 15 }, (_, i) => `burst message ${i + 1}`).sort(), 'every message, once');
   t.same(texts('direct.request.created'), Array.from({ length: 25 }, (_, i) => `request ${i + 1}`).sort(), 'every request, once');
   t.equal(new Set(all.map((e) => e.id)).size, all.length, 'no event twice in the log');
@@ -66,11 +70,17 @@ t.test('a bound that cuts the read short is counted, not silent', async (t) => {
   t.match(await metrics, /socialgate_watch_truncated_total\{kind="direct.message.created"\} [1-9]/);
 });
 
-t.test('a request event carries the request\'s first message, not its newest', async (t) => {
+t.test("a request event carries the request's first message, not its newest", async (t) => {
   const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
   const thread = {
-    id: 't1', last_activity_at: at(30), users: [{ pk: '9', username: 'stranger' }],
-    messages: [{ text: 'and again', timestamp: at(30) }, { text: 'hello?', timestamp: at(20) }, { text: 'hi, may I ask', timestamp: at(10) }],
+    id: 't1',
+    last_activity_at: at(30),
+    users: [{ pk: '9', username: 'stranger' }],
+    messages: [
+      { text: 'and again', timestamp: at(30) },
+      { text: 'hello?', timestamp: at(20) },
+      { text: 'hi, may I ask', timestamp: at(10) },
+    ],
   };
   const { events } = requestEvents([thread], { pk: '1', username: 'demo' }, 'ref', Date.parse(at(0)));
   t.match(events[0]?.data, { text: 'hi, may I ask', from: [{ pk: '9' }] });

@@ -14,7 +14,12 @@ t.test('kill -9 with deliveries and a watch pending', async (t) => {
   // Many short retries: each event is still pending at the kill however slow the machine (with one
   // retry, the first event could spend both attempts before the third had failed once).
   const backoff = Array.from({ length: 60 }, () => '250').join(',');
-  const env = { SOCIALGATE_WATCH_FLOOR_SECONDS: '0.05', SOCIALGATE_FETCH_ALLOW: '127.0.0.1', SOCIALGATE_WEBHOOK_BACKOFF_MS: backoff, SOCIALGATE_EVENTS_POLL_MS: '100' };
+  const env = {
+    SOCIALGATE_WATCH_FLOOR_SECONDS: '0.05',
+    SOCIALGATE_FETCH_ALLOW: '127.0.0.1',
+    SOCIALGATE_WEBHOOK_BACKOFF_MS: backoff,
+    SOCIALGATE_EVENTS_POLL_MS: '100',
+  };
   const [a] = await startServices(1, { key: randomBytes(32).toString('hex'), env });
   t.teardown(() => a.dispose());
   const session = (await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
@@ -22,16 +27,29 @@ t.test('kill -9 with deliveries and a watch pending', async (t) => {
   const hook = (await a.request('POST', '/webhooks', { form: { url: receiver.url } })).body as { id: string; secret: string };
   receiver.secret = hook.secret;
   t.equal((await a.request('POST', '/events/watch', { form: { interval_seconds: '0.3' }, headers: as })).status, 200);
-  for (const text of ['first', 'second', 'third']) await a.request('POST', '/sandbox/activity', { form: { kind: 'message', from: '5000000002', text }, headers: as });
+  for (const text of ['first', 'second', 'third'])
+    await a.request('POST', '/sandbox/activity', { form: { kind: 'message', from: '5000000002', text }, headers: as });
   type Attempt = { event_id: string; outcome: string };
-  await poll('three events failing at the receiver', async () => (await a.request('GET', `/webhooks/deliveries?id=${hook.id}&limit=1000`)).body as Attempt[],
-    (log) => new Set(log.filter((x) => x.outcome === 'retry').map((x) => x.event_id)).size >= 3, 20_000);
+  await poll(
+    'three events failing at the receiver',
+    async () => (await a.request('GET', `/webhooks/deliveries?id=${hook.id}&limit=1000`)).body as Attempt[],
+    (log) => new Set(log.filter((x) => x.outcome === 'retry').map((x) => x.event_id)).size >= 3,
+    20_000,
+  );
   await a.kill();
   receiver.mode = 200;
   await a.start();
-  await receiver.waitFor('the three events after the restart', (d) => ['first', 'second', 'third'].every((text) => d.some((x) => x.data.text === text)), 30_000);
-  const watch = await poll('the watch after the restart', async () => (await a.request('GET', '/events/watch', { headers: as })).body as { watching: boolean; checks: number; instance: string },
-    (w) => w.watching && w.instance === `${w.instance.split(':')[0]}:${a.pid()}`, 20_000);
+  await receiver.waitFor(
+    'the three events after the restart',
+    (d) => ['first', 'second', 'third'].every((text) => d.some((x) => x.data.text === text)),
+    30_000,
+  );
+  const watch = await poll(
+    'the watch after the restart',
+    async () => (await a.request('GET', '/events/watch', { headers: as })).body as { watching: boolean; checks: number; instance: string },
+    (w) => w.watching && w.instance === `${w.instance.split(':')[0]}:${a.pid()}`,
+    20_000,
+  );
   t.ok(watch.watching, 'the watch survived the restart and runs in the new process');
   await a.request('POST', '/sandbox/activity', { form: { kind: 'message', from: '5000000002', text: 'after the restart' }, headers: as });
   await receiver.waitFor('a new event', (d) => d.some((x) => x.data.text === 'after the restart'), 20_000);

@@ -17,8 +17,12 @@ async function shared(t: Test, store: string): Promise<void> {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   const env = {
-    SOCIALGATE_WATCH_FLOOR_SECONDS: '0.05', SOCIALGATE_FETCH_ALLOW: '127.0.0.1', SOCIALGATE_WEBHOOK_BACKOFF_MS: '100,200,400',
-    SOCIALGATE_WORK_LOCK_MS: '1500', SOCIALGATE_EVENTS_POLL_MS: '100', SOCIALGATE_SANDBOX_LIVE_SECONDS: '1',
+    SOCIALGATE_WATCH_FLOOR_SECONDS: '0.05',
+    SOCIALGATE_FETCH_ALLOW: '127.0.0.1',
+    SOCIALGATE_WEBHOOK_BACKOFF_MS: '100,200,400',
+    SOCIALGATE_WORK_LOCK_MS: '1500',
+    SOCIALGATE_EVENTS_POLL_MS: '100',
+    SOCIALGATE_SANDBOX_LIVE_SECONDS: '1',
   };
   const [a, b] = await startServices(2, { store, key: randomBytes(32).toString('hex'), env, sessionCacheTtlMs: 200 });
   t.teardown(() => Promise.all([a.dispose(), b.dispose()]));
@@ -42,7 +46,12 @@ async function shared(t: Test, store: string): Promise<void> {
   const [victim, survivor] = runner?.endsWith(`:${a.pid()}`) ? [a, b] : [b, a];
   t.ok(runner?.endsWith(`:${victim.pid()}`), 'one of the two runs it');
   await victim.kill();
-  const taken = await poll('the watcher, taken over', () => watch(survivor), (w) => w.instance !== null && w.instance !== runner, 30_000);
+  const taken = await poll(
+    'the watcher, taken over',
+    () => watch(survivor),
+    (w) => w.instance !== null && w.instance !== runner,
+    30_000,
+  );
   t.not(taken.instance, runner, `handed over to ${taken.instance}`);
   const before = distinct().size;
   await receiver.waitFor('two happenings after the handover', () => distinct().size >= before + 2, 20_000);

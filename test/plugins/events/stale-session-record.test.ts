@@ -28,17 +28,28 @@ async function trials(t: Test, store: string): Promise<void> {
   const [a, b] = [await serve(await composeApp(config)), await serve(await composeApp(config))];
   t.teardown(() => Promise.all([a.close(), b.close()]));
   const before = await checksOn(b);
-  const sessions = await Promise.all(Array.from({ length: TRIALS }, async () => {
-    const session = stringBody(await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } }));
-    const as = { 'x-session-id': session };
-    t.equal((await b.request('GET', '/account', { headers: as })).status, 200); // B caches a record without the watch
-    const started = await a.request('POST', '/events/watch', { form: { interval_seconds: '0.1' }, headers: as });
-    t.equal(started.status, 200, started.text);
-    return as;
-  }));
+  const sessions = await Promise.all(
+    Array.from({ length: TRIALS }, async () => {
+      const session = stringBody(await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } }));
+      const as = { 'x-session-id': session };
+      t.equal((await b.request('GET', '/account', { headers: as })).status, 200); // B caches a record without the watch
+      const started = await a.request('POST', '/events/watch', { form: { interval_seconds: '0.1' }, headers: as });
+      t.equal(started.status, 200, started.text);
+      return as;
+    }),
+  );
   const watch = async (on: Client, as: Record<string, string>) => (await on.request('GET', '/events/watch', { headers: as })).body as Watch;
-  const kept = await Promise.all(sessions.map((as) =>
-    poll(`${CHECKS} checks`, () => watch(a, as), (w) => !w.watching || (w.checks ?? 0) >= CHECKS, 30_000, 100)));
+  const kept = await Promise.all(
+    sessions.map((as) =>
+      poll(
+        `${CHECKS} checks`,
+        () => watch(a, as),
+        (w) => !w.watching || (w.checks ?? 0) >= CHECKS,
+        30_000,
+        100,
+      ),
+    ),
+  );
   const ranOnB = (await checksOn(b)) - before;
   t.equal(kept.filter((w) => w.watching).length, TRIALS, `all ${TRIALS} watches kept through ${CHECKS} checks each`);
   t.ok(ranOnB >= TRIALS, `B, whose cached records predate the watches, ran ${ranOnB} of the checks`);

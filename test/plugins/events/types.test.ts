@@ -38,8 +38,16 @@ t.test("the console's webhook form offers every declared type (or its family) an
   const text = readFileSync(join(projectRoot(), 'console', 'webhooks.js'), 'utf8');
   const offered = JSON.parse(text.match(/const KINDS = (\[[^\]]*\]);/)![1]!.replace(/'/g, '"')) as string[];
   const covers = (kind: string, type: string) => kind === type || (kind.endsWith('.*') && type.startsWith(kind.slice(0, -1)));
-  for (const type of types) t.ok(offered.some((kind) => covers(kind, type)), `${type} is offered`);
-  for (const kind of offered) t.ok(types.some((type) => covers(kind, type)), `${kind} is a declared type or family`);
+  for (const type of types)
+    t.ok(
+      offered.some((kind) => covers(kind, type)),
+      `${type} is offered`,
+    );
+  for (const kind of offered)
+    t.ok(
+      types.some((type) => covers(kind, type)),
+      `${kind} is a declared type or family`,
+    );
 });
 
 t.test('the CLI summarises every type but the jobs (which print their data)', async (t) => {

@@ -19,7 +19,13 @@ import { readSse, startReceiver, type SseFrame } from '../../support/webhook-rec
 const sandbox = createSandbox({ seed: 1 });
 const probe = probeUpstream(sandbox);
 Object.assign(probe.adapter, { happen: sandbox.happen });
-const extra = { WATCH_FLOOR_SECONDS: '0.05', WEBHOOK_BACKOFF_MS: '100,200,300', FETCH_ALLOW: '127.0.0.1', EVENTS_POLL_MS: '50', EVENTS_KEEPALIVE_SECONDS: '0.3' };
+const extra = {
+  WATCH_FLOOR_SECONDS: '0.05',
+  WEBHOOK_BACKOFF_MS: '100,200,300',
+  FETCH_ALLOW: '127.0.0.1',
+  EVENTS_POLL_MS: '50',
+  EVENTS_KEEPALIVE_SECONDS: '0.3',
+};
 const config: Partial<Config> = { throttleBackoffSeconds: 1, extra };
 const app = await composeApp(testConfig(config), { upstream: probe.adapter });
 const http: Client = await serve(app);
@@ -70,26 +76,47 @@ t.test('watching starts, and every kind of sandbox activity arrives once, signed
   t.equal(await readSse(`${http.url}/events`, as(demo), listening.signal, frames, comments), 200, 'SSE stream open');
   const watch = await http.request('POST', '/events/watch', { form: { interval_seconds: '0.2' }, headers: as(demo) });
   t.equal(watch.status, 200, watch.text);
-  t.match(watch.body, { watching: true, source: 'poll', interval_seconds: 0.2, kinds: ['direct.message.created', 'direct.request.created', 'notification.created'] });
+  t.match(watch.body, {
+    watching: true,
+    source: 'poll',
+    interval_seconds: 0.2,
+    kinds: ['direct.message.created', 'direct.request.created', 'notification.created'],
+  });
   await sleep(300); // the first check sets nothing off: the world's history is older than the watch
   t.equal(receiver.deliveries.length, 0, 'nothing from before the watch started');
 
   const message = await happen(demo, { kind: 'message', from: '5000000002', text: 'hello watcher' });
   await receiver.waitFor('the message', (d) => d.some((x) => x.type === 'direct.message.created'));
   const got = receiver.deliveries.find((d) => d.type === 'direct.message.created')!;
-  t.match(got.data, { thread_id: message.thread_id, item_id: message.item_id, text: 'hello watcher', sender: { pk: '5000000002' }, account: { username: 'demo' } });
+  t.match(got.data, {
+    thread_id: message.thread_id,
+    item_id: message.item_id,
+    text: 'hello watcher',
+    sender: { pk: '5000000002' },
+    account: { username: 'demo' },
+  });
   t.match(got.id, /^evt_direct\.message\.created_/, 'a stable id from the platform ids');
 
   await happen(demo, { kind: 'request' });
   await happen(demo, { kind: 'like' });
   await happen(demo, { kind: 'comment', text: 'nice one' });
   await happen(demo, { kind: 'follow', from: '5000000003' });
-  await receiver.waitFor('request, like, comment, follow', (d) => d.filter((x) => x.type === 'notification.created').length >= 3 && d.some((x) => x.type === 'direct.request.created'));
-  const kinds = receiver.deliveries.filter((d) => d.type === 'notification.created').map((d) => d.data.kind).sort();
+  await receiver.waitFor(
+    'request, like, comment, follow',
+    (d) => d.filter((x) => x.type === 'notification.created').length >= 3 && d.some((x) => x.type === 'direct.request.created'),
+  );
+  const kinds = receiver.deliveries
+    .filter((d) => d.type === 'notification.created')
+    .map((d) => d.data.kind)
+    .sort();
   t.same(kinds, ['comment', 'follow', 'like']);
   t.match(receiver.deliveries.find((d) => d.data.kind === 'comment')!.data, { text: /nice one/ });
   await sleep(600); // three more checks: nothing is emitted twice
-  t.same([...perId().values()].filter((n) => n > 1), [], 'each event delivered once');
+  t.same(
+    [...perId().values()].filter((n) => n > 1),
+    [],
+    'each event delivered once',
+  );
   t.same(receiver.rejected, [], 'every delivery verified with standardwebhooks');
   await t.resolves(async () => {
     const deadline = Date.now() + 3000;
@@ -97,7 +124,10 @@ t.test('watching starts, and every kind of sandbox activity arrives once, signed
   });
   // Webhooks are delivered concurrently (the spec promises no order); the stream is in log order.
   t.same(frames.map((f) => JSON.parse(f.data!).id).sort(), receiver.deliveries.map((d) => d.id).sort(), 'the SSE listener got the same events');
-  t.ok(frames.every((f, i) => i === 0 || Number(f.id) > Number(frames[i - 1].id)), 'SSE ids increase');
+  t.ok(
+    frames.every((f, i) => i === 0 || Number(f.id) > Number(frames[i - 1].id)),
+    'SSE ids increase',
+  );
   t.ok(comments.includes('keep-alive'), 'idle stretches carry keep-alive comments');
 });
 
@@ -110,7 +140,11 @@ t.test('SSE: a second listener resumes with Last-Event-ID', async (t) => {
   const wanted = frames.slice(2).map((f) => f.id);
   const deadline = Date.now() + 3000;
   while (mine.length < wanted.length && Date.now() < deadline) await sleep(20);
-  t.same(mine.map((f) => f.id), wanted, 'exactly what came after it');
+  t.same(
+    mine.map((f) => f.id),
+    wanted,
+    'exactly what came after it',
+  );
   const before = frames.length;
   await happen(demo, { kind: 'message', from: '5000000002', text: 'to both' });
   const later = Date.now() + 5000;
@@ -124,10 +158,19 @@ t.test('SSE: a second listener resumes with Last-Event-ID', async (t) => {
 t.test('a receiver that is down gets the event once it is back, once', async (t) => {
   receiver.mode = 503;
   await happen(demo, { kind: 'message', from: '5000000002', text: 'while down' });
-  const attempts = async () => (await http.request('GET', '/webhooks/deliveries', { query: { id: endpoint.id, limit: '1000' } })).body as { outcome: string; event_id: string; status: number; seq: number }[];
+  const attempts = async () =>
+    (await http.request('GET', '/webhooks/deliveries', { query: { id: endpoint.id, limit: '1000' } })).body as {
+      outcome: string;
+      event_id: string;
+      status: number;
+      seq: number;
+    }[];
   let log = await attempts();
   for (let i = 0; i < 100 && !log.some((a) => a.outcome === 'retry'); i++) log = (await sleep(30), await attempts());
-  t.ok(log.some((a) => a.outcome === 'retry' && a.status === 503), 'a failed attempt is logged');
+  t.ok(
+    log.some((a) => a.outcome === 'retry' && a.status === 503),
+    'a failed attempt is logged',
+  );
   receiver.mode = 'refuse';
   await sleep(250);
   receiver.mode = 200;
@@ -136,15 +179,26 @@ t.test('a receiver that is down gets the event once it is back, once', async (t)
   t.equal(receiver.deliveries.filter((d) => d.data.text === 'while down').length, 1, 'delivered once');
   log = await attempts();
   const id = receiver.deliveries.find((d) => d.data.text === 'while down')!.id;
-  t.ok(log.filter((a) => a.event_id === id).length >= 2, 'its attempts are in the delivery log', { diag: { id, log: log.filter((a) => a.event_id === id || a.outcome !== 'delivered') } } as object);
-  t.match(log.find((a) => a.event_id === id && a.outcome === 'delivered'), { status: 204 });
+  t.ok(log.filter((a) => a.event_id === id).length >= 2, 'its attempts are in the delivery log', {
+    diag: { id, log: log.filter((a) => a.event_id === id || a.outcome !== 'delivered') },
+  } as object);
+  t.match(
+    log.find((a) => a.event_id === id && a.outcome === 'delivered'),
+    { status: 204 },
+  );
 });
 
 t.test('429 with Retry-After is tried again then, without spending an attempt', async (t) => {
   receiver.mode = 429;
   receiver.retryAfter = 1;
   await happen(demo, { kind: 'message', from: '5000000002', text: 'slow down' });
-  const attempts = async () => (await http.request('GET', '/webhooks/deliveries', { query: { id: endpoint.id, limit: '1000' } })).body as { outcome: string; status: number; attempt: number; at: string }[];
+  const attempts = async () =>
+    (await http.request('GET', '/webhooks/deliveries', { query: { id: endpoint.id, limit: '1000' } })).body as {
+      outcome: string;
+      status: number;
+      attempt: number;
+      at: string;
+    }[];
   const log = await poll('a deferred attempt in the delivery log', attempts, (entries) => entries.some((a) => a.outcome === 'deferred'), 10_000, 20);
   const deferred = log.find((a) => a.outcome === 'deferred' && a.status === 429)!;
   t.ok(deferred, 'logged as deferred');
@@ -193,15 +247,21 @@ t.test('410 disables the endpoint; enable turns it on again', async (t) => {
   t.match(enabled.body, { disabled: null });
 });
 
-t.test('job events reach the webhook and the session\'s stream (issue 12, point 6)', async (t) => {
-  const started = await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: '5000000001' }), limit: '5' }, headers: as(demo) });
+t.test("job events reach the webhook and the session's stream (issue 12, point 6)", async (t) => {
+  const started = await http.request('POST', '/jobs', {
+    form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: '5000000001' }), limit: '5' },
+    headers: as(demo),
+  });
   t.equal(started.status, 202, started.text);
   const id = (started.body as { id: string }).id;
   await receiver.waitFor('job.completed', (d) => d.some((x) => x.type === 'job.completed' && x.data.job_id === id));
   t.match(receiver.deliveries.find((x) => x.data.job_id === id)!.data, { route: 'GET /user/followers', items: 5, account: { username: 'demo' } });
   const deadline = Date.now() + 3000;
   while (!frames.some((f) => f.event === 'job.completed') && Date.now() < deadline) await sleep(20);
-  t.ok(frames.some((f) => f.event === 'job.completed' && JSON.parse(f.data!).data.job_id === id), 'on the SSE stream of the job\'s session');
+  t.ok(
+    frames.some((f) => f.event === 'job.completed' && JSON.parse(f.data!).data.job_id === id),
+    "on the SSE stream of the job's session",
+  );
 });
 
 t.test('the watcher: its state, and paused without calling while throttled', async (t) => {
@@ -225,7 +285,13 @@ t.test('the watcher: its state, and paused without calling while throttled', asy
   await receiver.waitFor('back to active', (d) => d.some((x) => x.type === 'session.state.changed' && x.data.to === 'active'), 5000);
   t.ok(probe.count('direct_threads_chunk') > before + during, 'checks resumed after the back-off');
   const change = receiver.deliveries.find((x) => x.type === 'session.state.changed' && x.data.to === 'throttled')!;
-  t.match(change.data, { from: 'active', to: 'throttled', reason: 'PleaseWaitFewMinutes', account: { username: 'demo' }, throttled_until: new Date(until).toISOString() });
+  t.match(change.data, {
+    from: 'active',
+    to: 'throttled',
+    reason: 'PleaseWaitFewMinutes',
+    account: { username: 'demo' },
+    throttled_until: new Date(until).toISOString(),
+  });
   t.match(receiver.deliveries.find((x) => x.type === 'session.state.changed' && x.data.to === 'active')!.data, { reason: 'call_succeeded' });
 });
 
@@ -241,7 +307,7 @@ t.test('a challenge met by a check pauses the watcher and is emitted', async (t)
 });
 
 t.test('revoking a session emits logged_out and ends its watcher', async (t) => {
-  const other = await login('demo_2fa').catch(() => undefined) ?? demo;
+  const other = (await login('demo_2fa').catch(() => undefined)) ?? demo;
   t.ok(other);
   const second = await http.request('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD } });
   const id = second.body as string;

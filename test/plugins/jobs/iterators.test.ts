@@ -35,7 +35,10 @@ async function login(http: Client): Promise<Record<string, string>> {
 }
 
 async function start(http: Client, headers: Record<string, string>): Promise<string> {
-  const reply = await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: FIXED.demo, amount: PAGE }) }, headers });
+  const reply = await http.request('POST', '/jobs', {
+    form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: FIXED.demo, amount: PAGE }) },
+    headers,
+  });
   if (reply.status !== 202) throw new Error(`POST /jobs: ${reply.status} ${reply.text}`);
   return (reply.body as Job).id;
 }
@@ -53,7 +56,10 @@ async function until(http: Client, id: string, wanted: (job: Job) => boolean, ms
 /** The job's items by pk, each once, and the account's followers as the world holds them. */
 async function collected(t: Test, http: Client, id: string, sandbox: ReturnType<typeof createSandbox>): Promise<void> {
   const text = (await http.request('GET', '/jobs/results', { query: { id, format: 'ndjson' } })).text;
-  const pks = text.split('\n').filter(Boolean).map((line) => String((JSON.parse(line) as { pk: unknown }).pk));
+  const pks = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => String((JSON.parse(line) as { pk: unknown }).pk));
   t.equal(new Set(pks).size, pks.length, `${pks.length} items, none twice`);
   t.same(new Set(pks), sandbox.world.users.get(FIXED.demo)!.followers, 'every follower');
 }
@@ -75,7 +81,10 @@ t.test('on 1.12.13 a job pages through the iterator, a page of its size at a tim
   t.ok(reads.length >= Math.ceil(followers / PAGE), `${reads.length} pages read from the iterator`);
   t.same(reads[0].kwargs, { user_id: FIXED.demo }, 'started with what the iterator takes: no cursor, no page size');
   t.same(reads[0].opts?.page, { cursor: undefined, size: PAGE });
-  t.ok(reads.slice(1).every((read) => read.opts?.page?.cursor === reads[1].opts?.page?.cursor && read.opts?.page?.cursor), 'read on through one cursor');
+  t.ok(
+    reads.slice(1).every((read) => read.opts?.page?.cursor === reads[1].opts?.page?.cursor && read.opts?.page?.cursor),
+    'read on through one cursor',
+  );
   await collected(t, http, id, sandbox);
 });
 
@@ -119,7 +128,7 @@ t.test('a restart mid-job: the new process resumes through the chunk method, eve
   const done = await until(second.http, id, (job) => job.state === 'done');
   t.equal(done.paging, 'chunks');
   t.equal(paged(second.probe, ITERATOR).length, 0, 'the second process held no cursor: it read no iterator');
-  const held = (await second.app.services.work!.store.count(`job:${id}`));
+  const held = await second.app.services.work!.store.count(`job:${id}`);
   t.equal(held, done.items, 'the store holds each item once');
   const reread = paged(second.probe, CHUNK).length;
   t.equal(reread, Math.ceil(sandbox.world.users.get(FIXED.demo)!.followers.size / PAGE), `the cost: the chunk walk from its first page (${reread} calls)`);

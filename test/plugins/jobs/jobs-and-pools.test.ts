@@ -54,20 +54,41 @@ async function until(id: string, wanted: (job: Job) => boolean, ms = 20_000): Pr
   }
 }
 const results = async (id: string, format: string) => (await http.request('GET', '/jobs/results', { query: { id, format } })).text;
-const ndjson = (text: string) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+const ndjson = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 t.test('every paged route of the manifest is a job kind, and no other route is', async (t) => {
   const kinds = (await http.request('GET', '/jobs/kinds')).body as { route: string; cursor_param: string; key: string | null }[];
-  const expected = app.manifest.routes.filter((r) => r.method === 'GET' && ['page', 'stream_page'].includes(r.result.shape)).map((r) => r.key).sort();
+  const expected = app.manifest.routes
+    .filter((r) => r.method === 'GET' && ['page', 'stream_page'].includes(r.result.shape))
+    .map((r) => r.key)
+    .sort();
   t.same(kinds.map((k) => k.route).sort(), expected, `${expected.length} kinds, one per paged route`);
-  t.match(kinds.find((k) => k.route === 'GET /user/followers'), { cursor_param: 'cursor', key: 'pk' });
-  t.match(kinds.find((k) => k.route === 'GET /media/comments/stream'), { cursor_param: 'max_id', key: 'pk' });
+  t.match(
+    kinds.find((k) => k.route === 'GET /user/followers'),
+    { cursor_param: 'cursor', key: 'pk' },
+  );
+  t.match(
+    kinds.find((k) => k.route === 'GET /media/comments/stream'),
+    { cursor_param: 'max_id', key: 'pk' },
+  );
   const refused = await http.request('POST', '/jobs', { form: { route: 'GET /user/info', params: '{}' }, headers: as(demo) });
   t.match(refused, { status: 422, body: { errors: [{ param: 'route' }] } }, 'a route that is not paged is refused, naming the parameter');
   const bad = await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: '{"amount": "lots"}' }, headers: as(demo) });
   t.equal(bad.status, 422);
-  t.same((bad.body as { errors: { param: string }[] }).errors.map((e) => e.param).sort(), ['amount', 'user_id'], "the route's own validation runs at once, naming its parameters");
-  t.equal((await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: '{"user_id": "1"}' } })).status, 401, 'a job needs a session or a pool');
+  t.same(
+    (bad.body as { errors: { param: string }[] }).errors.map((e) => e.param).sort(),
+    ['amount', 'user_id'],
+    "the route's own validation runs at once, naming its parameters",
+  );
+  t.equal(
+    (await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: '{"user_id": "1"}' } })).status,
+    401,
+    'a job needs a session or a pool',
+  );
 });
 
 t.test('a whole list, each item once; NDJSON, CSV and JSON agree', async (t) => {
@@ -86,10 +107,21 @@ t.test('a whole list, each item once; NDJSON, CSV and JSON agree', async (t) => 
   t.equal(csv.length, rows.length, 'one CSV row per item');
   const columns = Object.keys(csv[0]);
   t.ok(columns.includes('pk') && columns.includes('username'), 'a header row from the item schema');
-  t.same(csv, rows.map((row) => Object.fromEntries(columns.map((c) => [c, cell(row, c)]))), "each CSV row is its NDJSON item's fields");
-  t.match(emitted.filter((e) => e.data.job_id === job.id), [{ type: 'job.completed', id: `job.completed:${job.id}`, data: { items: done.items } }], 'job.completed emitted once');
+  t.same(
+    csv,
+    rows.map((row) => Object.fromEntries(columns.map((c) => [c, cell(row, c)]))),
+    "each CSV row is its NDJSON item's fields",
+  );
+  t.match(
+    emitted.filter((e) => e.data.job_id === job.id),
+    [{ type: 'job.completed', id: `job.completed:${job.id}`, data: { items: done.items } }],
+    'job.completed emitted once',
+  );
   const listed = (await http.request('GET', '/jobs', { headers: as(demo) })).body as Job[];
-  t.ok(listed.some((j) => j.id === job.id), 'GET /jobs lists it for the session');
+  t.ok(
+    listed.some((j) => j.id === job.id),
+    'GET /jobs lists it for the session',
+  );
 });
 
 t.test('a limit stops the job; DELETE cancels one; an unknown id is a 404', async (t) => {
@@ -121,7 +153,11 @@ t.test('a throttle pauses the job with no upstream call until the governor allow
   probe.failNext('user_followers_v1_chunk', new UpstreamError('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.'));
   const paused = await until(job.id, (j) => j.state === 'paused');
   t.equal(paused.paused?.reason, 'throttled', 'paused, saying why');
-  t.match(emitted.filter((e) => e.data.job_id === job.id && e.type === 'job.paused'), [{ data: { reason: 'throttled' } }], 'job.paused emitted');
+  t.match(
+    emitted.filter((e) => e.data.job_id === job.id && e.type === 'job.paused'),
+    [{ data: { reason: 'throttled' } }],
+    'job.paused emitted',
+  );
   t.ok(paused.paused!.until > Date.now(), 'and until when');
   const during = calls();
   const interactive = await http.request('GET', '/user/followers', { query: { user_id: FIXED.demo }, headers: as(session) });
@@ -152,11 +188,18 @@ t.test('pools: a job finishes on the healthy member; reads take X-Pool; none hea
 
   const byPool = await http.request('GET', '/user', { query: { user_id: FIXED.demo }, headers: { 'x-pool': 'readers' } });
   t.equal(byPool.status, 200, 'a read route answers through the pool');
-  t.equal((await http.request('POST', '/user/follow', { form: { user_id: FIXED.demo }, headers: { 'x-pool': 'readers' } })).status, 422, 'a mutation may not name a pool');
+  t.equal(
+    (await http.request('POST', '/user/follow', { form: { user_id: FIXED.demo }, headers: { 'x-pool': 'readers' } })).status,
+    422,
+    'a mutation may not name a pool',
+  );
   const job = await start({ route: 'GET /user/following', params: JSON.stringify({ user_id: FIXED.demo }), pool: 'readers' }, {});
   const done = await until(job.id, (j) => j.state === 'done');
   t.equal(done.items, sandbox.world.users.get(FIXED.demo)!.following.size, 'the pool job finished');
-  t.ok(((await http.request('GET', '/jobs', { query: { pool: 'readers' } })).body as Job[]).some((j) => j.id === job.id), 'listed under the pool');
+  t.ok(
+    ((await http.request('GET', '/jobs', { query: { pool: 'readers' } })).body as Job[]).some((j) => j.id === job.id),
+    'listed under the pool',
+  );
 
   t.equal((await http.request('DELETE', '/pools/members', { form: { name: 'readers', member: 'demo' } })).status, 200);
   const cooling = await http.request('GET', '/user', { query: { user_id: FIXED.demo }, headers: { 'x-pool': 'readers' } });

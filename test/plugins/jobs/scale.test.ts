@@ -23,7 +23,10 @@ t.test('the 50,000-follower account, collected whole while follows change', asyn
   t.teardown(() => http.close());
   const session = (await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
   const world = sandbox.world;
-  const started = await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: BIG.pk }) }, headers: { 'x-session-id': session } });
+  const started = await http.request('POST', '/jobs', {
+    form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: BIG.pk }) },
+    headers: { 'x-session-id': session },
+  });
   t.equal(started.status, 202, started.text);
   const id = (started.body as Job).id;
   const status = async () => (await http.request('GET', '/jobs/status', { query: { id } })).body as Job;
@@ -35,7 +38,10 @@ t.test('the 50,000-follower account, collected whole while follows change', asyn
   for (const pk of joined) follow(world, pk, BIG.pk);
   const done = await poll('the job', status, (job) => job.state === 'done' || job.state === 'failed');
   t.equal(done.state, 'done');
-  const rows = (await http.request('GET', '/jobs/results', { query: { id, format: 'ndjson' } })).text.split('\n').filter(Boolean).map((line) => String(JSON.parse(line).pk));
+  const rows = (await http.request('GET', '/jobs/results', { query: { id, format: 'ndjson' } })).text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => String(JSON.parse(line).pk));
   const counts = new Map<string, number>();
   for (const pk of rows) counts.set(pk, (counts.get(pk) ?? 0) + 1);
   t.equal([...counts.values()].filter((n) => n > 1).length, 0, 'no row twice');
@@ -52,7 +58,10 @@ t.test('kill -9 mid-job: the restarted service resumes from the saved cursor; no
   t.teardown(() => service.dispose());
   const login = await service.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } });
   t.equal(login.status, 200, login.text);
-  const started = await service.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: BIG.pk, amount: '200' }) }, headers: { 'x-session-id': login.body as string } });
+  const started = await service.request('POST', '/jobs', {
+    form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: BIG.pk, amount: '200' }) },
+    headers: { 'x-session-id': login.body as string },
+  });
   t.equal(started.status, 202, started.text);
   const id = (started.body as Job).id;
   const status = async () => (await service.request('GET', `/jobs/status?id=${id}`)).body as Job;
@@ -64,7 +73,10 @@ t.test('kill -9 mid-job: the restarted service resumes from the saved cursor; no
   t.not(after.cursor, '', 'with its cursor');
   const done = await poll('the resumed job', status, (job) => job.state === 'done', 60_000);
   t.equal(done.pages, BIG.followers / 200, 'each page fetched once (the one in flight at the kill at most once more, and it was not counted)');
-  const rows = (await service.request('GET', `/jobs/results?id=${id}&format=ndjson`)).text.split('\n').filter(Boolean).map((line) => String(JSON.parse(line).pk));
+  const rows = (await service.request('GET', `/jobs/results?id=${id}&format=ndjson`)).text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => String(JSON.parse(line).pk));
   t.equal(rows.length, BIG.followers, 'every follower');
   t.same(rows, CROWD, 'once each, in order: no duplicates and no gaps');
 });

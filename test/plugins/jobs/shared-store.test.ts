@@ -18,7 +18,10 @@ async function handOver(t: Test, store: string): Promise<void> {
   const [a, b] = await startServices(2, { store, key: randomBytes(32).toString('hex'), env, sessionCacheTtlMs: 200 });
   t.teardown(() => Promise.all([a.dispose(), b.dispose()]));
   const session = (await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
-  const started = await a.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: BIG.pk, amount: '200' }), limit: String(LIMIT) }, headers: { 'x-session-id': session } });
+  const started = await a.request('POST', '/jobs', {
+    form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: BIG.pk, amount: '200' }), limit: String(LIMIT) },
+    headers: { 'x-session-id': session },
+  });
   t.equal(started.status, 202, started.text);
   const id = (started.body as Job).id;
   const status = (on: Service) => async () => (await on.request('GET', `/jobs/status?id=${id}`)).body as Job;
@@ -27,11 +30,17 @@ async function handOver(t: Test, store: string): Promise<void> {
   const partial = (await b.request('GET', `/jobs/results?id=${id}&format=ndjson`)).text.split('\n').filter(Boolean);
   t.ok(partial.length >= seen.items, `B exports what is collected so far (${partial.length})`);
   const listed = (await b.request('GET', '/jobs', { headers: { 'x-session-id': session } })).body as Job[];
-  t.ok(listed.some((j) => j.id === id), 'B lists it for the session');
+  t.ok(
+    listed.some((j) => j.id === id),
+    'B lists it for the session',
+  );
   await a.kill();
   const done = await poll('the job, handed over to B', status(b), (job) => job.state === 'done' || job.state === 'failed', 90_000);
   t.equal(done.state, 'done', 'B finished it');
-  const rows = (await b.request('GET', `/jobs/results?id=${id}&format=ndjson`)).text.split('\n').filter(Boolean).map((line) => String(JSON.parse(line).pk));
+  const rows = (await b.request('GET', `/jobs/results?id=${id}&format=ndjson`)).text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => String(JSON.parse(line).pk));
   t.equal(rows.length, LIMIT, 'every follower up to the limit');
   t.same(rows, CROWD, 'once each, in order');
 }

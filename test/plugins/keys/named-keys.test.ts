@@ -57,7 +57,11 @@ t.test('socialgate keys add, list and revoke, on the store a service shares', as
   t.match(await cli('revoke', 'agent'), { code: 1, text: /no key named/ });
   t.equal((await http.request('GET', '/jobs/kinds', { headers: { 'x-api-key': key! } })).status, 200, 'with no key left the service is open again');
   await cli('add', 'other', '--scope', 'read');
-  t.match(await http.request('GET', '/jobs/kinds', { headers: { 'x-api-key': key! } }), { status: 401, body: { exc_type: 'ApiKeyRequired' } }, 'a revoked key is refused');
+  t.match(
+    await http.request('GET', '/jobs/kinds', { headers: { 'x-api-key': key! } }),
+    { status: 401, body: { exc_type: 'ApiKeyRequired' } },
+    'a revoked key is refused',
+  );
 });
 
 // One service for the rest: the legacy key, named keys added through the routes.
@@ -75,34 +79,54 @@ async function addKey(form: Record<string, unknown>): Promise<Record<string, str
   return { 'x-api-key': (reply.body as { key: string }).key };
 }
 
-t.test('scopes: a request outside its key\'s scope is 403 naming the scope', async (t) => {
+t.test("scopes: a request outside its key's scope is 403 naming the scope", async (t) => {
   const reader = await addKey({ name: 'reader', scopes: ['read'] });
   const writer = await addKey({ name: 'writer', scopes: ['read', 'write'] });
   const listed = (await http.request('GET', '/keys', { headers: legacy })).body as Record<string, unknown>[];
   t.same(listed.map((k) => k.name).sort(), ['reader', 'writer']);
   t.notOk(JSON.stringify(listed).includes(reader['x-api-key']), 'GET /keys shows no key');
-  t.match(await http.request('POST', '/keys', { form: { name: 'reader', scopes: ['read'] }, headers: legacy }), { status: 409, body: { exc_type: 'ApiKeyNameTaken' } });
-  t.match(await http.request('POST', '/keys', { form: { name: 'x', scopes: ['admin'] }, headers: legacy }), { status: 422, body: { errors: [{ param: 'scopes' }] } });
+  t.match(await http.request('POST', '/keys', { form: { name: 'reader', scopes: ['read'] }, headers: legacy }), {
+    status: 409,
+    body: { exc_type: 'ApiKeyNameTaken' },
+  });
+  t.match(await http.request('POST', '/keys', { form: { name: 'x', scopes: ['admin'] }, headers: legacy }), {
+    status: 422,
+    body: { errors: [{ param: 'scopes' }] },
+  });
 
   const sid = await login(http, 'demo', writer);
   t.equal((await http.request('GET', '/account', { headers: { ...reader, 'x-session-id': sid } })).status, 200, 'read scope reads');
   const refused = await http.request('POST', '/media/like', { form: { media_id: '3000000001_5000000001' }, headers: { ...reader, 'x-session-id': sid } });
   t.match(refused, { status: 403, body: { exc_type: 'ApiKeyScopeMissing', detail: /needs the "write" scope; key "reader" has "read"/ } });
-  t.match(await http.request('GET', '/keys', { headers: writer }), { status: 403, body: { detail: /"operator" scope/ } }, 'key administration is the operator\'s');
+  t.match(
+    await http.request('GET', '/keys', { headers: writer }),
+    { status: 403, body: { detail: /"operator" scope/ } },
+    "key administration is the operator's",
+  );
   t.match(await http.request('GET', '/console/sessions', { headers: writer }), { status: 403, body: { detail: /"operator" scope/ } }, 'so is the console');
-  t.match(await http.request('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD }, headers: reader }), { status: 403, body: { detail: /"write"/ } });
+  t.match(await http.request('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD }, headers: reader }), {
+    status: 403,
+    body: { detail: /"write"/ },
+  });
   t.match(await http.request('DELETE', '/keys', { query: { name: 'nobody' }, headers: legacy }), { status: 404, body: { exc_type: 'ApiKeyNotFound' } });
   t.equal((await http.request('DELETE', '/keys', { query: { name: 'reader' }, headers: legacy })).status, 200);
   t.equal((await http.request('GET', '/account', { headers: { ...reader, 'x-session-id': sid } })).status, 401, 'a revoked key stops at once');
 });
 
-t.test('a key limited to accounts refuses another account\'s session', async (t) => {
+t.test("a key limited to accounts refuses another account's session", async (t) => {
   const limited = await addKey({ name: 'demo-only', scopes: ['read', 'write'], accounts: ['demo'] });
   const demo = await login(http, 'demo', legacy);
   const other = await login(http, 'demo_2fa', legacy);
   t.equal((await http.request('GET', '/account', { headers: { ...limited, 'x-session-id': demo } })).status, 200);
-  t.match(await http.request('GET', '/account', { headers: { ...limited, 'x-session-id': other } }), { status: 403, body: { exc_type: 'ApiKeyAccountNotAllowed' } });
-  t.match(await http.request('POST', '/pools', { form: { name: 'mixed', sessions: [demo, other] }, headers: limited }), { status: 403, body: { exc_type: 'ApiKeyAccountNotAllowed' } }, 'nor can it pool one');
+  t.match(await http.request('GET', '/account', { headers: { ...limited, 'x-session-id': other } }), {
+    status: 403,
+    body: { exc_type: 'ApiKeyAccountNotAllowed' },
+  });
+  t.match(
+    await http.request('POST', '/pools', { form: { name: 'mixed', sessions: [demo, other] }, headers: limited }),
+    { status: 403, body: { exc_type: 'ApiKeyAccountNotAllowed' } },
+    'nor can it pool one',
+  );
 });
 
 t.test('wrong keys are rate-limited per client address, on every path', async (t) => {
@@ -111,9 +135,17 @@ t.test('wrong keys are rate-limited per client address, on every path', async (t
   const limited = await http.request('GET', '/account', { headers: from('203.0.113.7', LEGACY) });
   t.match(limited, { status: 429, body: { exc_type: 'ApiKeyAttemptsExceeded' } }, 'past ten a minute, even the right key waits, unchecked');
   t.ok(Number(limited.headers.get('retry-after')) > 0, 'Retry-After');
-  t.equal((await http.request('POST', '/console/key', { form: { key: LEGACY }, headers: { 'x-forwarded-for': '203.0.113.7' } })).status, 429, 'the console form too');
+  t.equal(
+    (await http.request('POST', '/console/key', { form: { key: LEGACY }, headers: { 'x-forwarded-for': '203.0.113.7' } })).status,
+    429,
+    'the console form too',
+  );
   t.equal((await http.request('GET', '/jobs/kinds', { headers: from('198.51.100.1', LEGACY) })).status, 200, 'another address is not affected');
-  t.equal((await http.request('GET', '/jobs/kinds', { headers: { 'x-forwarded-for': '198.51.100.2' } })).status, 401, 'a missing key is not counted as a guess');
+  t.equal(
+    (await http.request('GET', '/jobs/kinds', { headers: { 'x-forwarded-for': '198.51.100.2' } })).status,
+    401,
+    'a missing key is not counted as a guess',
+  );
 });
 
 t.test('/metrics: behind the key, or open without pool names', async (t) => {
@@ -132,7 +164,7 @@ t.test('/metrics: behind the key, or open without pool names', async (t) => {
   t.notOk(bare.text.includes('secret-team'), 'and no pool named');
 });
 
-t.test('the key\'s name is on the request\'s log lines, never the key', async (t) => {
+t.test("the key's name is on the request's log lines, never the key", async (t) => {
   const named = await addKey({ name: 'logged-agent', scopes: ['read'] });
   lines.length = 0;
   const failed = await http.request('GET', '/account', { headers: { ...named, 'x-session-id': 'broken-session-id' } });

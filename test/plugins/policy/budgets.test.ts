@@ -19,7 +19,8 @@ t.teardown(() => http.close());
 
 /** For each class, a budgeted route whose documented example needs no file. */
 function routeOf(cls: string): RouteSpec | undefined {
-  const fits = (route: RouteSpec) => route.action === cls && budgeted(route) && !route.params.some((p) => p.type === 'file') && missingFromExample(route).length === 0;
+  const fits = (route: RouteSpec) =>
+    route.action === cls && budgeted(route) && !route.params.some((p) => p.type === 'file') && missingFromExample(route).length === 0;
   return app.services.routes.routes.filter(fits).sort((a, b) => a.key.localeCompare(b.key))[0];
 }
 
@@ -61,7 +62,11 @@ t.test('an MCP tool call over budget is a tool error of the same type', async (t
   const client = await mcpOverHttp(http.url, as);
   t.teardown(() => client.close());
   const before = calls.length;
-  t.match(errorOf(await client.callTool({ name: 'postMediaLike', arguments: { media_id: '3955340313237098052_5000000001' } })), { exc_type: 'ActionBudgetExceeded', action_class: 'like', limit: 0 });
+  t.match(errorOf(await client.callTool({ name: 'postMediaLike', arguments: { media_id: '3955340313237098052_5000000001' } })), {
+    exc_type: 'ActionBudgetExceeded',
+    action_class: 'like',
+    limit: 0,
+  });
   t.equal(calls.length, before, 'the sandbox saw no call');
 });
 
@@ -99,7 +104,7 @@ t.test('with the preset off, a session is not counted until it chooses a preset'
   t.match(counted.headers.get('ratelimit-policy'), /^"like-minute";q=\d+;w=60$/);
 });
 
-t.test('the console lists each session\'s budgets used today', async (t) => {
+t.test("the console lists each session's budgets used today", async (t) => {
   const list = (await http.request('GET', '/console/sessions')).body as { sessions: { budgets: unknown }[] };
   t.match(list.sessions[0].budgets, { window: null, today: { like: '1/1000', read: '1/1000' } });
 });

@@ -21,10 +21,17 @@ t.test('the command prints the budgets used, the window and the warm-up', async 
   const [start, end] = [hour(-2), hour(2)];
   await patchPolicy(http, as, { window_start: start, window_end: end });
   t.equal((await http.request('POST', '/media/like', { form: { media_id: '3955340313237098052_5000000001' }, headers: as })).status, 200);
-  t.equal((await http.request('POST', '/media/like', { form: { media_id: '3955340313237098052_5000000001' }, headers: as })).status, 429, 'one like a minute while warming up');
+  t.equal(
+    (await http.request('POST', '/media/like', { form: { media_id: '3955340313237098052_5000000001' }, headers: as })).status,
+    429,
+    'one like a minute while warming up',
+  );
   await http.close();
   let text = '';
-  const code = await runSessions(['policy', as['x-session-id'].slice(0, 12)], (line) => void (text += line), { SOCIALGATE_STORE: store, SOCIALGATE_DATA_DIR: dir });
+  const code = await runSessions(['policy', as['x-session-id'].slice(0, 12)], (line) => void (text += line), {
+    SOCIALGATE_STORE: store,
+    SOCIALGATE_DATA_DIR: dir,
+  });
   t.equal(code, 0, text);
   t.match(text, /^preset standard \(service: standard\)$/m);
   t.match(text, `window ${start}-${end} (UTC offset 0 s), open\n`);

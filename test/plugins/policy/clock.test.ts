@@ -22,7 +22,11 @@ const as = { 'x-session-id': session };
 // The warm-up counts from the session's making.
 const start = (await app.services.sessions.find(session))!.createdAt;
 now = start;
-type View = { warmup: { day: number; fraction: number; complete: boolean }; window: null | { open: boolean; opens_at: string | null; timezone_offset: number }; classes: Record<string, { limits: Record<string, number> }> };
+type View = {
+  warmup: { day: number; fraction: number; complete: boolean };
+  window: null | { open: boolean; opens_at: string | null; timezone_offset: number };
+  classes: Record<string, { limits: Record<string, number> }>;
+};
 const view = async () => (await http.request('GET', '/policy', { headers: as })).body as View;
 
 t.test('warm-up: write budgets ramp over the days, reads do not', async (t) => {

@@ -33,7 +33,10 @@ function counted(sandbox: SandboxAdapter, calls: string[]): SandboxAdapter {
       if (prop !== 'open') return Reflect.get(target, prop) as unknown;
       return async (options: Parameters<SandboxAdapter['open']>[0]) => {
         const client = await target.open(options);
-        return new Proxy(client, { get: (c, p) => (p === 'call' ? (m: string, k: Record<string, unknown>, o?: unknown) => (calls.push(m), c.call(m, k, o as never)) : (Reflect.get(c, p) as unknown)) });
+        return new Proxy(client, {
+          get: (c, p) =>
+            p === 'call' ? (m: string, k: Record<string, unknown>, o?: unknown) => (calls.push(m), c.call(m, k, o as never)) : (Reflect.get(c, p) as unknown),
+        });
       };
     },
   });
@@ -77,7 +80,12 @@ t.test('a blocked like freezes likes alone; follows and reads go on', async (t) 
 t.test('the freeze is an event, a metric and a console view; the session itself stays active', async (t) => {
   const ref = sessionRef(session);
   const outbox = eventsOf(first.app.services)!.outbox;
-  const events = await poll('the freeze event', async () => (await outbox.read(ref, 0)).map((entry) => entry.value), (list) => list.some((e) => e.type === 'session.state.changed'), 5000);
+  const events = await poll(
+    'the freeze event',
+    async () => (await outbox.read(ref, 0)).map((entry) => entry.value),
+    (list) => list.some((e) => e.type === 'session.state.changed'),
+    5000,
+  );
   const change = events.find((e) => e.type === 'session.state.changed')!;
   t.match(change.data, { from: 'active', to: 'active', reason: 'FeedbackRequired', action: 'like', frozen_until: String, throttled_until: null });
   t.equal(events.filter((e) => e.type === 'session.state.changed').length, 1, 'one event for one freeze (refusals are no changes)');
@@ -86,9 +94,16 @@ t.test('the freeze is an event, a metric and a console view; the session itself 
   t.match(metrics.text, /socialgate_action_freezes_total\{action="like"\} 1\b/);
 
   const listed = (await first.http.request('GET', '/console/sessions')).body as { sessions: { ref: string; state: string; frozen_classes: string[] }[] };
-  t.match(listed.sessions.find((s) => s.ref === ref), { state: 'active', frozen_classes: ['like'] });
+  t.match(
+    listed.sessions.find((s) => s.ref === ref),
+    { state: 'active', frozen_classes: ['like'] },
+  );
   const record = (await first.app.services.sessions.find(session))!;
-  t.same(frozenClasses(record).map((f) => f.action), ['like'], 'frozenClasses names the class');
+  t.same(
+    frozenClasses(record).map((f) => f.action),
+    ['like'],
+    'frozenClasses names the class',
+  );
   t.same(frozenClasses(record, record.frozen!.like.until), [], 'and none once the freeze has ended');
 });
 
@@ -123,11 +138,19 @@ t.test('a job whose class is frozen pauses until the freeze ends, and does not f
   const record = (await app.services.sessions.find(reader))!;
   const until = Date.now() + 60_000;
   await app.services.sessions.update(record, { frozen: { read: { until, seconds: 60 } } }, 'FeedbackRequired');
-  const started = await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: FIXED.demo, amount: 10 }) }, headers: { 'x-session-id': reader } });
+  const started = await http.request('POST', '/jobs', {
+    form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: FIXED.demo, amount: 10 }) },
+    headers: { 'x-session-id': reader },
+  });
   t.equal(started.status, 202, started.text);
   const id = (started.body as { id: string }).id;
   type Job = { state: string; pages: number; paused?: { reason: string; until: number } };
-  const job = await poll('the job paused', async () => (await http.request('GET', '/jobs/status', { query: { id } })).body as Job, (j) => j.state !== 'running' && j.state !== 'queued', 10_000);
+  const job = await poll(
+    'the job paused',
+    async () => (await http.request('GET', '/jobs/status', { query: { id } })).body as Job,
+    (j) => j.state !== 'running' && j.state !== 'queued',
+    10_000,
+  );
   t.match(job, { state: 'paused', pages: 0, paused: { reason: 'frozen' } });
   t.ok(Math.abs(job.paused!.until - until) < 2000, 'until the freeze ends');
   t.notOk(calls.includes('user_followers_v1_chunk'), 'no page reached the platform');

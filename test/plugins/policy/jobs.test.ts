@@ -12,7 +12,11 @@ import { sleep } from '../../support/process.js';
 
 let shift = 0;
 const { upstream, calls } = countingSandbox();
-const config = testConfig({ policy: 'standard', sessionCacheTtlMs: 0, extra: { JOB_INTERVAL_MS: '0', JOB_RECHECK_MS: '300', POLICY_INTERACTIVE_SHARE: '0.5' } });
+const config = testConfig({
+  policy: 'standard',
+  sessionCacheTtlMs: 0,
+  extra: { JOB_INTERVAL_MS: '0', JOB_RECHECK_MS: '300', POLICY_INTERACTIVE_SHARE: '0.5' },
+});
 const app = await composeApp(config, { upstream, policyClock: () => Date.now() + shift });
 const { http, as } = await servedWithSession(app);
 t.teardown(() => http.close());
@@ -34,7 +38,10 @@ t.test('a job pauses on the spent read budget, interactive reads keep their shar
   // Four reads a minute: two for background work, two kept for interactive calls.
   await patchPolicy(http, as, { limits: { read: { minute: 4, hour: 1000, day: 10000 } } });
   shift = 54_000 - (Date.now() % 60_000); // the policy's minute ends about six seconds from now
-  const reply = await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: FIXED.demo, amount: 5 }) }, headers: as });
+  const reply = await http.request('POST', '/jobs', {
+    form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: FIXED.demo, amount: 5 }) },
+    headers: as,
+  });
   t.equal(reply.status, 202, reply.text);
   const job = reply.body as Job;
   const paused = await until(job.id, (j) => j.state === 'paused');
@@ -44,7 +51,11 @@ t.test('a job pauses on the spent read budget, interactive reads keep their shar
   const during = pages();
   t.equal(during, 2, 'the refused page never reached the platform');
   const interactive = [await followers(), await followers()];
-  t.same(interactive.map((r) => r.status), [200, 200], 'interactive reads pass within the reserved share');
+  t.same(
+    interactive.map((r) => r.status),
+    [200, 200],
+    'interactive reads pass within the reserved share',
+  );
   const over = await followers();
   t.equal(over.status, 429, 'and the whole budget is four');
   t.match(over.body, { exc_type: 'ActionBudgetExceeded', action_class: 'read', limit: 4 });

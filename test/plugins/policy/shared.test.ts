@@ -33,4 +33,4 @@ async function shared(t: Test, url: string): Promise<void> {
   }
 }
 
-onEachSharedStore('two instances share one session\'s like budget', (t, server) => shared(t, server.url));
+onEachSharedStore("two instances share one session's like budget", (t, server) => shared(t, server.url));

@@ -15,7 +15,15 @@ t.test('system routes answer without a session', async (t) => {
   t.equal(ready.status, 200);
   t.match(ready.body, { status: 'ready', checks: { store: { ok: true }, upstream: { ok: true, adapter: 'sandbox' } } });
   const build = (await client.request('GET', '/build')).body as Record<string, string>;
-  t.match(build, { name: 'socialgate', version: '6.0.0', upstream_adapter: 'sandbox', upstream_library: 'aiograpi', upstream_version: '1.0.9', upstream_emulated: true, node: process.version });
+  t.match(build, {
+    name: 'socialgate',
+    version: '6.0.0',
+    upstream_adapter: 'sandbox',
+    upstream_library: 'aiograpi',
+    upstream_version: '1.0.9',
+    upstream_emulated: true,
+    node: process.version,
+  });
   t.type(build.git_sha, 'string');
   t.type(build.build_time, 'string');
   const deps = (await client.request('GET', '/deps')).body as Record<string, string>;
@@ -56,7 +64,15 @@ t.test('system routes answer without a session', async (t) => {
 
 t.test('/ready answers 503 naming the failing check', async (t) => {
   const store = await createStore('memory://');
-  const broken: SessionStore = { ...store, get: store.get.bind(store), set: store.set.bind(store), delete: store.delete.bind(store), list: store.list.bind(store), close: store.close.bind(store), ready: async () => ({ ok: false, detail: 'disk full' }) };
+  const broken: SessionStore = {
+    ...store,
+    get: store.get.bind(store),
+    set: store.set.bind(store),
+    delete: store.delete.bind(store),
+    list: store.list.bind(store),
+    close: store.close.bind(store),
+    ready: async () => ({ ok: false, detail: 'disk full' }),
+  };
   const client = await serve(await composeApp(testConfig(), { store: broken }));
   t.teardown(() => client.close());
   const ready = await client.request('GET', '/ready');
@@ -67,7 +83,15 @@ t.test('/ready answers 503 naming the failing check', async (t) => {
 
 t.test('/ready answers within two seconds when a check hangs, and names the background layer', async (t) => {
   const store = await createStore('memory://');
-  const hanging: SessionStore = { ...store, get: store.get.bind(store), set: store.set.bind(store), delete: store.delete.bind(store), list: store.list.bind(store), close: store.close.bind(store), ready: () => new Promise(() => undefined) };
+  const hanging: SessionStore = {
+    ...store,
+    get: store.get.bind(store),
+    set: store.set.bind(store),
+    delete: store.delete.bind(store),
+    list: store.list.bind(store),
+    close: store.close.bind(store),
+    ready: () => new Promise(() => undefined),
+  };
   const client = await serve(await composeApp(testConfig(), { store: hanging }));
   t.teardown(() => client.close());
   const started = Date.now();
@@ -81,7 +105,10 @@ t.test('/ready answers within two seconds when a check hangs, and names the back
 t.test('with an API key configured, the document asks for it on every route but the system ones', async (t) => {
   const client = await serve(await composeApp(testConfig({ apiKey: 'k'.repeat(32) })));
   t.teardown(() => client.close());
-  const doc = (await client.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, { security: Record<string, unknown>[] }>>; components: { securitySchemes: Record<string, unknown> } };
+  const doc = (await client.request('GET', '/openapi.json')).body as {
+    paths: Record<string, Record<string, { security: Record<string, unknown>[] }>>;
+    components: { securitySchemes: Record<string, unknown> };
+  };
   t.ok(doc.components.securitySchemes.ApiKey, 'ApiKey scheme');
   t.same(doc.paths['/user'].get.security, [{ ApiKey: ['read'], SessionId: [] }], 'with the scope the key needs');
   t.same(doc.paths['/auth/login'].post.security, [{ ApiKey: ['write'] }]);

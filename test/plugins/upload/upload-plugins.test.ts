@@ -18,11 +18,39 @@ const M4A = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypM4A ')
 const TEXT = Buffer.from('<html>not an image</html>');
 
 function param(name: string, type: ParamSpec['type'], extra: Partial<ParamSpec> = {}): ParamSpec {
-  return { name, in: type === 'file' ? 'file' : 'form', type, required: false, repeated: false, schema: {}, upstream: name, coerce: type, ...extra } as ParamSpec;
+  return {
+    name,
+    in: type === 'file' ? 'file' : 'form',
+    type,
+    required: false,
+    repeated: false,
+    schema: {},
+    upstream: name,
+    coerce: type,
+    ...extra,
+  } as ParamSpec;
 }
 function route(key: string, plugin: string, params: ParamSpec[]): RouteSpec {
   const [method, p] = key.split(' ');
-  return { key, id: p, method, path: p, area: 'test', tag: 'test', file: 'test.yaml', summary: key, session: 'required', plugin, params, request: { query: [], form: params.filter((x) => x.in === 'form'), files: params.filter((x) => x.in === 'file') }, constraints: [], resolve: [], calls: [], result: { shape: 'object', schema: {}, options: {}, contentType: 'application/json', body: 'json' }, upstreamMethods: [] } as unknown as RouteSpec;
+  return {
+    key,
+    id: p,
+    method,
+    path: p,
+    area: 'test',
+    tag: 'test',
+    file: 'test.yaml',
+    summary: key,
+    session: 'required',
+    plugin,
+    params,
+    request: { query: [], form: params.filter((x) => x.in === 'form'), files: params.filter((x) => x.in === 'file') },
+    constraints: [],
+    resolve: [],
+    calls: [],
+    result: { shape: 'object', schema: {}, options: {}, contentType: 'application/json', body: 'json' },
+    upstreamMethods: [],
+  } as unknown as RouteSpec;
 }
 
 const PHOTO = route('POST /photo/upload', 'upload.file', [param('file', 'file', { format: 'image', required: true }), param('caption', 'string')]);
@@ -32,11 +60,20 @@ const VOICE = route('POST /direct/voice', 'upload.file', [param('file', 'file', 
 const ANY = route('POST /direct/file', 'upload.file', [param('file', 'file', { format: 'any' })]);
 const decorations = ['mentions', 'locations', 'links', 'hashtags', 'stickers'].map((n) => param(n, 'json', { repeated: true }));
 const STORY = route('POST /story/upload', 'upload.file', [param('file', 'file', { format: 'image_or_video' }), param('as_video', 'boolean'), ...decorations]);
-const STORY_URL = route('POST /story/upload/by/url', 'upload.url', [param('url', 'url', { format: 'image_or_video' }), param('as_video', 'boolean'), ...decorations]);
-const VIDEO_URL = route('POST /video/upload/by/url', 'upload.url', [param('url', 'url', { format: 'video' }), param('thumbnail_url', 'url', { format: 'image' })]);
+const STORY_URL = route('POST /story/upload/by/url', 'upload.url', [
+  param('url', 'url', { format: 'image_or_video' }),
+  param('as_video', 'boolean'),
+  ...decorations,
+]);
+const VIDEO_URL = route('POST /video/upload/by/url', 'upload.url', [
+  param('url', 'url', { format: 'video' }),
+  param('thumbnail_url', 'url', { format: 'image' }),
+]);
 
 let dir = '';
-t.before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'sg-plugin-')); });
+t.before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'sg-plugin-'));
+});
 t.after(() => rm(dir, { recursive: true, force: true }));
 
 let n = 0;
@@ -62,7 +99,12 @@ async function run(r: RouteSpec, input: InputBag, files: UploadedFile[], extra: 
   const engineBag = { ...input };
   for (const f of files) engineBag[f.field] = f.path;
   const pluginInput: PluginInput = {
-    route: r, input: engineBag, files, caller: {}, requestId: 'test', signal: new AbortController().signal,
+    route: r,
+    input: engineBag,
+    files,
+    caller: {},
+    requestId: 'test',
+    signal: new AbortController().signal,
     services: { config: { extra } } as unknown as Services,
     invoke: async (b) => {
       bag = b;
@@ -123,10 +165,14 @@ t.test('anything goes for a file of kind any; audio for audio', async (t) => {
   t.match(await run(VOICE, {}, [await upload('file', M4A)]), { bag: { file: /\.m4a$/ } });
 });
 
-t.test('per-kind limits: a file over its kind\'s limit is a 413 naming the field', async (t) => {
+t.test("per-kind limits: a file over its kind's limit is a 413 naming the field", async (t) => {
   const small = { UPLOAD_MAX_IMAGE_MB: String(1000 / (1024 * 1024)), UPLOAD_MAX_VIDEO_MB: String(3000 / (1024 * 1024)) };
   const photo = await run(PHOTO, {}, [await upload('file', JPEG)], small);
-  t.match(photo.error, { status: 413, excType: 'PayloadTooLarge', errors: [{ param: 'file', problem: /2 KB is over the 1000 bytes limit for image files \(UPLOAD_MAX_IMAGE_MB\)/ }] });
+  t.match(photo.error, {
+    status: 413,
+    excType: 'PayloadTooLarge',
+    errors: [{ param: 'file', problem: /2 KB is over the 1000 bytes limit for image files \(UPLOAD_MAX_IMAGE_MB\)/ }],
+  });
   t.equal(photo.bag, undefined);
   t.same(photo.leftovers, []);
   // image_or_video: the limit of what the file turns out to be
@@ -153,7 +199,9 @@ t.test('story: the content decides as_video; an explicit true on an image is ref
   t.match(await run(STORY, { as_video: false }, [await upload('file', JPEG)]), { bag: { as_video: false } });
   t.match(await run(STORY, {}, [await upload('file', JPEG)]), { bag: { as_video: false } });
   t.match(await run(STORY, { as_video: true }, [await upload('file', MP4)]), { bag: { as_video: true } });
-  t.match(await run(STORY, { as_video: true }, [await upload('file', JPEG)]), { error: { status: 422, errors: [{ param: 'file', problem: /as_video is true/ }] } });
+  t.match(await run(STORY, { as_video: true }, [await upload('file', JPEG)]), {
+    error: { status: 422, errors: [{ param: 'file', problem: /as_video is true/ }] },
+  });
   t.match(await run(PHOTO, {}, [await upload('file', JPEG)]), { bag: { as_video: undefined } }, 'no as_video where the route has none');
 });
 
@@ -198,15 +246,25 @@ t.before(async () => {
   port = (server.address() as AddressInfo).port;
   base = `http://127.0.0.1:${port}`;
 });
-t.after(() => { server.closeAllConnections(); server.close(); });
-t.beforeEach(() => { hits = []; });
+t.after(() => {
+  server.closeAllConnections();
+  server.close();
+});
+t.beforeEach(() => {
+  hits = [];
+});
 const ALLOW = { FETCH_ALLOW: '127.0.0.1' };
 
 t.test('upload.url fetches each URL into the workdir and hands its path to the calls', async (t) => {
   const { bag, seen, error, leftovers } = await run(VIDEO_URL, { url: `${base}/clip.mp4`, thumbnail_url: `${base}/photo.jpg` }, [], ALLOW);
   t.equal(error, undefined);
   t.match(bag, { url: /\/work-[^/]+\/fetched-[^/]+\.mp4$/, thumbnail_url: /\.jpg$/ });
-  t.same(Object.values(seen).map((b) => b.length).sort(), [JPEG.length, MP4.length].sort());
+  t.same(
+    Object.values(seen)
+      .map((b) => b.length)
+      .sort(),
+    [JPEG.length, MP4.length].sort(),
+  );
   t.same(leftovers, []);
   const story = await run(STORY_URL, { url: `${base}/clip.mp4`, as_video: false, mentions: [{ user: { pk: '1' } }] }, [], ALLOW);
   t.match(story.bag, { as_video: true, mentions: [CENTRED] });
@@ -223,10 +281,18 @@ t.test('upload.url refusals are 422s that name the field and say why', async (t)
   for (const [input, extra, field, why, reason] of cases) {
     const { bag, error, leftovers } = await run(VIDEO_URL, input, [], extra);
     t.equal(bag, undefined);
-    t.match(error, { status: 422, excType: 'UrlNotFetched', message: new RegExp(`${field} was not fetched`), errors: [{ param: field, problem: why }], extra: { reason } }, JSON.stringify(input));
+    t.match(
+      error,
+      { status: 422, excType: 'UrlNotFetched', message: new RegExp(`${field} was not fetched`), errors: [{ param: field, problem: why }], extra: { reason } },
+      JSON.stringify(input),
+    );
     t.same(leftovers, []);
   }
-  t.same(hits.filter((h) => h === '/photo.jpg'), [], 'the redirect target was never fetched');
+  t.same(
+    hits.filter((h) => h === '/photo.jpg'),
+    [],
+    'the redirect target was never fetched',
+  );
   const wrong = await run(VIDEO_URL, { url: `${base}/page.html` }, [], ALLOW);
   t.match(wrong.error, { status: 422, errors: [{ param: 'url', problem: /expected a video/ }] });
   t.same(wrong.leftovers, []);

@@ -20,13 +20,16 @@ let otherRefusal = false;
 const origins: string[] = [];
 const standInPolicy: RouteGuard = {
   name: 'stand-in-policy',
-  bind: (route) => (route.action !== 'like' ? undefined : async (call: GuardedCall, next) => {
-    origins.push(call.origin);
-    if (otherRefusal) throw serviceError('PoolsUnavailable', 'refused for another reason');
-    // Retry-After is a guess, as a budget's is: 1 s, even when it comes back later.
-    if (spentUntil > Date.now()) throw new HttpError(429, 'The like budget is spent', { excType: 'ActionBudgetExceeded', retryAfter: 1 });
-    return next();
-  }),
+  bind: (route) =>
+    route.action !== 'like'
+      ? undefined
+      : async (call: GuardedCall, next) => {
+          origins.push(call.origin);
+          if (otherRefusal) throw serviceError('PoolsUnavailable', 'refused for another reason');
+          // Retry-After is a guess, as a budget's is: 1 s, even when it comes back later.
+          if (spentUntil > Date.now()) throw new HttpError(429, 'The like budget is spent', { excType: 'ActionBudgetExceeded', retryAfter: 1 });
+          return next();
+        },
 };
 
 const calls: string[] = [];
@@ -65,14 +68,24 @@ t.test('a deferred like waits for its budget, is put off while it is still spent
   t.equal(reply.status, 202, reply.text);
   t.equal(reply.headers.get('preference-applied'), 'respond-async');
   const item = reply.body as Record<string, unknown>;
-  t.match(item, { kind: 'deferred', route: 'POST /media/like', state: 'scheduled', reason: 'ActionBudgetExceeded', idempotency_key: 'like-1', params: { media_id: media } });
+  t.match(item, {
+    kind: 'deferred',
+    route: 'POST /media/like',
+    state: 'scheduled',
+    reason: 'ActionBudgetExceeded',
+    idempotency_key: 'like-1',
+    params: { media_id: media },
+  });
   t.equal(count(calls, 'media_like'), 0, 'not sent when refused');
   const done = await settled(http, as, String(item.id));
   t.match(done, { state: 'completed', result: true });
   t.ok(Date.parse(String(done.finished_at)) >= spentUntil, 'it ran once the budget was back');
   t.same(origins, ['http', 'background', 'background'], 'refused at the request and at its first run, allowed at the second');
   t.equal(count(calls, 'media_like'), 1, 'liked once');
-  t.match(events.filter((e) => e.data.write_id === item.id), [{ type: 'write.completed', data: { kind: 'deferred', idempotency_key: 'like-1', result: true } }]);
+  t.match(
+    events.filter((e) => e.data.write_id === item.id),
+    [{ type: 'write.completed', data: { kind: 'deferred', idempotency_key: 'like-1', result: true } }],
+  );
 });
 
 t.test('a deferred write that fails when it runs is a write.failed event', async (t) => {
@@ -82,5 +95,8 @@ t.test('a deferred write that fails when it runs is a write.failed event', async
   const item = reply.body as { id: string };
   const done = await settled(http, as, item.id);
   t.match(done, { state: 'failed', error: { status: 404 } });
-  t.match(events.filter((e) => e.data.write_id === item.id), [{ type: 'write.failed', data: { idempotency_key: 'like-2', status: 404 } }]);
+  t.match(
+    events.filter((e) => e.data.write_id === item.id),
+    [{ type: 'write.failed', data: { idempotency_key: 'like-2', status: 404 } }],
+  );
 });

@@ -19,7 +19,14 @@ const clients = new Map<number, UpstreamClient>();
 const writes: string[] = [];
 let killOn: string | undefined;
 
-type Ask = { id: number; op: 'open' | 'call' | 'export'; client?: number; settings?: Record<string, unknown>; method?: string; kwargs?: Record<string, unknown> };
+type Ask = {
+  id: number;
+  op: 'open' | 'call' | 'export';
+  client?: number;
+  settings?: Record<string, unknown>;
+  method?: string;
+  kwargs?: Record<string, unknown>;
+};
 
 /** The platform's side of the channel: opens clients and runs calls; kills the service once a chosen write has run. */
 async function answer(child: ChildProcess, ask: Ask): Promise<void> {
@@ -48,8 +55,14 @@ async function answer(child: ChildProcess, ask: Ask): Promise<void> {
 
 async function start(folder: string, port: number, key: string): Promise<ChildProcess> {
   const env = {
-    ...process.env, PORT: String(port), SOCIALGATE_STORE: `sqlite://${folder}/sessions.sqlite`, SOCIALGATE_DATA_DIR: folder,
-    SOCIALGATE_SESSION_KEY: key, SOCIALGATE_LOG_LEVEL: 'silent', SOCIALGATE_IDEMPOTENCY_LEASE_MS: '600', SOCIALGATE_SANDBOX_LIVE_SECONDS: '0',
+    ...process.env,
+    PORT: String(port),
+    SOCIALGATE_STORE: `sqlite://${folder}/sessions.sqlite`,
+    SOCIALGATE_DATA_DIR: folder,
+    SOCIALGATE_SESSION_KEY: key,
+    SOCIALGATE_LOG_LEVEL: 'silent',
+    SOCIALGATE_IDEMPOTENCY_LEASE_MS: '600',
+    SOCIALGATE_SANDBOX_LIVE_SECONDS: '0',
   };
   // Plain node on the built dist: the test runner's TypeScript loader would compile the whole service again in each child.
   const child = fork(CHILD, [], { env, execArgv: [], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
@@ -74,9 +87,12 @@ t.test('kill -9 after the platform took a keyed comment: the repeat on a new pro
   const text = `kill -9 ${randomUUID()}`;
   const media = '3955340313237098052_5000000001';
   const idempotency = randomUUID();
-  const comment = () => fetch(`${base}/media/comment`, {
-    method: 'POST', body: new URLSearchParams({ media_id: media, text }), headers: { 'x-session-id': session, 'idempotency-key': idempotency },
-  });
+  const comment = () =>
+    fetch(`${base}/media/comment`, {
+      method: 'POST',
+      body: new URLSearchParams({ media_id: media, text }),
+      headers: { 'x-session-id': session, 'idempotency-key': idempotency },
+    });
 
   killOn = 'media_comment';
   await t.rejects(comment(), 'the service died before answering');
@@ -91,7 +107,10 @@ t.test('kill -9 after the platform took a keyed comment: the repeat on a new pro
     reply = await comment();
     statuses.push(reply.status);
   }
-  t.ok(statuses.slice(0, -1).every((status) => status === 409), `told to wait while the dead owner's claim ran out: ${statuses}`);
+  t.ok(
+    statuses.slice(0, -1).every((status) => status === 409),
+    `told to wait while the dead owner's claim ran out: ${statuses}`,
+  );
   t.equal(reply.status, 200, 'then the comment, read back');
   t.match(await reply.json(), { text });
   t.equal(reply.headers.get('idempotent-replayed'), 'true');

@@ -56,7 +56,10 @@ async function shared(t: Test, store: string): Promise<void> {
   const from = comments();
   const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => comment(i % 2 ? b : a, raced, 'raced')));
   t.equal(comments() - from, 1, 'six keyed requests over two instances: one comment call');
-  t.ok(replies.every((r) => r.status === 200 || r.status === 409), `each answered or was told to wait: ${replies.map((r) => r.status)}`);
+  t.ok(
+    replies.every((r) => r.status === 200 || r.status === 409),
+    `each answered or was told to wait: ${replies.map((r) => r.status)}`,
+  );
 }
 
 onEachSharedStore('idempotency keys shared by two instances', (t, server) => shared(t, server.url));

@@ -19,7 +19,10 @@ const sandbox = createSandbox({ seed: 1, version: SANDBOX_VERSIONS[SANDBOX_VERSI
 const { app, http, counted, session: demo } = await countedProduct(t, sandbox);
 let session = demo;
 function sandboxMedia(): string[] {
-  return [...sandbox.world.media.values()].filter((m) => m.owner !== '5000000001' && m.kind === 'photo').slice(0, 2).map((m) => `${m.pk}_${m.owner}`);
+  return [...sandbox.world.media.values()]
+    .filter((m) => m.owner !== '5000000001' && m.kind === 'photo')
+    .slice(0, 2)
+    .map((m) => `${m.pk}_${m.owner}`);
 }
 // Media the table's DELETE /media leaves alone: other accounts' posts.
 const [media, otherMedia] = sandboxMedia();
@@ -55,11 +58,16 @@ t.test('every keyed write: twice with one key, one upstream call, the same answe
     // PATCH /account/password leaves the session as it was; nothing else keyed rotates it.
   }
   const sorted = replayMs.sort((a, b) => a - b);
-  t.comment(`replay: median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} ms, max ${sorted[sorted.length - 1].toFixed(2)} ms over ${sorted.length} routes`);
+  t.comment(
+    `replay: median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} ms, max ${sorted[sorted.length - 1].toFixed(2)} ms over ${sorted.length} routes`,
+  );
 });
 
 t.test('every keyed write either has a read-back check or is marked reconcile: none in the manifest', async (t) => {
-  t.same(keyed.filter((route) => !reconcileDeclared(route)).map((route) => route.key), []);
+  t.same(
+    keyed.filter((route) => !reconcileDeclared(route)).map((route) => route.key),
+    [],
+  );
 });
 
 const like = (key: string, form: Record<string, string> = { media_id: media }) =>
@@ -117,7 +125,7 @@ t.test('keys are scoped to the session', async (t) => {
   const before = counted.calls.length;
   const again = await like(key);
   t.equal(again.status, 200);
-  t.equal(again.headers.get('idempotent-replayed'), null, 'another session\'s key is another key');
+  t.equal(again.headers.get('idempotent-replayed'), null, "another session's key is another key");
   t.ok(counted.calls.length > before, 'it ran');
 });
 
@@ -142,5 +150,8 @@ t.test('the OpenAPI document lists Idempotency-Key on exactly the keyed writes',
     const listed = (doc.paths[route.path][route.method.toLowerCase()].parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
     return listed !== keyedWrite(route);
   });
-  t.same(wrong.map((route) => route.key), []);
+  t.same(
+    wrong.map((route) => route.key),
+    [],
+  );
 });

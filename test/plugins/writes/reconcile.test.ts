@@ -90,15 +90,30 @@ t.test('no read-back (reconcile: none): 502 WriteOutcomeUnknown naming what to c
 
 t.test('without a key the lost answer is the platform error, as before (and the write happened)', async (t) => {
   const text = `unkeyed ${randomUUID()}`;
-  const reply = await http.request('POST', '/media/comment', { form: { media_id: '3955340313237098052_5000000001', text }, headers: { 'x-session-id': session } });
+  const reply = await http.request('POST', '/media/comment', {
+    form: { media_id: '3955340313237098052_5000000001', text },
+    headers: { 'x-session-id': session },
+  });
   t.equal(reply.status, 502);
   t.match(reply.body, { exc_type: 'ClientConnectionError' });
-  t.ok([...sandbox.world.comments.values()].some((c) => c.text === text), 'the platform took it');
+  t.ok(
+    [...sandbox.world.comments.values()].some((c) => c.text === text),
+    'the platform took it',
+  );
 });
 
-t.test('the sandbox loses the answers of writes only: every keyed route\'s methods, no read\'s', async (t) => {
+t.test("the sandbox loses the answers of writes only: every keyed route's methods, no read's", async (t) => {
   const reads = new Set(app.manifest.routes.filter((r) => r.method === 'GET').flatMap((r) => r.upstreamMethods));
-  const writes = new Set(app.manifest.routes.filter(keyedWrite).flatMap((r) => r.upstreamMethods).filter((m) => !reads.has(m)));
-  t.same([...writes].filter((m) => !writesTo(m)), [], 'every write method is a write');
+  const writes = new Set(
+    app.manifest.routes
+      .filter(keyedWrite)
+      .flatMap((r) => r.upstreamMethods)
+      .filter((m) => !reads.has(m)),
+  );
+  t.same(
+    [...writes].filter((m) => !writesTo(m)),
+    [],
+    'every write method is a write',
+  );
   t.same([...reads].filter(writesTo), [], 'no read method is');
 });

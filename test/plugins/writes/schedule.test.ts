@@ -40,7 +40,12 @@ function photo(publishAt: string, caption = 'Scheduled #later'): FormData {
 const kept = () => (existsSync(join(dir, 'scheduled-writes')) ? readdirSync(join(dir, 'scheduled-writes')) : []);
 
 t.test('publish_at that is past, unparsable or too far ahead is a 422 naming it, and nothing is kept', async (t) => {
-  for (const [given, problem] of [[ahead(-60_000), /not in the future/], ['tomorrow at noon', /./], ['2026-12-24T18:00:00', /./], [ahead(40 * 86_400_000), /30 days ahead/]] as const) {
+  for (const [given, problem] of [
+    [ahead(-60_000), /not in the future/],
+    ['tomorrow at noon', /./],
+    ['2026-12-24T18:00:00', /./],
+    [ahead(40 * 86_400_000), /30 days ahead/],
+  ] as const) {
     const reply = await http.request('POST', '/direct/message', { form: { text: 'hi', user_ids: '5000000100', publish_at: given }, headers: as });
     t.match(reply, { status: 422, body: { errors: [{ param: 'publish_at', problem }] } }, given);
   }
@@ -52,7 +57,14 @@ t.test('a scheduled photo and message run at their time, once, with their events
   const reply = await http.request('POST', '/photo/upload', { body: photo(ahead(1500)), headers: { ...as, 'idempotency-key': 'photo-1' } });
   t.equal(reply.status, 202, reply.text.slice(0, 300));
   const item = reply.body as Record<string, unknown>;
-  t.match(item, { kind: 'scheduled', route: 'POST /photo/upload', state: 'scheduled', idempotency_key: 'photo-1', params: { caption: 'Scheduled #later' }, files: [{ field: 'file', name: 'photo.jpg' }] });
+  t.match(item, {
+    kind: 'scheduled',
+    route: 'POST /photo/upload',
+    state: 'scheduled',
+    idempotency_key: 'photo-1',
+    params: { caption: 'Scheduled #later' },
+    files: [{ field: 'file', name: 'photo.jpg' }],
+  });
   t.notOk('session' in item || 'owner' in item, 'the sealed session and the owner are not shown');
   const message = await http.request('POST', '/direct/message', { form: { text: 'later', user_ids: '5000000100', publish_at: ahead(1000) }, headers: as });
   t.equal(message.status, 202, message.text);
@@ -71,7 +83,10 @@ t.test('a scheduled photo and message run at their time, once, with their events
   t.same(kept(), [], 'the kept file is removed once it ran');
   const completed = events.filter((e) => e.type === 'write.completed' && e.data.write_id === item.id);
   t.equal(completed.length, 1);
-  t.match(completed[0], { session: String(item.session_ref), data: { idempotency_key: 'photo-1', route: 'POST /photo/upload', status: 200, result: { caption_text: 'Scheduled #later' } } });
+  t.match(completed[0], {
+    session: String(item.session_ref),
+    data: { idempotency_key: 'photo-1', route: 'POST /photo/upload', status: 200, result: { caption_text: 'Scheduled #later' } },
+  });
   const types = ((await http.request('GET', '/events/types')).body as { type: string }[]).map((one) => one.type);
   t.ok(types.includes('write.completed') && types.includes('write.failed'), 'the event types are declared');
 });
@@ -85,7 +100,10 @@ t.test('a cancelled write never runs', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, 1500));
   t.equal(count(calls, 'photo_upload'), before, 'never published');
   t.match((await http.request('GET', '/writes/scheduled/item', { query: { id: item.id }, headers: as })).body, { state: 'cancelled' });
-  t.match(await http.request('GET', '/writes/scheduled/item', { query: { id: 'no-such-write-id' }, headers: as }), { status: 404, body: { exc_type: 'ResourceNotFound' } });
+  t.match(await http.request('GET', '/writes/scheduled/item', { query: { id: 'no-such-write-id' }, headers: as }), {
+    status: 404,
+    body: { exc_type: 'ResourceNotFound' },
+  });
 });
 
 t.test('a restart between the request and its time: the next instance publishes it, once', async (t) => {
@@ -100,7 +118,10 @@ t.test('a restart between the request and its time: the next instance publishes 
 });
 
 t.test('the guards sit in the product in order: deferral, then scheduling', async (t) => {
-  t.same(productParts(config).guards.map((guard) => guard.name), ['writes.defer', 'writes.schedule']);
+  t.same(
+    productParts(config).guards.map((guard) => guard.name),
+    ['writes.defer', 'writes.schedule'],
+  );
 });
 
 t.teardown(() => http.close());

@@ -8,7 +8,16 @@ import { account, commentCount, userShort } from '../records.js';
 import type { Ctx, MethodTable } from '../registry.js';
 import { mediaList, newestFirst, andReturn, uploadFile, visible } from './common.js';
 
-const EDITABLE = { first_name: 'fullName', full_name: 'fullName', biography: 'biography', external_url: 'externalUrl', email: 'email', phone_number: 'phone', username: 'username', gender: 'gender' } as const;
+const EDITABLE = {
+  first_name: 'fullName',
+  full_name: 'fullName',
+  biography: 'biography',
+  external_url: 'externalUrl',
+  email: 'email',
+  phone_number: 'phone',
+  username: 'username',
+  gender: 'gender',
+} as const;
 
 function edit(ctx: Ctx, fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const me = ctx.me();
@@ -37,7 +46,9 @@ export const accountMethods: MethodTable = {
   account_info: { run: (ctx) => account(ctx.me()) },
   account_edit: { run: (ctx, a) => edit(ctx, a) },
   account_set_biography: { run: (ctx, a) => andReturn(edit(ctx, { biography: str(a.biography, 'biography') }), true) },
-  set_external_url: { run: (ctx, a) => ({ user: { ...account(ctx.me()), ...edit(ctx, { external_url: str(a.external_url, 'external_url') }) }, status: 'ok' }) },
+  set_external_url: {
+    run: (ctx, a) => ({ user: { ...account(ctx.me()), ...edit(ctx, { external_url: str(a.external_url, 'external_url') }) }, status: 'ok' }),
+  },
   account_set_private: { run: (ctx) => andReturn((ctx.me().isPrivate = true), true) },
   account_set_public: {
     run(ctx) {
@@ -53,7 +64,16 @@ export const accountMethods: MethodTable = {
       return userShort(ctx.me());
     },
   },
-  account_security_info: { run: (ctx) => ({ is_phone_confirmed: Boolean(ctx.me().phone), is_two_factor_enabled: ctx.me().totpEnabled, is_totp_two_factor_enabled: ctx.me().totpEnabled, is_trusted_notifications_enabled: false, backup_codes: [], status: 'ok' }) },
+  account_security_info: {
+    run: (ctx) => ({
+      is_phone_confirmed: Boolean(ctx.me().phone),
+      is_two_factor_enabled: ctx.me().totpEnabled,
+      is_totp_two_factor_enabled: ctx.me().totpEnabled,
+      is_trusted_notifications_enabled: false,
+      backup_codes: [],
+      status: 'ok',
+    }),
+  },
   remove_bio_links: {
     run(ctx, a) {
       const gone = new Set(ids(a.link_ids));
@@ -70,11 +90,18 @@ export const accountMethods: MethodTable = {
       return true;
     },
   },
-  send_password_reset: { open: true, run: (_ctx, a) => ({ title: 'Email sent', body: `We sent an email to ${maskEmail(str(a.identifier, 'identifier'))} with a link to get back into your account.`, status: 'ok' }) },
+  send_password_reset: {
+    open: true,
+    run: (_ctx, a) => ({
+      title: 'Email sent',
+      body: `We sent an email to ${maskEmail(str(a.identifier, 'identifier'))} with a link to get back into your account.`,
+      status: 'ok',
+    }),
+  },
   send_confirm_email: { run: (_ctx, a) => ({ is_valid: /^[^@\s]+@[^@\s]+$/.test(str(a.email, 'email')), title: 'Check your email', status: 'ok' }) },
   confirm_email: {
     run(ctx, a) {
-      if (str(a.code, 'code') !== '123456') fail('ClientBadRequestError', 'That code isn\'t valid. The sandbox accepts 123456.');
+      if (str(a.code, 'code') !== '123456') fail('ClientBadRequestError', "That code isn't valid. The sandbox accepts 123456.");
       ctx.me().email = str(a.email, 'email');
       return { status: 'ok' };
     },
@@ -94,25 +121,67 @@ export const accountMethods: MethodTable = {
       const me = ctx.me();
       const posts = visible(ctx, me.media);
       const likes = posts.reduce((sum, pk) => sum + (ctx.world.media.get(pk)?.likers.size ?? 0), 0);
-      return { data: { user: { business_manager: { account_summary_unit: { posts_count: posts.length, followers_count: me.followers.size, accounts_reached: likes * 7, impressions: likes * 19, profile_visits: likes * 2 } } } }, status: 'ok' };
+      return {
+        data: {
+          user: {
+            business_manager: {
+              account_summary_unit: {
+                posts_count: posts.length,
+                followers_count: me.followers.size,
+                accounts_reached: likes * 7,
+                impressions: likes * 19,
+                profile_visits: likes * 2,
+              },
+            },
+          },
+        },
+        status: 'ok',
+      };
     },
   },
   insights_media: {
     run(ctx, a) {
       const m = findMedia(ctx, a.media_pk);
       if (m.owner !== ctx.me().pk) fail('ClientForbiddenError', 'Insights are available for your own media only');
-      return { media_id: `${m.pk}_${m.owner}`, like_count: m.likers.size, comment_count: commentCount(ctx.world, m), save_count: Math.floor(m.likers.size / 4), reach_count: m.likers.size * 7, impression_count: m.likers.size * 11, share_count: Math.floor(m.likers.size / 6) };
+      return {
+        media_id: `${m.pk}_${m.owner}`,
+        like_count: m.likers.size,
+        comment_count: commentCount(ctx.world, m),
+        save_count: Math.floor(m.likers.size / 4),
+        reach_count: m.likers.size * 7,
+        impression_count: m.likers.size * 11,
+        share_count: Math.floor(m.likers.size / 6),
+      };
     },
   },
   insights_media_feed_all: {
     run(ctx, a) {
       const me = ctx.me();
       const type = str(a.post_type).toUpperCase();
-      const pks = visible(ctx, me.media).filter((pk) => type === 'ALL' || (type === 'PHOTO' && ctx.world.media.get(pk)!.kind === 'photo') || (type === 'VIDEO' && ctx.world.media.get(pk)!.kind !== 'photo') || (type === 'CAROUSEL_V2' && ctx.world.media.get(pk)!.kind === 'album'));
+      const pks = visible(ctx, me.media).filter(
+        (pk) =>
+          type === 'ALL' ||
+          (type === 'PHOTO' && ctx.world.media.get(pk)!.kind === 'photo') ||
+          (type === 'VIDEO' && ctx.world.media.get(pk)!.kind !== 'photo') ||
+          (type === 'CAROUSEL_V2' && ctx.world.media.get(pk)!.kind === 'album'),
+      );
       const count = int(a.count);
       return (count > 0 ? pks.slice(0, count) : pks).map((pk) => {
         const m = ctx.world.media.get(pk)!;
-        return { node: { id: m.pk, instagram_media_id: `${m.pk}_${m.owner}`, inline_insights_node: { metrics: { reach_count: m.likers.size * 7, impression_count: m.likers.size * 11, like_count: m.likers.size, comment_count: commentCount(ctx.world, m) } } } };
+        return {
+          node: {
+            id: m.pk,
+            instagram_media_id: `${m.pk}_${m.owner}`,
+            inline_insights_node: {
+              metrics: {
+                reach_count: m.likers.size * 7,
+                impression_count: m.likers.size * 11,
+                like_count: m.likers.size,
+                comment_count: commentCount(ctx.world, m),
+              },
+            },
+          },
+        };
       });
     },
   },

@@ -18,8 +18,19 @@ const setupCodeOk = (ctx: Ctx, code: string, seed: string): boolean => code === 
 
 function challengePayload(pk: string): JsonValue {
   return {
-    message: 'challenge_required', status: 'fail', error_type: 'checkpoint_challenge_required', lock: false,
-    challenge: { url: `https://i.instagram.com/challenge/${pk}/sandbox/`, api_path: `/challenge/${pk}/sandbox/`, hide_webview_header: true, lock: true, logout: false, native_flow: true, flow_render_type: 3 },
+    message: 'challenge_required',
+    status: 'fail',
+    error_type: 'checkpoint_challenge_required',
+    lock: false,
+    challenge: {
+      url: `https://i.instagram.com/challenge/${pk}/sandbox/`,
+      api_path: `/challenge/${pk}/sandbox/`,
+      hide_webview_header: true,
+      lock: true,
+      logout: false,
+      native_flow: true,
+      flow_render_type: 3,
+    },
   };
 }
 
@@ -28,20 +39,40 @@ function login(ctx: Ctx, username: string, password: string, code: string): bool
   const user = pk ? ctx.world.users.get(pk) : undefined;
   if (!user?.password) {
     fail('UnknownError', "The username you entered doesn't appear to belong to an account. Please check your username and try again.", {
-      message: "The username you entered doesn't appear to belong to an account. Please check your username and try again.", invalid_credentials: true, error_type: 'invalid_user', status: 'fail',
+      message: "The username you entered doesn't appear to belong to an account. Please check your username and try again.",
+      invalid_credentials: true,
+      error_type: 'invalid_user',
+      status: 'fail',
     });
   }
   if (password !== user!.password) {
-    fail('BadPassword', 'The password you entered is incorrect. Please try again.', { message: 'The password you entered is incorrect. Please try again.', error_type: 'bad_password', status: 'fail' });
+    fail('BadPassword', 'The password you entered is incorrect. Please try again.', {
+      message: 'The password you entered is incorrect. Please try again.',
+      error_type: 'bad_password',
+      status: 'fail',
+    });
   }
   if (ctx.world.challenged.has(user!.pk)) fail('ChallengeRequired', 'challenge_required', challengePayload(user!.pk));
   if (user!.totpEnabled && user!.totpSeed) {
     const ok = code !== '' && totp(ctx).check(code.replace(/\s/g, ''), user!.totpSeed);
     if (!ok) {
-      fail('TwoFactorRequired', code ? 'The security code you entered is not valid. Please check the code and try again.' : 'Two-factor authentication required', {
-        message: 'Two-factor authentication required', two_factor_required: true, status: 'fail', error_type: 'two_factor_required',
-        two_factor_info: { username: user!.username, two_factor_identifier: `sandbox-${user!.pk}`, totp_two_factor_on: true, sms_two_factor_on: false, pk: user!.pk },
-      });
+      fail(
+        'TwoFactorRequired',
+        code ? 'The security code you entered is not valid. Please check the code and try again.' : 'Two-factor authentication required',
+        {
+          message: 'Two-factor authentication required',
+          two_factor_required: true,
+          status: 'fail',
+          error_type: 'two_factor_required',
+          two_factor_info: {
+            username: user!.username,
+            two_factor_identifier: `sandbox-${user!.pk}`,
+            totp_two_factor_on: true,
+            sms_two_factor_on: false,
+            pk: user!.pk,
+          },
+        },
+      );
     }
   }
   logIn(ctx, user!.pk);
@@ -54,7 +85,8 @@ export const authMethods: MethodTable = {
     open: true,
     run(ctx, a) {
       const pk = ctx.core.verifySession(str(a.sessionid, 'sessionid'));
-      if (!pk || !ctx.world.users.has(pk)) fail('LoginRequired', 'login_required: the sessionid is not valid in this sandbox world', { message: 'login_required', status: 'fail' });
+      if (!pk || !ctx.world.users.has(pk))
+        fail('LoginRequired', 'login_required: the sessionid is not valid in this sandbox world', { message: 'login_required', status: 'fail' });
       logIn(ctx, pk!);
       return true;
     },
@@ -67,7 +99,8 @@ export const authMethods: MethodTable = {
   },
   get_settings: { open: true, local: true, run: (ctx) => exportSettings(ctx.state) },
   set_settings: {
-    open: true, local: true,
+    open: true,
+    local: true,
     run(ctx, a) {
       loadSettings(ctx.state, ctx.core, record(a.settings) ?? {});
       return true;
@@ -75,7 +108,8 @@ export const authMethods: MethodTable = {
   },
   set_proxy: { open: true, local: true, run: (ctx, a) => andReturn((ctx.state.proxy = optStr(a.dsn) ?? ''), null) },
   set_locale: {
-    open: true, local: true,
+    open: true,
+    local: true,
     run(ctx, a) {
       const locale = str(a.locale, 'locale');
       ctx.state.locale = locale;
@@ -94,7 +128,11 @@ export const authMethods: MethodTable = {
       const pk = /\/challenge\/(\d+)\//.exec(path)?.[1] ?? ctx.state.pk ?? FIXED.demo_challenge;
       if (!ctx.world.challenged.has(pk)) return true;
       if (ctx.opts.challengeCode !== CHALLENGE_CODE) {
-        fail('ChallengeRequired', ctx.opts.challengeCode ? 'The security code is not valid' : 'challenge_required: a security code is needed', challengePayload(pk));
+        fail(
+          'ChallengeRequired',
+          ctx.opts.challengeCode ? 'The security code is not valid' : 'challenge_required: a security code is needed',
+          challengePayload(pk),
+        );
       }
       ctx.world.challenged.delete(pk);
       return true;

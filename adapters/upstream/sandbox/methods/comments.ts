@@ -17,8 +17,15 @@ function addComment(ctx: Ctx, m: MediaRec, text: string, parentId: string | null
   if (!text.trim()) fail('ClientBadRequestError', 'The comment text is empty');
   const parent = parentId ? findComment(ctx, parentId, m) : null;
   const c: CommentRec = {
-    pk: nextId(ctx.world), media: m.pk, user: ctx.me().pk, text, createdAt: ctx.nowSec(), repliedTo: parent ? parent.repliedTo ?? parent.pk : null,
-    replies: [], likers: new Set(), pinned: false,
+    pk: nextId(ctx.world),
+    media: m.pk,
+    user: ctx.me().pk,
+    text,
+    createdAt: ctx.nowSec(),
+    repliedTo: parent ? (parent.repliedTo ?? parent.pk) : null,
+    replies: [],
+    likers: new Set(),
+    pinned: false,
   };
   ctx.world.comments.set(c.pk, c);
   if (parent) ctx.world.comments.get(c.repliedTo!)!.replies.push(c.pk);

@@ -24,16 +24,19 @@ export function rawMedia(ctx: Ctx, m: MediaRec): Record<string, unknown> {
   return { ...mediaOut(ctx, m), media_notes: { items: notes.map((n) => mediaNote(ctx.world, n)) } };
 }
 
-export const rawMediaList = (ctx: Ctx, pks: readonly string[]) => pks.flatMap((pk) => {
-  const m = ctx.world.media.get(pk);
-  return m ? [rawMedia(ctx, m)] : [];
-});
+export const rawMediaList = (ctx: Ctx, pks: readonly string[]) =>
+  pks.flatMap((pk) => {
+    const m = ctx.world.media.get(pk);
+    return m ? [rawMedia(ctx, m)] : [];
+  });
 
 /** Visible feed media: not archived (archived posts only show in the owner's archive). */
 export const visible = (ctx: Ctx, pks: readonly string[]) => shownMedia(ctx.world, pks);
 
 /** Media lists run newest first; same-second posts by pk, the later-created first. */
-export const newestFirst = (ctx: Ctx) => (pk: string): SortKey => [-BigInt(ctx.world.media.get(pk)?.takenAt ?? 0), -big(pk)];
+export const newestFirst =
+  (ctx: Ctx) =>
+  (pk: string): SortKey => [-BigInt(ctx.world.media.get(pk)?.takenAt ?? 0), -big(pk)];
 
 /** Reads an upload's path the way the upstream does: a missing or empty file fails the upload. */
 export function uploadFile(value: unknown, excType: string, what = 'file'): string {

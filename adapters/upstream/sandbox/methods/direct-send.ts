@@ -9,7 +9,12 @@ import type { MessageType, ThreadRec } from '../world/types.js';
 import { uploadFile } from './common.js';
 import { threadWith } from './direct.js';
 
-interface Body { type: MessageType; text: string; ref: string | null; video?: boolean }
+interface Body {
+  type: MessageType;
+  text: string;
+  ref: string | null;
+  video?: boolean;
+}
 
 /** One message per target thread; the upstream returns the first. Recipients see it as unread. */
 function send(ctx: Ctx, userIds: unknown, threadIds: unknown, body: Body): Record<string, unknown> {
@@ -52,7 +57,9 @@ export const directSendMethods: MethodTable = {
   },
   direct_story_share: { run: (ctx, a) => send(ctx, a.user_ids, a.thread_ids, { type: 'story_share', text: '', ref: findStory(ctx, a.story_id).pk }) },
   direct_profile_share: { run: (ctx, a) => send(ctx, a.user_ids, a.thread_ids, { type: 'profile', text: '', ref: findUser(ctx, a.user_id).pk }) },
-  direct_send_cutout_sticker: { run: (ctx, a) => send(ctx, a.user_ids, a.thread_ids, { type: 'media', text: '', ref: `sticker${str(a.sticker_pk, 'sticker_pk')}` }) },
+  direct_send_cutout_sticker: {
+    run: (ctx, a) => send(ctx, a.user_ids, a.thread_ids, { type: 'media', text: '', ref: `sticker${str(a.sticker_pk, 'sticker_pk')}` }),
+  },
   direct_send_photo: fileSender('PhotoNotUpload', 'media', false),
   direct_send_video: fileSender('VideoNotUpload', 'media', true),
   direct_send_voice: fileSender('VideoNotUpload', 'voice_media', false),

@@ -99,7 +99,9 @@ export function threadWith(ctx: Ctx, userIds: string[]): ThreadRec {
 }
 
 export const directMethods: MethodTable = {
-  direct_threads: { run: (ctx, a) => threadsOut(ctx, take(box(ctx, 'inbox', str(a.selected_filter) === 'unread'), int(a.amount)), optLimit(a.thread_message_limit)) },
+  direct_threads: {
+    run: (ctx, a) => threadsOut(ctx, take(box(ctx, 'inbox', str(a.selected_filter) === 'unread'), int(a.amount)), optLimit(a.thread_message_limit)),
+  },
   direct_threads_chunk: { run: (ctx, a) => chunk(ctx, 'inbox', a.cursor, a.thread_message_limit, str(a.selected_filter) === 'unread') },
   direct_pending_inbox: { run: (ctx, a) => threadsOut(ctx, take(box(ctx, 'pending'), int(a.amount))) },
   direct_pending_chunk: { run: (ctx, a) => chunk(ctx, 'pending', a.cursor, null) },
@@ -109,7 +111,11 @@ export const directMethods: MethodTable = {
   direct_pending_requests_preview: {
     run(ctx) {
       const pending = box(ctx, 'pending');
-      return { pending_requests_total: pending.length, pending_requests_users: pending.slice(0, 3).flatMap((t) => t.users.filter((u) => u !== ctx.me().pk).map((u) => userShort(ctx.world.users.get(u)!))), status: 'ok' };
+      return {
+        pending_requests_total: pending.length,
+        pending_requests_users: pending.slice(0, 3).flatMap((t) => t.users.filter((u) => u !== ctx.me().pk).map((u) => userShort(ctx.world.users.get(u)!))),
+        status: 'ok',
+      };
     },
   },
   direct_thread: { run: (ctx, a) => thread(ctx.world, findThread(ctx, a.thread_id), ctx.me().pk, int(a.amount)) },
@@ -117,14 +123,20 @@ export const directMethods: MethodTable = {
     run(ctx, a) {
       const t = findThread(ctx, a.thread_id);
       const ids_ = int(a.amount) > 0 ? t.messages.slice(-int(a.amount)) : t.messages;
-      return ids_.slice().reverse().map((mid) => message(ctx.world, ctx.world.messages.get(mid)!, ctx.me().pk));
+      return ids_
+        .slice()
+        .reverse()
+        .map((mid) => message(ctx.world, ctx.world.messages.get(mid)!, ctx.me().pk));
     },
   },
   direct_message: { run: (ctx, a) => message(ctx.world, findMessage(ctx, findThread(ctx, a.thread_id), a.message_id), ctx.me().pk) },
   direct_media: {
     run(ctx, a) {
       const t = findThread(ctx, a.thread_id);
-      const shared = t.messages.map((mid) => ctx.world.messages.get(mid)!).filter((m) => m.ref && (m.type === 'media_share' || m.type === 'clip')).map((m) => m.ref!);
+      const shared = t.messages
+        .map((mid) => ctx.world.messages.get(mid)!)
+        .filter((m) => m.ref && (m.type === 'media_share' || m.type === 'clip'))
+        .map((m) => m.ref!);
       return mediaList(ctx, take(shared.reverse(), int(a.amount)));
     },
   },
@@ -146,10 +158,16 @@ export const directMethods: MethodTable = {
     run(ctx, a) {
       const q = str(a.query, 'query').toLowerCase();
       const me = ctx.me();
-      return [...me.following].map((pk) => ctx.world.users.get(pk)!).filter((u) => u.username.includes(q) || u.fullName.toLowerCase().includes(q)).slice(0, 20).map(userShort);
+      return [...me.following]
+        .map((pk) => ctx.world.users.get(pk)!)
+        .filter((u) => u.username.includes(q) || u.fullName.toLowerCase().includes(q))
+        .slice(0, 20)
+        .map(userShort);
     },
   },
-  direct_search_gen_ai_bots: { run: (ctx, a) => take(ctx.world.aiBots, int(a.amount)).flatMap((pk) => (ctx.world.users.has(pk) ? [userShort(ctx.world.users.get(pk)!)] : [])) },
+  direct_search_gen_ai_bots: {
+    run: (ctx, a) => take(ctx.world.aiBots, int(a.amount)).flatMap((pk) => (ctx.world.users.has(pk) ? [userShort(ctx.world.users.get(pk)!)] : [])),
+  },
   direct_message_seen: {
     run(ctx, a) {
       const t = findThread(ctx, a.thread_id);
@@ -225,7 +243,10 @@ export const directMethods: MethodTable = {
   direct_thread_create: {
     run(ctx, a) {
       const users = ids(a.user_ids);
-      const t = users.length > 1 || optStr(a.title) ? makeThread(ctx.world, null, [ctx.me().pk, ...users.map((u) => findUser(ctx, u).pk)], str(a.title), ctx.nowSec()) : threadWith(ctx, users);
+      const t =
+        users.length > 1 || optStr(a.title)
+          ? makeThread(ctx.world, null, [ctx.me().pk, ...users.map((u) => findUser(ctx, u).pk)], str(a.title), ctx.nowSec())
+          : threadWith(ctx, users);
       return t.id;
     },
   },
@@ -239,14 +260,20 @@ export const directMethods: MethodTable = {
     run(ctx) {
       const me = ctx.me();
       const presence: Record<string, unknown> = {};
-      for (const pk of [...me.following].slice(0, 30)) presence[pk] = { is_active: Number(pk) % 3 === 0, last_activity_at_ms: (ctx.world.epoch - (Number(pk) % 7200)) * 1000, in_threads: [] };
+      for (const pk of [...me.following].slice(0, 30))
+        presence[pk] = { is_active: Number(pk) % 3 === 0, last_activity_at_ms: (ctx.world.epoch - (Number(pk) % 7200)) * 1000, in_threads: [] };
       return { user_presence: presence, status: 'ok' };
     },
   },
   direct_users_presence: {
     run(ctx, a) {
       const presence: Record<string, unknown> = {};
-      for (const pk of ids(a.user_ids)) presence[findUser(ctx, pk).pk] = { is_active: Number(pk) % 3 === 0, last_activity_at_ms: (ctx.world.epoch - (Number(pk) % 7200)) * 1000, in_threads: [] };
+      for (const pk of ids(a.user_ids))
+        presence[findUser(ctx, pk).pk] = {
+          is_active: Number(pk) % 3 === 0,
+          last_activity_at_ms: (ctx.world.epoch - (Number(pk) % 7200)) * 1000,
+          in_threads: [],
+        };
       return { user_presence: presence, status: 'ok' };
     },
   },

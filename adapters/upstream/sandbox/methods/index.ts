@@ -23,7 +23,25 @@ import { uploadMethods } from './upload.js';
 import { userMethods } from './users.js';
 
 export const ALL_TABLES: readonly MethodTable[] = [
-  authMethods, accountMethods, userMethods, feedMethods, timelineMethods, mediaMethods, commentMethods, liveMethods, storyMethods, placeMethods,
-  searchMethods, shareMethods, mediaExtraMethods, musicMethods, newsMethods, directMethods, directSendMethods, uploadMethods, downloadMethods,
-  newerMethods, iteratorMethods,
+  authMethods,
+  accountMethods,
+  userMethods,
+  feedMethods,
+  timelineMethods,
+  mediaMethods,
+  commentMethods,
+  liveMethods,
+  storyMethods,
+  placeMethods,
+  searchMethods,
+  shareMethods,
+  mediaExtraMethods,
+  musicMethods,
+  newsMethods,
+  directMethods,
+  directSendMethods,
+  uploadMethods,
+  downloadMethods,
+  newerMethods,
+  iteratorMethods,
 ];

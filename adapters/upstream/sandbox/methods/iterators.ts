@@ -47,7 +47,10 @@ export class Cursors {
     if (cursor === undefined) {
       const walk = WALKS[method] ?? fail('SidecarProtocolError', `${method} is not an async iterator: only those are read a page at a time`);
       cursor = `c${++this.serial}`;
-      this.open.set(cursor, walked(walk, args, () => this.current!));
+      this.open.set(
+        cursor,
+        walked(walk, args, () => this.current!),
+      );
     }
     const iterator = this.open.get(cursor) ?? fail('SidecarCursorGone', GONE);
     const items: unknown[] = [];

@@ -63,20 +63,44 @@ function move(from: LiveRec['state'], to: LiveRec['state']): MethodDef {
 function commentOut(ctx: Ctx, c: LiveRec['comments'][number]): Record<string, unknown> {
   const user = ctx.world.users.get(c.user);
   return {
-    pk: c.pk, user_id: c.user, text: c.text, type: 0, created_at: c.at, created_at_utc: c.at, content_type: 'comment', status: 'Active',
-    bit_flags: 0, did_report_as_spam: false, share_enabled: false, user: user ? userShort(user) : { pk: c.user },
+    pk: c.pk,
+    user_id: c.user,
+    text: c.text,
+    type: 0,
+    created_at: c.at,
+    created_at_utc: c.at,
+    content_type: 'comment',
+    status: 'Active',
+    bit_flags: 0,
+    did_report_as_spam: false,
+    share_enabled: false,
+    user: user ? userShort(user) : { pk: c.user },
   };
 }
 
 export const liveMethods: MethodTable = {
   media_create_livestream: {
     run(ctx, a) {
-      const live: LiveRec = { id: nextId(ctx.world), owner: ctx.me().pk, title: str(a.title, 'title'), state: 'created', createdAt: ctx.nowSec(), startedAt: null, endedAt: null, comments: [], viewers: [] };
+      const live: LiveRec = {
+        id: nextId(ctx.world),
+        owner: ctx.me().pk,
+        title: str(a.title, 'title'),
+        state: 'created',
+        createdAt: ctx.nowSec(),
+        startedAt: null,
+        endedAt: null,
+        comments: [],
+        viewers: [],
+      };
       ctx.world.lives.set(live.id, live);
       return {
-        broadcast_id: live.id, upload_url: `rtmps://live-upload.sandbox.invalid:443/rtmp/${live.id}?s_bl=1&s_sw=0&s_vt=ig&a=sandbox`,
-        stream_server: 'rtmps://live-upload.sandbox.invalid:443/rtmp/', stream_key: `${live.id}?s_bl=1&s_sw=0&s_vt=ig&a=sandbox`,
-        broadcast_status: live.state, title: live.title, status: 'ok',
+        broadcast_id: live.id,
+        upload_url: `rtmps://live-upload.sandbox.invalid:443/rtmp/${live.id}?s_bl=1&s_sw=0&s_vt=ig&a=sandbox`,
+        stream_server: 'rtmps://live-upload.sandbox.invalid:443/rtmp/',
+        stream_key: `${live.id}?s_bl=1&s_sw=0&s_vt=ig&a=sandbox`,
+        broadcast_status: live.state,
+        title: live.title,
+        status: 'ok',
       };
     },
   },
@@ -86,8 +110,13 @@ export const liveMethods: MethodTable = {
     run(ctx, a) {
       const live = findLive(ctx, a.broadcast_id);
       return {
-        id: live.id, broadcast_status: live.state, title: live.title, published_time: live.startedAt ?? live.createdAt,
-        viewer_count: live.state === 'started' ? live.viewers.length : 0, broadcast_owner: userShort(ctx.me()), status: 'ok',
+        id: live.id,
+        broadcast_status: live.state,
+        title: live.title,
+        published_time: live.startedAt ?? live.createdAt,
+        viewer_count: live.state === 'started' ? live.viewers.length : 0,
+        broadcast_owner: userShort(ctx.me()),
+        status: 'ok',
       };
     },
   },
@@ -96,8 +125,15 @@ export const liveMethods: MethodTable = {
       const live = findLive(ctx, a.broadcast_id);
       catchUp(ctx, live);
       return {
-        comments: live.comments.map((c) => commentOut(ctx, c)), comment_count: live.comments.length, caption: null, caption_is_edited: false,
-        has_more_comments: false, is_first_fetch: true, live_seconds_per_comment: SECONDS_PER_COMMENT, comment_likes_enabled: true, comment_muted: 0,
+        comments: live.comments.map((c) => commentOut(ctx, c)),
+        comment_count: live.comments.length,
+        caption: null,
+        caption_is_edited: false,
+        has_more_comments: false,
+        is_first_fetch: true,
+        live_seconds_per_comment: SECONDS_PER_COMMENT,
+        comment_likes_enabled: true,
+        comment_muted: 0,
         status: 'ok',
       };
     },

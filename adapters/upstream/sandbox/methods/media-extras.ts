@@ -51,8 +51,13 @@ function template(ctx: Ctx, m: MediaRec): Record<string, unknown> {
   return {
     ...base,
     template_info: {
-      original_media_id: m.pk, creator: userShort(ctx.world.users.get(m.owner)!), clip_count: cuts.length, segments: cuts,
-      total_duration_ms: cuts.reduce((sum, c) => sum + c.duration_ms, 0), audio: t ? track(t) : null, template_uses_count: others.length,
+      original_media_id: m.pk,
+      creator: userShort(ctx.world.users.get(m.owner)!),
+      clip_count: cuts.length,
+      segments: cuts,
+      total_duration_ms: cuts.reduce((sum, c) => sum + c.duration_ms, 0),
+      audio: t ? track(t) : null,
+      template_uses_count: others.length,
     },
     items: others.map((pk) => ({ media: mediaOut(ctx, ctx.world.media.get(pk)!) })),
   };

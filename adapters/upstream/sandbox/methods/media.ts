@@ -79,10 +79,21 @@ export const mediaMethods: MethodTable = {
       const m = findMedia(ctx, pkFromCode(codeFromUrl(str(a.url, 'url'))));
       const owner = ctx.world.users.get(m.owner)!;
       return {
-        title: m.caption, author_name: owner.username, author_url: `${WEB}/${owner.username}`, author_id: owner.pk, media_id: `${m.pk}_${m.owner}`,
-        provider_name: 'Instagram', provider_url: WEB, type: 'rich', width: 658, height: null,
+        title: m.caption,
+        author_name: owner.username,
+        author_url: `${WEB}/${owner.username}`,
+        author_id: owner.pk,
+        media_id: `${m.pk}_${m.owner}`,
+        provider_name: 'Instagram',
+        provider_url: WEB,
+        type: 'rich',
+        width: 658,
+        height: null,
         html: `<blockquote class="instagram-media" data-instgrm-permalink="${WEB}/p/${codeFromPk(m.pk)}/"></blockquote>`,
-        thumbnail_url: mediaUrls.image(m.pk), thumbnail_width: 64, thumbnail_height: 64, can_view: true,
+        thumbnail_url: mediaUrls.image(m.pk),
+        thumbnail_width: 64,
+        thumbnail_height: 64,
+        can_view: true,
       };
     },
   },
@@ -121,12 +132,27 @@ export const mediaMethods: MethodTable = {
   clip_unpin: pin(false, false, 'clipPinned'),
   media_save: { run: (ctx, a) => save(ctx, findMedia(ctx, a.media_id), a.collection_pk, !bool(a.revert)) },
   media_unsave: { run: (ctx, a) => save(ctx, findMedia(ctx, a.media_id), a.collection_pk, false) },
-  media_seen: { run: (ctx, a) => andReturn(ids(a.media_ids).map((pk) => findMedia(ctx, pk)), true) },
+  media_seen: {
+    run: (ctx, a) =>
+      andReturn(
+        ids(a.media_ids).map((pk) => findMedia(ctx, pk)),
+        true,
+      ),
+  },
   media_check_offensive_comment: { run: (ctx, a) => andReturn(findMedia(ctx, a.media_id), /\b(idiot|stupid|hate)\b/i.test(str(a.text, 'text'))) },
   clip_info_for_creation: { run: () => ({ clips_max_duration_ms: 90000, clips_min_duration_ms: 1000, is_trial_eligible: true, status: 'ok' }) },
   clip_share_to_fb_config: { run: () => ({ share_to_fb_enabled: false, fb_destinations: [], status: 'ok' }) },
   clip_trial_eligible: { run: () => true },
-  explore_page: { run: (ctx) => ({ sectional_items: [{ layout_type: 'one_by_two_left', layout_content: { medias: reelsAfter(ctx, () => true, 6, 0).map((m) => ({ media: rawMedia(ctx, m) })) } }], more_available: false, next_max_id: '', status: 'ok' }) },
+  explore_page: {
+    run: (ctx) => ({
+      sectional_items: [
+        { layout_type: 'one_by_two_left', layout_content: { medias: reelsAfter(ctx, () => true, 6, 0).map((m) => ({ media: rawMedia(ctx, m) })) } },
+      ],
+      more_available: false,
+      next_max_id: '',
+      status: 'ok',
+    }),
+  },
   explore_page_media_info: { run: (ctx, a) => ({ items: [rawMedia(ctx, findMedia(ctx, a.media_pk))], status: 'ok' }) },
   reels: { run: (ctx, a) => feed(ctx, () => true, a.amount, a.last_media_pk) },
   friends_reels: { run: (ctx, a) => feed(ctx, (m) => ctx.me().following.has(m.owner), a.amount, a.last_media_pk) },
@@ -163,4 +189,3 @@ export function deleteMedia(ctx: Ctx, m: MediaRec): void {
   for (const t of m.usertags) remove(w.users.get(t.user)?.tagged ?? [], m.pk);
   for (const note of [...w.mediaNotes.values()]) if (note.media === m.pk) w.mediaNotes.delete(note.id);
 }
-

@@ -13,21 +13,37 @@ import { findTracks } from './search.js';
 
 const allTracks = (ctx: Ctx) => [...ctx.world.tracks.values()];
 const browser = (ctx: Ctx, offset: number) => ({
-  items: allTracks(ctx).slice(offset, offset + 12).map((t) => ({ track: track(t) })), alacorn_session_id: 'sandbox', browse_session_id: 'sandbox', status: 'ok',
+  items: allTracks(ctx)
+    .slice(offset, offset + 12)
+    .map((t) => ({ track: track(t) })),
+  alacorn_session_id: 'sandbox',
+  browse_session_id: 'sandbox',
+  status: 'ok',
 });
 
 function tracksPayload(ctx: Ctx, query: string): Record<string, unknown> {
-  return { items: findTracks(ctx, query.trim().toLowerCase()).slice(0, 20).map((t) => ({ track: track(t) })), page_info: { more_available: false, next_max_id: null }, status: 'ok' };
+  return {
+    items: findTracks(ctx, query.trim().toLowerCase())
+      .slice(0, 20)
+      .map((t) => ({ track: track(t) })),
+    page_info: { more_available: false, next_max_id: null },
+    status: 'ok',
+  };
 }
 
 /** The audio page: the track, whether the viewer saved it, and the reels that use it, page by page. */
 function trackPayload(ctx: Ctx, value: unknown, maxId: unknown): Record<string, unknown> {
   const t = findTrack(ctx, value);
-  const clips = visible(ctx, [...ctx.world.media.values()].filter((m) => m.track === t.id).map((m) => m.pk));
+  const clips = visible(
+    ctx,
+    [...ctx.world.media.values()].filter((m) => m.track === t.id).map((m) => m.pk),
+  );
   const [page, next] = pageBy(clips, newestFirst(ctx), maxId, 12);
   return {
     metadata: { music_info: { music_asset_info: track(t), music_consumption_info: musicConsumption(t, ctx.me().pk) } },
-    items: mediaList(ctx, page).map((media) => ({ media })), paging_info: { max_id: next, more_available: next !== '' }, status: 'ok',
+    items: mediaList(ctx, page).map((media) => ({ media })),
+    paging_info: { max_id: next, more_available: next !== '' },
+    status: 'ok',
   };
 }
 
@@ -46,21 +62,38 @@ function newNote(ctx: Ctx, text: string, audience: number, trackId: string | nul
 
 export const musicMethods: MethodTable = {
   music_search_v2: { run: (ctx, a) => tracksPayload(ctx, str(a.query, 'query')) },
-  music_keyword_search: { run: (ctx, a) => ({ keywords: findTracks(ctx, str(a.query, 'query').toLowerCase()).slice(0, int(a.num_keywords) || 3).map((t) => t.title), status: 'ok' }) },
+  music_keyword_search: {
+    run: (ctx, a) => ({
+      keywords: findTracks(ctx, str(a.query, 'query').toLowerCase())
+        .slice(0, int(a.num_keywords) || 3)
+        .map((t) => t.title),
+      status: 'ok',
+    }),
+  },
   music_trending: { run: (ctx) => browser(ctx, 0) },
-  music_top_trends: { run: (ctx, a) => ({ ...browser(ctx, 12), items: allTracks(ctx).slice(0, int(a.page_size) || 15).map((t, rank) => ({ track: track(t), rank: rank + 1 })) }) },
+  music_top_trends: {
+    run: (ctx, a) => ({
+      ...browser(ctx, 12),
+      items: allTracks(ctx)
+        .slice(0, int(a.page_size) || 15)
+        .map((t, rank) => ({ track: track(t), rank: rank + 1 })),
+    }),
+  },
   music_clips_audio_browser: { run: (ctx) => browser(ctx, 24) },
   music_in_feed_audio_browser: { run: (ctx) => browser(ctx, 36) },
   notes_music_browser: { run: (ctx) => browser(ctx, 6) },
   music_bookmark: {
     run(ctx, a) {
       const key = id(a.original_audio_id, 'original_audio_id');
-      const t = ctx.world.tracks.get(key) ?? [...ctx.world.tracks.values()].find((x) => x.clusterId === key) ?? fail('TrackNotFound', `Audio not found: ${key}`);
+      const t =
+        ctx.world.tracks.get(key) ?? [...ctx.world.tracks.values()].find((x) => x.clusterId === key) ?? fail('TrackNotFound', `Audio not found: ${key}`);
       t.bookmarkedBy.add(ctx.me().pk);
       return true;
     },
   },
-  music_verify_original_audio_title: { run: (ctx, a) => !allTracks(ctx).some((t) => t.title.toLowerCase() === str(a.original_audio_name).trim().toLowerCase()) },
+  music_verify_original_audio_title: {
+    run: (ctx, a) => !allTracks(ctx).some((t) => t.title.toLowerCase() === str(a.original_audio_name).trim().toLowerCase()),
+  },
   track_info_by_canonical_id: {
     run(ctx, a) {
       const key = id(a.music_canonical_id, 'music_canonical_id');
@@ -101,4 +134,3 @@ function notePick(notes: unknown, username: string): unknown {
   const list = Array.isArray(notes) ? (notes as Record<string, unknown>[]) : [];
   return list.find((n) => (n?.user as Record<string, unknown> | undefined)?.username === username) ?? null;
 }
-

@@ -108,16 +108,29 @@ export const newerMethods: MethodTable = {
     run(ctx, a) {
       const words = str(a.query, 'query').toLowerCase().split(/\s+/).filter(Boolean);
       const hits = [...ctx.world.media.values()].filter((m) => words.length && words.every((w) => m.caption.toLowerCase().includes(w)));
-      const pks = sortBy(visible(ctx, hits.map((m) => m.pk)), newestFirst(ctx));
+      const pks = sortBy(
+        visible(
+          ctx,
+          hits.map((m) => m.pk),
+        ),
+        newestFirst(ctx),
+      );
       return mediaList(ctx, pks.slice(0, int(a.amount) || 27));
     },
   },
-  media_share_to_threads_destination: { run: (ctx, a) => (a.destination_id ? { destination_id: String(a.destination_id) } : destination('threads-', ctx.me())) },
+  media_share_to_threads_destination: {
+    run: (ctx, a) => (a.destination_id ? { destination_id: String(a.destination_id) } : destination('threads-', ctx.me())),
+  },
   media_share_to_fb_destination: {
     run(ctx, a) {
       const me = ctx.me();
       const type = String(a.destination_type ?? 'USER').toUpperCase();
-      return { ...destination('fb-', me), destination_id: a.destination_id ? String(a.destination_id) : `fb-${me.pk}`, destination_type: type, audience: 'EVERYONE' };
+      return {
+        ...destination('fb-', me),
+        destination_id: a.destination_id ? String(a.destination_id) : `fb-${me.pk}`,
+        destination_type: type,
+        audience: 'EVERYONE',
+      };
     },
   },
 };

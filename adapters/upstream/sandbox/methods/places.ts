@@ -76,7 +76,9 @@ export const placeMethods: MethodTable = {
       const loc = findLocation(ctx, a.location_pk);
       const first = visible(ctx, loc.media)[0];
       if (!first) return [];
-      return [{ id: `2${loc.pk}`, title: `Around ${loc.name}`, description: `Posts near ${loc.name}`, cover_media: mediaList(ctx, [first])[0], feedback_item: null }];
+      return [
+        { id: `2${loc.pk}`, title: `Around ${loc.name}`, description: `Posts near ${loc.name}`, cover_media: mediaList(ctx, [first])[0], feedback_item: null },
+      ];
     },
   },
   location_search: { run: (ctx, a) => near(ctx, num(a.lat, 'lat'), num(a.lng, 'lng')).map(location) },
@@ -92,7 +94,10 @@ export const placeMethods: MethodTable = {
     run(ctx, a) {
       const c = myCollection(ctx, a.collection_pk);
       const items = c.media.map((pk) => ctx.world.media.get(pk)).filter((m): m is MediaRec => Boolean(m));
-      return mediaList(ctx, after(items, a.last_media_pk, int(a.amount)).map((m) => m.pk));
+      return mediaList(
+        ctx,
+        after(items, a.last_media_pk, int(a.amount)).map((m) => m.pk),
+      );
     },
   },
   collection_medias_by_name: { run: (ctx, a) => mediaList(ctx, collectionByName(ctx, str(a.name, 'name')).media) },

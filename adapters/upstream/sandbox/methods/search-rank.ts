@@ -38,8 +38,7 @@ function matchAll<T>(kind: Kind, items: Iterable<T>, q: string, of: (item: T) =>
 export const matchUsers = (ctx: Ctx, q: string): Match[] =>
   matchAll('user', ctx.world.users.values(), q, (u) => ({ id: u.pk, texts: [u.username, u.fullName.toLowerCase()], name: u.username }));
 
-export const matchTags = (ctx: Ctx, q: string): Match[] =>
-  matchAll('hashtag', ctx.world.hashtags.keys(), q, (name) => ({ id: name, texts: [name], name }));
+export const matchTags = (ctx: Ctx, q: string): Match[] => matchAll('hashtag', ctx.world.hashtags.keys(), q, (name) => ({ id: name, texts: [name], name }));
 
 export const matchPlaces = (ctx: Ctx, q: string): Match[] =>
   matchAll('place', ctx.world.locations.values(), q, (l) => ({ id: l.pk, texts: [l.name.toLowerCase(), l.city.toLowerCase()], name: l.name.toLowerCase() }));

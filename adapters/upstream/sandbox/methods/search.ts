@@ -30,13 +30,18 @@ function top(ctx: Ctx, text: string): Record<string, unknown> {
 
 /** Reels under the hashtags the query matches, newest first, page by page. */
 function reels(ctx: Ctx, text: string, cursor: unknown): [unknown[], string] {
-  const pks = matchTags(ctx, text).flatMap((m) => ctx.world.hashtags.get(m.id)!.media).filter((pk) => ctx.world.media.get(pk)?.kind === 'clip');
+  const pks = matchTags(ctx, text)
+    .flatMap((m) => ctx.world.hashtags.get(m.id)!.media)
+    .filter((pk) => ctx.world.media.get(pk)?.kind === 'clip');
   const [page, next] = pageBy(visible(ctx, [...new Set(pks)]), newestFirst(ctx), cursor, REELS_PAGE);
   return [mediaList(ctx, page), next];
 }
 
 const PER_SURFACE: Readonly<Partial<Record<string, (ctx: Ctx, text: string) => Match[]>>> = {
-  user_serp: matchUsers, hashtag_serp: matchTags, places_serp: matchPlaces, place_serp: matchPlaces,
+  user_serp: matchUsers,
+  hashtag_serp: matchTags,
+  places_serp: matchPlaces,
+  place_serp: matchPlaces,
 };
 
 /** One search surface's results page: a single kind for the user, hashtag and place surfaces, else blended with reels. */
@@ -48,10 +53,18 @@ function searchItem(ctx: Ctx, a: Args): Record<string, unknown> {
   const [entries, next] = pageBy(single ? single(ctx, text) : everything(ctx, text), single ? rankKey : blendedKey, cursor, size(a.count));
   const [clips, reelsNext] = single ? [[], ''] : reels(ctx, text, a.reels_max_id);
   return {
-    ...blended(ctx, entries), reels: clips, has_more: next !== '', next_max_id: next || null, page_token: next || null,
+    ...blended(ctx, entries),
+    reels: clips,
+    has_more: next !== '',
+    next_max_id: next || null,
+    page_token: next || null,
     page_index: (a.page_index === null || a.page_index === undefined ? 0 : int(a.page_index, 'page_index')) + 1,
-    has_more_reels: reelsNext !== '', reels_max_id: reelsNext || null, rank_token: rankToken(a.rank_token, text),
-    item_id: str(a.item_id, 'item_id'), search_surface: surface, status: 'ok',
+    has_more_reels: reelsNext !== '',
+    reels_max_id: reelsNext || null,
+    rank_token: rankToken(a.rank_token, text),
+    item_id: str(a.item_id, 'item_id'),
+    search_surface: surface,
+    status: 'ok',
   };
 }
 
@@ -65,8 +78,18 @@ function typeahead(ctx: Ctx, text: string, count: number): Record<string, unknow
 
 export const searchMethods: MethodTable = {
   search_users: { run: (ctx, a) => usersOf(ctx, matchUsers(ctx, q(a.query)).slice(0, PAGE)).map(userShort) },
-  search_hashtags: { run: (ctx, a) => matchTags(ctx, q(a.query)).slice(0, PAGE).map((m) => hashtag(ctx.world, m.id)) },
-  web_search_topsearch_hashtags: { run: (ctx, a) => matchTags(ctx, q(a.query)).slice(0, TOP_EACH).map((m) => hashtag(ctx.world, m.id)) },
+  search_hashtags: {
+    run: (ctx, a) =>
+      matchTags(ctx, q(a.query))
+        .slice(0, PAGE)
+        .map((m) => hashtag(ctx.world, m.id)),
+  },
+  web_search_topsearch_hashtags: {
+    run: (ctx, a) =>
+      matchTags(ctx, q(a.query))
+        .slice(0, TOP_EACH)
+        .map((m) => hashtag(ctx.world, m.id)),
+  },
   search_music: { run: (ctx, a) => findTracks(ctx, q(a.query)).slice(0, 20).map(track) },
   fbsearch_accounts_v2: {
     run(ctx, a) {
@@ -86,8 +109,14 @@ export const searchMethods: MethodTable = {
       const [entries, next] = pageBy(everything(ctx, text), blendedKey, a.next_max_id, PAGE);
       const [clips, reelsNext] = reels(ctx, text, a.reels_max_id);
       return {
-        ...blended(ctx, entries), reels: clips, has_more: next !== '', next_max_id: next || null, has_more_reels: reelsNext !== '',
-        reels_max_id: reelsNext || null, rank_token: rankToken(a.rank_token, text), status: 'ok',
+        ...blended(ctx, entries),
+        reels: clips,
+        has_more: next !== '',
+        next_max_id: next || null,
+        has_more_reels: reelsNext !== '',
+        reels_max_id: reelsNext || null,
+        rank_token: rankToken(a.rank_token, text),
+        status: 'ok',
       };
     },
   },
@@ -96,7 +125,13 @@ export const searchMethods: MethodTable = {
     run(ctx, a) {
       const text = q(a.query);
       const [clips, next] = reels(ctx, text, a.reels_max_id);
-      return { reels_serp_modules: [{ module_type: 'clips', clips: clips.map((media) => ({ media })) }], has_more: next !== '', reels_max_id: next || null, rank_token: rankToken(a.rank_token, text), status: 'ok' };
+      return {
+        reels_serp_modules: [{ module_type: 'clips', clips: clips.map((media) => ({ media })) }],
+        has_more: next !== '',
+        reels_max_id: next || null,
+        rank_token: rankToken(a.rank_token, text),
+        status: 'ok',
+      };
     },
   },
   fbsearch_item: { run: (ctx, a) => searchItem(ctx, a) },
@@ -114,7 +149,10 @@ export const searchMethods: MethodTable = {
       const me = ctx.me();
       const people = [...me.following].slice(0, 3).map((pk) => [0, userShort(ctx.world.users.get(pk)!)]);
       // Every followed hashtag, the most recently followed first.
-      const tags = [...me.hashtags].reverse().filter((name) => ctx.world.hashtags.has(name)).map((name) => [1, hashtag(ctx.world, name)]);
+      const tags = [...me.hashtags]
+        .reverse()
+        .filter((name) => ctx.world.hashtags.has(name))
+        .map((name) => [1, hashtag(ctx.world, name)]);
       return [...people, ...tags];
     },
   },

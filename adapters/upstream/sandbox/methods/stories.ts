@@ -104,10 +104,34 @@ export const storyMethods: MethodTable = {
   archive_story_days_paginated_v1: {
     run(ctx, a) {
       const [days, next] = pageBy(archiveDays(ctx, ctx.me()), (d) => [-BigInt(d.day)], a.end_cursor, int(a.amount) || 20);
-      return [days.map((d) => ({ id: d.id, timestamp: iso(d.day), media_count: d.stories.length, reel_type: 'archive_day_reel', latest_reel_media: Math.max(...d.stories.map((s) => s.takenAt)) })), next];
+      return [
+        days.map((d) => ({
+          id: d.id,
+          timestamp: iso(d.day),
+          media_count: d.stories.length,
+          reel_type: 'archive_day_reel',
+          latest_reel_media: Math.max(...d.stories.map((s) => s.takenAt)),
+        })),
+        next,
+      ];
     },
   },
-  sticker_tray: { run: () => ({ static_stickers: [{ id: 'sandbox', stickers: [{ id: 'location_sticker', type: 'location' }, { id: 'mention_sticker', type: 'mention' }, { id: 'hashtag_sticker', type: 'hashtag' }, { id: 'link_sticker', type: 'link' }] }], status: 'ok' }) },
+  sticker_tray: {
+    run: () => ({
+      static_stickers: [
+        {
+          id: 'sandbox',
+          stickers: [
+            { id: 'location_sticker', type: 'location' },
+            { id: 'mention_sticker', type: 'mention' },
+            { id: 'hashtag_sticker', type: 'hashtag' },
+            { id: 'link_sticker', type: 'link' },
+          ],
+        },
+      ],
+      status: 'ok',
+    }),
+  },
   user_highlights: {
     run(ctx, a) {
       const user = findUser(ctx, a.user_id);
@@ -122,7 +146,15 @@ export const storyMethods: MethodTable = {
       const stories = ownStories(ctx, a.story_ids);
       if (!stories.length) fail('ClientBadRequestError', 'A highlight needs at least one story');
       const cover = str(a.cover_story_id) ? ownStories(ctx, [a.cover_story_id])[0] : stories[0];
-      const h: HighlightRec = { pk: nextId(ctx.world), owner: ctx.me().pk, title: str(a.title, 'title'), stories, cover, createdAt: ctx.nowSec(), pinned: false };
+      const h: HighlightRec = {
+        pk: nextId(ctx.world),
+        owner: ctx.me().pk,
+        title: str(a.title, 'title'),
+        stories,
+        cover,
+        createdAt: ctx.nowSec(),
+        pinned: false,
+      };
       ctx.world.highlights.set(h.pk, h);
       ctx.me().highlights.unshift(h.pk);
       return highlight(ctx.world, h, true);
@@ -165,7 +197,19 @@ export const storyMethods: MethodTable = {
       const h = ownHighlight(ctx, a.highlight_pk);
       uploadFile(a.cover_path, 'PhotoNotUpload', 'cover');
       const me = ctx.me();
-      const cover: StoryRec = { pk: nextId(ctx.world), owner: me.pk, takenAt: ctx.nowSec(), video: false, mentions: [], hashtags: [], locations: [], links: [], likers: new Set(), viewers: [], caption: 'cover' };
+      const cover: StoryRec = {
+        pk: nextId(ctx.world),
+        owner: me.pk,
+        takenAt: ctx.nowSec(),
+        video: false,
+        mentions: [],
+        hashtags: [],
+        locations: [],
+        links: [],
+        likers: new Set(),
+        viewers: [],
+        caption: 'cover',
+      };
       ctx.world.stories.set(cover.pk, cover);
       me.archivedStories.unshift(cover.pk);
       h.cover = cover.pk;
@@ -181,4 +225,3 @@ export const storyMethods: MethodTable = {
     },
   },
 };
-

@@ -10,7 +10,13 @@ import { nextId } from '../world/social.js';
 import type { MediaKind, MediaRec, StoryRec } from '../world/types.js';
 import { mediaOut, uploadFile } from './common.js';
 
-const EXC: Readonly<Record<MediaKind, string>> = { photo: 'PhotoNotUpload', video: 'VideoNotUpload', album: 'AlbumConfigureError', clip: 'ClipNotUpload', igtv: 'IGTVNotUpload' };
+const EXC: Readonly<Record<MediaKind, string>> = {
+  photo: 'PhotoNotUpload',
+  video: 'VideoNotUpload',
+  album: 'AlbumConfigureError',
+  clip: 'ClipNotUpload',
+  igtv: 'IGTVNotUpload',
+};
 
 function usertags(ctx: Ctx, value: unknown): MediaRec['usertags'] {
   return records(value).map((tag) => {
@@ -29,8 +35,17 @@ function placeOf(ctx: Ctx, value: unknown): string | null {
   if (!loc.name) fail('ClientBadRequestError', 'location needs a pk from the sandbox or a name');
   const created = pk || nextId(ctx.world);
   ctx.world.locations.set(created, {
-    pk: created, name: str(loc.name), address: str(loc.address ?? ''), city: str(loc.city ?? ''), zip: str(loc.zip ?? ''),
-    lat: Number(loc.lat ?? 0), lng: Number(loc.lng ?? 0), category: str(loc.category ?? ''), phone: '', website: '', media: [],
+    pk: created,
+    name: str(loc.name),
+    address: str(loc.address ?? ''),
+    city: str(loc.city ?? ''),
+    zip: str(loc.zip ?? ''),
+    lat: Number(loc.lat ?? 0),
+    lng: Number(loc.lng ?? 0),
+    category: str(loc.category ?? ''),
+    phone: '',
+    website: '',
+    media: [],
   });
   return created;
 }
@@ -39,11 +54,25 @@ function create(ctx: Ctx, kind: MediaKind, a: Args, paths: string[], videoFlags:
   const me = ctx.me();
   const caption = str(a.caption ?? '', 'caption');
   const m: MediaRec = {
-    pk: nextId(ctx.world), owner: me.pk, kind, takenAt: ctx.nowSec(), caption, title: kind === 'igtv' ? str(a.title ?? '') : '',
-    usertags: usertags(ctx, a.usertags), location: placeOf(ctx, a.location), likers: new Set(), comments: [], commentsDisabled: false,
-    archived: false, pinned: false, clipPinned: false, duration: kind === 'photo' || kind === 'album' ? 0 : 1, plays: 0,
+    pk: nextId(ctx.world),
+    owner: me.pk,
+    kind,
+    takenAt: ctx.nowSec(),
+    caption,
+    title: kind === 'igtv' ? str(a.title ?? '') : '',
+    usertags: usertags(ctx, a.usertags),
+    location: placeOf(ctx, a.location),
+    likers: new Set(),
+    comments: [],
+    commentsDisabled: false,
+    archived: false,
+    pinned: false,
+    clipPinned: false,
+    duration: kind === 'photo' || kind === 'album' ? 0 : 1,
+    plays: 0,
     children: kind === 'album' ? paths.map((_, i) => ({ pk: nextId(ctx.world), video: videoFlags[i] })) : [],
-    hashtags: [...new Set([...caption.matchAll(/#([\p{L}\p{N}_]+)/gu)].map((x) => x[1].toLowerCase()))], track,
+    hashtags: [...new Set([...caption.matchAll(/#([\p{L}\p{N}_]+)/gu)].map((x) => x[1].toLowerCase()))],
+    track,
   };
   ctx.world.media.set(m.pk, m);
   me.media.unshift(m.pk);
@@ -67,7 +96,14 @@ function album(withTrack: boolean): MethodDef {
       const paths = list(a.paths).map((p) => uploadFile(p, 'AlbumConfigureError'));
       if (paths.length < 2 || paths.length > 10) fail('AlbumConfigureError', 'An album needs 2 to 10 files');
       const track = withTrack ? findTrack(ctx, record(a.track)?.id).id : null;
-      return create(ctx, 'album', a, paths, paths.map((p) => /\.(mp4|mov|m4v)$/i.test(p)), track);
+      return create(
+        ctx,
+        'album',
+        a,
+        paths,
+        paths.map((p) => /\.(mp4|mov|m4v)$/i.test(p)),
+        track,
+      );
     },
   };
 }
@@ -79,15 +115,24 @@ export function toStory(video: boolean): MethodDef {
       uploadFile(a.path, video ? 'VideoNotUpload' : 'PhotoNotUpload');
       const me = ctx.me();
       const s: StoryRec = {
-        pk: nextId(ctx.world), owner: me.pk, takenAt: ctx.nowSec(), video, caption: str(a.caption ?? ''),
+        pk: nextId(ctx.world),
+        owner: me.pk,
+        takenAt: ctx.nowSec(),
+        video,
+        caption: str(a.caption ?? ''),
         mentions: records(a.mentions).map((m) => findUser(ctx, record(m.user)?.pk).pk),
-        hashtags: records(a.hashtags).map((h) => String(record(h.hashtag)?.name ?? '').toLowerCase()).filter((n) => ctx.world.hashtags.has(n)),
+        hashtags: records(a.hashtags)
+          .map((h) => String(record(h.hashtag)?.name ?? '').toLowerCase())
+          .filter((n) => ctx.world.hashtags.has(n)),
         locations: records(a.locations).flatMap((l) => {
           const pk = placeOf(ctx, l.location);
           return pk ? [pk] : [];
         }),
-        links: records(a.links).map((l) => str(l.webUri ?? l.url ?? '')).filter(Boolean),
-        likers: new Set(), viewers: [],
+        links: records(a.links)
+          .map((l) => str(l.webUri ?? l.url ?? ''))
+          .filter(Boolean),
+        likers: new Set(),
+        viewers: [],
       };
       ctx.world.stories.set(s.pk, s);
       me.stories.push(s.pk);

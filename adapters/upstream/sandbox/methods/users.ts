@@ -19,16 +19,25 @@ function followList(ctx: Ctx, user: UserRec, which: 'followers' | 'following', a
   const since = (pk: string) => BigInt(which === 'followers' ? followedSince(ctx.world, pk, user.pk) : followedSince(ctx.world, user.pk, pk));
   // Every follow made or unmade changes the set's size or the edge counter: the sorted order holds until then.
   const memo = { owner: user[which], version: `${user[which].size}:${ctx.world.counters.edge}` };
-  const [pks, next] = pageBy(() => [...user[which]], (pk) => [since(pk)], cursor, amount > 0 ? amount : 100, memo);
+  const [pks, next] = pageBy(
+    () => [...user[which]],
+    (pk) => [since(pk)],
+    cursor,
+    amount > 0 ? amount : 100,
+    memo,
+  );
   return [shorts(ctx, pks), next];
 }
 
 function searchIn(ctx: Ctx, pks: Iterable<string>, query: string): unknown[] {
   const q = query.trim().toLowerCase();
-  return shorts(ctx, [...pks].filter((pk) => {
-    const u = ctx.world.users.get(pk);
-    return u && (u.username.includes(q) || u.fullName.toLowerCase().includes(q));
-  }));
+  return shorts(
+    ctx,
+    [...pks].filter((pk) => {
+      const u = ctx.world.users.get(pk);
+      return u && (u.username.includes(q) || u.fullName.toLowerCase().includes(q));
+    }),
+  );
 }
 
 /**
@@ -107,7 +116,13 @@ export const userMethods: MethodTable = {
     run(ctx, a) {
       const u = findUser(ctx, a.user_id);
       const joined = new Date(u.joined * 1000);
-      return { username: u.username, is_verified: u.isVerified, country: u.country, date: joined.toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' }), former_usernames: '0' };
+      return {
+        username: u.username,
+        is_verified: u.isVerified,
+        country: u.country,
+        date: joined.toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' }),
+        former_usernames: '0',
+      };
     },
   },
   user_followers_v1_chunk: { run: (ctx, a) => followList(ctx, findUser(ctx, a.user_id), 'followers', int(a.max_amount), a.max_id) },
@@ -137,7 +152,12 @@ export const userMethods: MethodTable = {
   user_follow_requests_chunk: {
     run(ctx, a) {
       const me = ctx.me();
-      const [pks, next] = pageBy([...me.requests], (pk) => [BigInt(requestedSince(ctx.world, pk, me.pk))], a.max_id, int(a.max_amount) > 0 ? int(a.max_amount) : 100);
+      const [pks, next] = pageBy(
+        [...me.requests],
+        (pk) => [BigInt(requestedSince(ctx.world, pk, me.pk))],
+        a.max_id,
+        int(a.max_amount) > 0 ? int(a.max_amount) : 100,
+      );
       return [shorts(ctx, pks), next];
     },
   },

@@ -47,13 +47,33 @@ export class UserMap extends Map<string, UserRec> {
 export function generateBig(world: World): void {
   if (world.users instanceof UserMap) world.users.epoch = world.epoch;
   const user = blankUser(BIG.pk, BIG.username, 'Sandbox Crowd');
-  Object.assign(user, { biography: 'A big account of the sandbox: 50,000 followers, a post with 5,000 comments.', isVerified: true, joined: world.epoch - 5 * 365 * DAY });
+  Object.assign(user, {
+    biography: 'A big account of the sandbox: 50,000 followers, a post with 5,000 comments.',
+    isVerified: true,
+    joined: world.epoch - 5 * 365 * DAY,
+  });
   lazily(user, 'followers', () => crowdFollowers(world));
   addUser(world, user);
   const post: MediaRec = {
-    pk: BIG.post, owner: BIG.pk, kind: 'photo', takenAt: world.epoch - 3 * DAY, caption: 'Say hello in the comments #sandbox', title: '',
-    usertags: [], location: null, likers: new Set(), comments: [], commentsDisabled: false, archived: false, pinned: false, clipPinned: false,
-    duration: 0, plays: 0, children: [], hashtags: ['sandbox'], track: null,
+    pk: BIG.post,
+    owner: BIG.pk,
+    kind: 'photo',
+    takenAt: world.epoch - 3 * DAY,
+    caption: 'Say hello in the comments #sandbox',
+    title: '',
+    usertags: [],
+    location: null,
+    likers: new Set(),
+    comments: [],
+    commentsDisabled: false,
+    archived: false,
+    pinned: false,
+    clipPinned: false,
+    duration: 0,
+    plays: 0,
+    children: [],
+    hashtags: ['sandbox'],
+    track: null,
   };
   lazily(post, 'comments', () => crowdComments(world, post));
   world.media.set(post.pk, post);
@@ -75,8 +95,15 @@ function crowdComments(world: World, post: MediaRec): string[] {
   const pks: string[] = [];
   for (let n = 1; n <= BIG.comments; n++) {
     const comment: CommentRec = {
-      pk: String(17_900_000_000_000_000n + BigInt(n)), media: post.pk, user: String(CROWD_BASE + n), text: COMMENTS[n % COMMENTS.length],
-      createdAt: post.takenAt + 60 + n * 30, repliedTo: null, replies: [], likers: new Set(), pinned: false,
+      pk: String(17_900_000_000_000_000n + BigInt(n)),
+      media: post.pk,
+      user: String(CROWD_BASE + n),
+      text: COMMENTS[n % COMMENTS.length],
+      createdAt: post.takenAt + 60 + n * 30,
+      repliedTo: null,
+      replies: [],
+      likers: new Set(),
+      pinned: false,
     };
     world.comments.set(comment.pk, comment);
     pks.push(comment.pk);

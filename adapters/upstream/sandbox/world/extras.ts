@@ -47,7 +47,11 @@ function generateChannels(world: World): void {
     const id = `17${owner.pk.padStart(16, '0')}`;
     const title = owner.pk === FIXED.demo ? 'Sandbox updates' : `${owner.fullName}'s channel`;
     world.channels.set(id, {
-      id, owner: owner.pk, title, subtitle: `Updates from ${owner.username}`, members: new Set([owner.pk, ...[...owner.followers].slice(0, 20)]),
+      id,
+      owner: owner.pk,
+      title,
+      subtitle: `Updates from ${owner.username}`,
+      members: new Set([owner.pk, ...[...owner.followers].slice(0, 20)]),
       createdAt: Math.min(world.epoch - DAY, owner.joined + 30 * DAY),
     });
   }
@@ -61,10 +65,16 @@ function generateFundraisers(world: World): void {
     const goalCents = (5 + (n % 20)) * 100_000;
     const startAt = world.epoch - ((n % 20) + 5) * DAY;
     world.fundraisers.set(owner.pk, {
-      id: `18${owner.pk.padStart(15, '0')}`, owner: owner.pk, title: `${owner.fullName} for ${CAUSES[n % CAUSES.length]}`,
-      description: `Help ${owner.username} raise money for ${CAUSES[n % CAUSES.length]}.`, beneficiary: CHARITIES[n % CHARITIES.length],
-      goalCents, raisedCents: Math.floor((goalCents * ((n % 90) + 5)) / 100), supporters: [...owner.followers].slice(0, 3 + (n % 25)),
-      startAt, endAt: startAt + 30 * DAY,
+      id: `18${owner.pk.padStart(15, '0')}`,
+      owner: owner.pk,
+      title: `${owner.fullName} for ${CAUSES[n % CAUSES.length]}`,
+      description: `Help ${owner.username} raise money for ${CAUSES[n % CAUSES.length]}.`,
+      beneficiary: CHARITIES[n % CHARITIES.length],
+      goalCents,
+      raisedCents: Math.floor((goalCents * ((n % 90) + 5)) / 100),
+      supporters: [...owner.followers].slice(0, 3 + (n % 25)),
+      startAt,
+      endAt: startAt + 30 * DAY,
     });
   }
 }
@@ -88,9 +98,26 @@ export const DEMO_LIVE_ID = '17900000000000002';
 
 /** demo's note in the inbox tray and a live broadcast created but not started yet. */
 function generateDemoNoteAndLive(world: World): void {
-  world.notes.set(DEMO_NOTE_ID, { id: DEMO_NOTE_ID, user: FIXED.demo, text: 'Trying the sandbox', audience: 0, createdAt: world.epoch - 3600, style: 0, track: null, seenBy: new Set() });
+  world.notes.set(DEMO_NOTE_ID, {
+    id: DEMO_NOTE_ID,
+    user: FIXED.demo,
+    text: 'Trying the sandbox',
+    audience: 0,
+    createdAt: world.epoch - 3600,
+    style: 0,
+    track: null,
+    seenBy: new Set(),
+  });
   world.lives.set(DEMO_LIVE_ID, {
-    id: DEMO_LIVE_ID, owner: FIXED.demo, title: 'Sandbox live', state: 'created', createdAt: world.epoch - 600, startedAt: null, endedAt: null, comments: [], viewers: [],
+    id: DEMO_LIVE_ID,
+    owner: FIXED.demo,
+    title: 'Sandbox live',
+    state: 'created',
+    createdAt: world.epoch - 600,
+    startedAt: null,
+    endedAt: null,
+    comments: [],
+    viewers: [],
   });
 }
 

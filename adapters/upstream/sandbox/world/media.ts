@@ -15,17 +15,31 @@ export function generatePlaces(world: World, rng: Rng): void {
     const kind = rng.pick(PLACES);
     const pk = rng.digits(9);
     world.locations.set(pk, {
-      pk, name: `${rng.pick(PLACE_NAMES)} ${kind} ${city}`, address: `${rng.int(1, 200)} ${rng.pick(PLACE_NAMES)} Street`, city,
-      zip: String(rng.int(10000, 99999)), lat: round(lat + (rng.next() - 0.5) / 20), lng: round(lng + (rng.next() - 0.5) / 20),
-      category: kind, phone: `+1555${rng.digits(7)}`, website: `https://example.com/place/${pk}`, media: [],
+      pk,
+      name: `${rng.pick(PLACE_NAMES)} ${kind} ${city}`,
+      address: `${rng.int(1, 200)} ${rng.pick(PLACE_NAMES)} Street`,
+      city,
+      zip: String(rng.int(10000, 99999)),
+      lat: round(lat + (rng.next() - 0.5) / 20),
+      lng: round(lng + (rng.next() - 0.5) / 20),
+      category: kind,
+      phone: `+1555${rng.digits(7)}`,
+      website: `https://example.com/place/${pk}`,
+      media: [],
     });
   }
   for (let i = 0; i < 48; i++) {
     const id = rng.digits(16);
     world.tracks.set(id, {
-      id, title: `${SONGS[i % SONGS.length]}${i >= SONGS.length ? ` (${['Remix', 'Live', 'Acoustic', 'Edit'][Math.floor(i / SONGS.length) % 4]})` : ''}`,
-      artist: rng.pick(ARTISTS), artistId: rng.digits(15), clusterId: rng.digits(16), canonicalId: rng.digits(17), durationMs: rng.int(90, 240) * 1000,
-      explicit: rng.chance(0.1), bookmarkedBy: new Set(),
+      id,
+      title: `${SONGS[i % SONGS.length]}${i >= SONGS.length ? ` (${['Remix', 'Live', 'Acoustic', 'Edit'][Math.floor(i / SONGS.length) % 4]})` : ''}`,
+      artist: rng.pick(ARTISTS),
+      artistId: rng.digits(15),
+      clusterId: rng.digits(16),
+      canonicalId: rng.digits(17),
+      durationMs: rng.int(90, 240) * 1000,
+      explicit: rng.chance(0.1),
+      bookmarkedBy: new Set(),
     });
   }
 }
@@ -56,19 +70,34 @@ export function generateMedia(world: World, rng: Rng): void {
   sortIndexes(world);
 }
 
-interface Pools { pks: string[]; locations: string[]; tracks: string[] }
+interface Pools {
+  pks: string[];
+  locations: string[];
+  tracks: string[];
+}
 
 function makeMedia(world: World, rng: Rng, owner: string, kind: MediaKind, takenAt: number, pools: Pools): MediaRec {
   const pk = `3${rng.digits(18)}`;
   const tags = rng.sample(TOPICS, rng.int(0, 3));
   if (owner === FIXED.demo && !tags.includes('sandbox')) tags.push('sandbox');
   const media: MediaRec = {
-    pk, owner, kind, takenAt, caption: `${rng.pick(PHRASES)}${tags.map((t) => ` #${t}`).join('')}`,
+    pk,
+    owner,
+    kind,
+    takenAt,
+    caption: `${rng.pick(PHRASES)}${tags.map((t) => ` #${t}`).join('')}`,
     title: kind === 'igtv' ? `${rng.pick(PHRASES)} (long video)` : '',
-    usertags: rng.sample(pools.pks, rng.int(0, 2)).filter((u) => u !== owner).map((user) => ({ user, x: round(rng.next()), y: round(rng.next()) })),
+    usertags: rng
+      .sample(pools.pks, rng.int(0, 2))
+      .filter((u) => u !== owner)
+      .map((user) => ({ user, x: round(rng.next()), y: round(rng.next()) })),
     location: rng.chance(0.5) ? rng.pick(pools.locations) : null,
     likers: new Set(rng.sample(pools.pks, rng.int(0, 40)).filter((u) => u !== owner)),
-    comments: [], commentsDisabled: false, archived: false, pinned: false, clipPinned: false,
+    comments: [],
+    commentsDisabled: false,
+    archived: false,
+    pinned: false,
+    clipPinned: false,
     duration: kind === 'igtv' ? rng.int(70, 600) : kind === 'video' || kind === 'clip' ? rng.int(5, 59) : 0,
     plays: kind === 'clip' ? rng.int(100, 100000) : 0,
     children: kind === 'album' ? Array.from({ length: rng.int(2, 4) }, (_, i) => ({ pk: `3${rng.digits(18)}`, video: i === 1 && rng.chance(0.5) })) : [],
@@ -109,13 +138,28 @@ function makeComments(world: World, rng: Rng, media: MediaRec, count: number, pk
   }
   if (media.comments.length > 2 && rng.chance(0.2)) world.comments.get(media.comments[0])!.pinned = true;
   const all = media.comments.flatMap((pk) => [pk, ...world.comments.get(pk)!.replies]).map((pk) => world.comments.get(pk)!);
-  fitBefore(all, (c) => c.createdAt, (c, at) => { c.createdAt = at; }, media.takenAt, world.epoch);
+  fitBefore(
+    all,
+    (c) => c.createdAt,
+    (c, at) => {
+      c.createdAt = at;
+    },
+    media.takenAt,
+    world.epoch,
+  );
 }
 
 function makeComment(world: World, rng: Rng, media: string, user: string, at: number, parent: string | null, pks: string[]): CommentRec {
   const comment: CommentRec = {
-    pk: `17${rng.digits(16)}`, media, user, text: rng.pick(COMMENTS), createdAt: at, repliedTo: parent, replies: [],
-    likers: new Set(rng.sample(pks, rng.int(0, 5))), pinned: false,
+    pk: `17${rng.digits(16)}`,
+    media,
+    user,
+    text: rng.pick(COMMENTS),
+    createdAt: at,
+    repliedTo: parent,
+    replies: [],
+    likers: new Set(rng.sample(pks, rng.int(0, 5))),
+    pinned: false,
   };
   world.comments.set(comment.pk, comment);
   return comment;

@@ -23,12 +23,17 @@ export function generateStories(world: World, rng: Rng): void {
 function makeStory(world: World, rng: Rng, owner: string, takenAt: number): StoryRec {
   const others = [...world.users.get(owner)!.followers];
   const story: StoryRec = {
-    pk: `3${rng.digits(18)}`, owner, takenAt, video: rng.chance(0.3), caption: rng.pick(PHRASES),
+    pk: `3${rng.digits(18)}`,
+    owner,
+    takenAt,
+    video: rng.chance(0.3),
+    caption: rng.pick(PHRASES),
     mentions: rng.chance(0.3) && others.length ? [rng.pick(others)] : [],
     hashtags: rng.chance(0.3) ? [rng.pick([...world.hashtags.keys()])] : [],
     locations: rng.chance(0.2) ? [rng.pick([...world.locations.keys()])] : [],
     links: rng.chance(0.1) ? ['https://example.com/story-link'] : [],
-    likers: new Set(rng.sample(others, rng.int(0, 5))), viewers: rng.sample(others, Math.min(others.length, rng.int(0, 80))),
+    likers: new Set(rng.sample(others, rng.int(0, 5))),
+    viewers: rng.sample(others, Math.min(others.length, rng.int(0, 80))),
   };
   world.stories.set(story.pk, story);
   return story;
@@ -40,7 +45,15 @@ function makeHighlights(world: World, rng: Rng, owner: string, count: number): v
   for (let i = 0; i < count; i++) {
     const stories = rng.sample(user.archivedStories, rng.int(2, Math.min(6, user.archivedStories.length)));
     const pk = rng.digits(17);
-    world.highlights.set(pk, { pk, owner, title: titles[i % titles.length], stories, cover: stories[0], createdAt: world.epoch - rng.int(10, 300) * 86400, pinned: i === 0 });
+    world.highlights.set(pk, {
+      pk,
+      owner,
+      title: titles[i % titles.length],
+      stories,
+      cover: stories[0],
+      createdAt: world.epoch - rng.int(10, 300) * 86400,
+      pinned: i === 0,
+    });
     user.highlights.push(pk);
   }
 }
@@ -60,11 +73,24 @@ export function generateNotes(world: World, rng: Rng): void {
   const demo = world.users.get(FIXED.demo)!;
   for (const user of rng.sample([...demo.following], 12)) {
     const id = rng.digits(17);
-    world.notes.set(id, { id, user, text: rng.pick(PHRASES), audience: rng.pick([0, 1]), createdAt: world.epoch - rng.int(1, 20) * 3600, style: 0, track: null, seenBy: new Set() });
+    world.notes.set(id, {
+      id,
+      user,
+      text: rng.pick(PHRASES),
+      audience: rng.pick([0, 1]),
+      createdAt: world.epoch - rng.int(1, 20) * 3600,
+      style: 0,
+      track: null,
+      seenBy: new Set(),
+    });
   }
 }
 
-const BOXES: readonly [Folder, number][] = [['inbox', 36], ['pending', 8], ['spam', 4]];
+const BOXES: readonly [Folder, number][] = [
+  ['inbox', 36],
+  ['pending', 8],
+  ['spam', 4],
+];
 
 export function generateThreads(world: World, rng: Rng): void {
   const demo = world.users.get(FIXED.demo)!;
@@ -85,7 +111,14 @@ export function generateThreads(world: World, rng: Rng): void {
 export function makeThread(world: World, rng: Rng | null, users: string[], title: string, createdAt: number): ThreadRec {
   const id = rng ? `340282366841710${rng.digits(24)}` : nextId(world, '340282366841710300949128');
   const thread: ThreadRec = {
-    id, pk: rng ? `1${rng.digits(16)}` : nextId(world, '1'), users, admin: users[0], title, isGroup: users.length > 2, createdAt, messages: [],
+    id,
+    pk: rng ? `1${rng.digits(16)}` : nextId(world, '1'),
+    users,
+    admin: users[0],
+    title,
+    isGroup: users.length > 2,
+    createdAt,
+    messages: [],
     state: new Map(users.map((u) => [u, { folder: 'inbox' as Folder, muted: false, vcMuted: false, unread: false, lastSeen: null }])),
   };
   world.threads.set(id, thread);
@@ -103,7 +136,15 @@ function fillThread(world: World, rng: Rng, thread: ThreadRec, count: number, on
     addMessage(world, thread, { user, ts: at, ...body }, `${rng.digits(19)}`);
   }
   const messages = thread.messages.map((id) => world.messages.get(id)!);
-  fitBefore(messages, (m) => m.ts, (m, ts) => { m.ts = ts; }, thread.createdAt, world.epoch);
+  fitBefore(
+    messages,
+    (m) => m.ts,
+    (m, ts) => {
+      m.ts = ts;
+    },
+    thread.createdAt,
+    world.epoch,
+  );
   const last = messages[messages.length - 1];
   if (last && last.user !== FIXED.demo) thread.state.get(FIXED.demo)!.unread = rng.chance(0.4);
 }
@@ -118,10 +159,25 @@ function shareBody(ref: string, i: number): { type: MessageType; text: string; r
   return { type: 'link', text: i % 2 ? urls.share('media', ref) : urls.shareLegacy('media', ref, `sandbox${i}`), ref: null };
 }
 
-export function addMessage(world: World, thread: ThreadRec, init: { user: string; ts: number; type: MessageType; text: string; ref: string | null; video?: boolean }, id?: string): MessageRec {
+export function addMessage(
+  world: World,
+  thread: ThreadRec,
+  init: { user: string; ts: number; type: MessageType; text: string; ref: string | null; video?: boolean },
+  id?: string,
+): MessageRec {
   const message: MessageRec = {
-    id: id ?? nextId(world), thread: thread.id, user: init.user, ts: init.ts, seq: ++world.counters.message, type: init.type, text: init.text, ref: init.ref, video: init.video ?? false,
-    reactions: new Map(), likes: new Set(), seenBy: new Set([init.user]),
+    id: id ?? nextId(world),
+    thread: thread.id,
+    user: init.user,
+    ts: init.ts,
+    seq: ++world.counters.message,
+    type: init.type,
+    text: init.text,
+    ref: init.ref,
+    video: init.video ?? false,
+    reactions: new Map(),
+    likes: new Set(),
+    seenBy: new Set([init.user]),
   };
   world.messages.set(message.id, message);
   thread.messages.push(message.id);

@@ -40,7 +40,14 @@ t.test('capabilities, not version strings: 2.x against 1.12', async (t) => {
   const modern = (await sidecarAt(t, '2.0.6')).library;
   t.match(modern, {
     version: '2.0.6',
-    capabilities: { login_legacy: true, transport: 'curl_cffi', device_key: true, app_profile_upgrade: true, media_upload_status: true, video_refresh_resources: true },
+    capabilities: {
+      login_legacy: true,
+      transport: 'curl_cffi',
+      device_key: true,
+      app_profile_upgrade: true,
+      media_upload_status: true,
+      video_refresh_resources: true,
+    },
   });
   const older = (await sidecarAt(t, '1.12.13')).library;
   t.match(older, {
@@ -53,10 +60,14 @@ t.test('login failures carry the CAA markers and the typed reason into the body'
   const { http } = await service(t);
   const wrong = await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'wrong' } });
   const marker = ['CAA_LOGIN_FALLBACK:fallback_triggered'];
-  t.match(wrong, { status: 401, body: { exc_type: 'BadPassword', caa_actions: marker } }, 'the legacy flow\'s typed failure, with the marker that sent it there');
+  t.match(
+    wrong,
+    { status: 401, body: { exc_type: 'BadPassword', caa_actions: marker } },
+    "the legacy flow's typed failure, with the marker that sent it there",
+  );
   const unknown = await http.request('POST', '/auth/login', { form: { username: 'nobody_here', password: 'x' } });
   t.match(unknown.body, { exc_type: 'ClientError', caa_actions: ['CAA_LOGIN_FORM:account_list'] });
-  t.match(unknown, { status: 401, body: { hint: /caa_actions names the step/ } }, "a generic CAA failure is a 401 that points at the markers");
+  t.match(unknown, { status: 401, body: { hint: /caa_actions names the step/ } }, 'a generic CAA failure is a 401 that points at the markers');
   t.equal((await http.request('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD } })).status, 200, 'the new login works');
 });
 
@@ -68,7 +79,10 @@ t.test('a saved app profile 2.0 refuses: a 409 that names the way out, and the u
     device_settings: { app_version: '269.0.0.18.75', android_version: 26, manufacturer: 'OnePlus' },
   };
   const old = await adapter.open({ settings: saved });
-  const refused = await old.call('login', { username: 'demo', password: PASSWORD }).then(() => undefined, (error: unknown) => error);
+  const refused = await old.call('login', { username: 'demo', password: PASSWORD }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   await old.close();
   t.type(refused, UpstreamError);
   t.match(mapError(refused, app.manifest.errors), { status: 409, body: { hint: /PATCH \/auth\/settings and upgrade_app_profile=true/ } });

@@ -35,12 +35,26 @@ cases = {
 }
 print(json.dumps({k: to_json(v) for k, v in cases.items()}))`);
   t.same(r, {
-    aware: '2024-01-02T03:04:05+00:00', naive: '2024-01-02T03:04:05', date: '2024-01-02',
-    tuple: [1, ['a', null]], int_keys: { 1: 'a', 2: 'b' }, big: '9223372036854775813', negative_big: '-1152921504606846976', safe: 9007199254740991,
-    nan: null, inf: null, float: 1.5, path: '/tmp/x.jpg', enum: 1, bytes: 'AP9oaQ==',
-    decimal: 1.25, uuid: '00000000-0000-0000-0000-000000000001',
-    model: { pk: '1', username: 'a', full_name: '', profile_pic_url: null, is_private: null }, dataclass: { x: 1, when: '2024-01-02' },
-    timedelta: 90, other: 'opaque',
+    aware: '2024-01-02T03:04:05+00:00',
+    naive: '2024-01-02T03:04:05',
+    date: '2024-01-02',
+    tuple: [1, ['a', null]],
+    int_keys: { 1: 'a', 2: 'b' },
+    big: '9223372036854775813',
+    negative_big: '-1152921504606846976',
+    safe: 9007199254740991,
+    nan: null,
+    inf: null,
+    float: 1.5,
+    path: '/tmp/x.jpg',
+    enum: 1,
+    bytes: 'AP9oaQ==',
+    decimal: 1.25,
+    uuid: '00000000-0000-0000-0000-000000000001',
+    model: { pk: '1', username: 'a', full_name: '', profile_pic_url: null, is_private: null },
+    dataclass: { x: 1, when: '2024-01-02' },
+    timedelta: 90,
+    other: 'opaque',
   });
 });
 
@@ -93,15 +107,33 @@ def show(v):
     if hasattr(v, "model_dump"): return [type(v).__name__, v.model_dump(mode="json")]
     return [type(v).__name__, v if isinstance(v, (str, int, float, dict)) or v is None else str(v)]
 print(json.dumps({k: show(v) for k, v in got.items()}))`);
-  t.same(r, {
-    path: ['PosixPath', '/a.jpg'], paths: [['PosixPath', '/a'], ['PosixPath', '/b']], thumb: ['PosixPath', '/t.jpg'], either: ['str', '/e'],
-    // biome-ignore lint/correctness/noPrecisionLoss: the same precision JSON.parse keeps of Python's exact int
-    media_pk: ['int', 3141592653589793238], amount: ['int', 5], user_id: ['str', '12'],
-    usertags: [['Usertag', { user: { pk: '1', username: null, full_name: '', profile_pic_url: null, is_private: null }, x: 0.1, y: 0.2 }]],
-    location: ['Location', { pk: null, name: 'Lisbon', lat: null, lng: null }],
-    track: ['dict', { id: '1' }], choice: ['Choice', 'Choice.EMAIL'], named: ['Choice', 'Choice.SMS'], loose: ['str', 'x'],
-    fwd: ['PosixPath', '/f'], fwds: [['PosixPath', '/g']], extra: ['dict', { a: '1' }], none_path: ['NoneType', null],
-  }, 'paths, ints, records, enums; strings and dicts stay where allowed');
+  t.same(
+    r,
+    {
+      path: ['PosixPath', '/a.jpg'],
+      paths: [
+        ['PosixPath', '/a'],
+        ['PosixPath', '/b'],
+      ],
+      thumb: ['PosixPath', '/t.jpg'],
+      either: ['str', '/e'],
+      // biome-ignore lint/correctness/noPrecisionLoss: the same precision JSON.parse keeps of Python's exact int
+      media_pk: ['int', 3141592653589793238],
+      amount: ['int', 5],
+      user_id: ['str', '12'],
+      usertags: [['Usertag', { user: { pk: '1', username: null, full_name: '', profile_pic_url: null, is_private: null }, x: 0.1, y: 0.2 }]],
+      location: ['Location', { pk: null, name: 'Lisbon', lat: null, lng: null }],
+      track: ['dict', { id: '1' }],
+      choice: ['Choice', 'Choice.EMAIL'],
+      named: ['Choice', 'Choice.SMS'],
+      loose: ['str', 'x'],
+      fwd: ['PosixPath', '/f'],
+      fwds: [['PosixPath', '/g']],
+      extra: ['dict', { a: '1' }],
+      none_path: ['NoneType', null],
+    },
+    'paths, ints, records, enums; strings and dicts stay where allowed',
+  );
 });
 
 t.test('exceptions to data', async (t) => {
@@ -116,8 +148,21 @@ print(json.dumps({
   "class_message": encode_error(WrongCursorError(), None),
   "plain": encode_error(KeyError("x"), Client()),
 }))`);
-  t.same(r.challenge, { type: 'ChallengeRequired', bases: ['ChallengeError', 'PrivateError', 'ClientError', 'Exception', 'BaseException'], message: 'challenge_required', last_json: { message: 'challenge_required', step: '1152921504606846976' } });
-  t.same(r.diamond, { type: 'HashtagPageWarning', bases: ['ClientForbiddenError', 'HashtagError', 'PrivateError', 'ClientError', 'Exception', 'BaseException'], message: 'blocked' }, 'the MRO of a class with two bases; no last_json outside challenges');
+  t.same(r.challenge, {
+    type: 'ChallengeRequired',
+    bases: ['ChallengeError', 'PrivateError', 'ClientError', 'Exception', 'BaseException'],
+    message: 'challenge_required',
+    last_json: { message: 'challenge_required', step: '1152921504606846976' },
+  });
+  t.same(
+    r.diamond,
+    {
+      type: 'HashtagPageWarning',
+      bases: ['ClientForbiddenError', 'HashtagError', 'PrivateError', 'ClientError', 'Exception', 'BaseException'],
+      message: 'blocked',
+    },
+    'the MRO of a class with two bases; no last_json outside challenges',
+  );
   t.same(r.class_message, { type: 'WrongCursorError', bases: ['ClientError', 'Exception', 'BaseException'], message: 'You specified a non-existent cursor' });
   t.same(r.plain, { type: 'KeyError', bases: ['LookupError', 'Exception', 'BaseException'], message: "'x'" });
 });

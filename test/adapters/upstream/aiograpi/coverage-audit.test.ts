@@ -15,8 +15,7 @@ import { FIXTURES } from '../../../helpers/sidecar.js';
 const SHARED = fileURLToPath(new URL('../../../../../shared', import.meta.url));
 const METHODS = `${SHARED}/upstream/aiograpi-1.0.9/methods.json`;
 const skip = existsSync(METHODS) ? false : `the shared upstream list (${METHODS}) is not here`;
-const referenceRoutes = (): AuditRoute[] =>
-  (JSON.parse(readFileSync(`${SHARED}/spec/route-upstream-map.json`, 'utf8')) as { routes: AuditRoute[] }).routes;
+const referenceRoutes = (): AuditRoute[] => (JSON.parse(readFileSync(`${SHARED}/spec/route-upstream-map.json`, 'utf8')) as { routes: AuditRoute[] }).routes;
 
 async function run(argv: string[], deps: Parameters<typeof runAudit>[2] = {}): Promise<{ code: number; text: string; notes: string }> {
   let text = '';
@@ -31,30 +30,62 @@ t.test('rules: variants, internals, unknown names', async (t) => {
   t.equal(canonicalName('media_info_a1'), 'media_info');
   t.equal(canonicalName('hashtag_medias_recent_v1'), 'hashtag_medias_recent');
   for (const [name, area, internal] of [
-    ['private_request', 'private', true], ['bloks_action', 'bloks', true], ['login_flow', 'auth', true], ['signup', 'signup', true],
-    ['challenge_resolve_simple', 'challenge', true], ['set_country', 'private', true], ['photo_configure', 'photo', true],
-    ['photo_rupload', 'photo', true], ['clip_music_extra_data', 'clip', true], ['private_graphql_followers_list', 'user', true],
-    ['media_id', 'media', false], ['notification_likes', 'notification', false], ['user_id_from_username', 'user', false],
-  ] as const) t.equal(isInternal({ name, area }), internal, `${name} (${area})`);
+    ['private_request', 'private', true],
+    ['bloks_action', 'bloks', true],
+    ['login_flow', 'auth', true],
+    ['signup', 'signup', true],
+    ['challenge_resolve_simple', 'challenge', true],
+    ['set_country', 'private', true],
+    ['photo_configure', 'photo', true],
+    ['photo_rupload', 'photo', true],
+    ['clip_music_extra_data', 'clip', true],
+    ['private_graphql_followers_list', 'user', true],
+    ['media_id', 'media', false],
+    ['notification_likes', 'notification', false],
+    ['user_id_from_username', 'user', false],
+  ] as const)
+    t.equal(isInternal({ name, area }), internal, `${name} (${area})`);
 
-  const doc = { library: 'aiograpi', version: 'x', methods: [
-    { name: 'user_info', area: 'user', params: [] }, { name: 'user_info_v1', area: 'user', params: [] },
-    { name: 'user_info_gql', area: 'user', params: [] }, { name: 'set_proxy', area: '__init__', params: [] },
-    { name: 'media_id', area: 'media', params: [] },
-  ] };
-  const report = classify(doc, [{ method: 'GET', path: '/user/info', upstream: ['user_info', 'user_gone'] }, { method: 'GET', path: '/health', upstream: [] }]);
-  t.same(report.methods.map((m) => [m.name, m.class]), [
-    ['media_id', 'candidate'], ['set_proxy', 'internal'], ['user_info', 'exposed'], ['user_info_gql', 'duplicate'], ['user_info_v1', 'duplicate'],
+  const doc = {
+    library: 'aiograpi',
+    version: 'x',
+    methods: [
+      { name: 'user_info', area: 'user', params: [] },
+      { name: 'user_info_v1', area: 'user', params: [] },
+      { name: 'user_info_gql', area: 'user', params: [] },
+      { name: 'set_proxy', area: '__init__', params: [] },
+      { name: 'media_id', area: 'media', params: [] },
+    ],
+  };
+  const report = classify(doc, [
+    { method: 'GET', path: '/user/info', upstream: ['user_info', 'user_gone'] },
+    { method: 'GET', path: '/health', upstream: [] },
   ]);
+  t.same(
+    report.methods.map((m) => [m.name, m.class]),
+    [
+      ['media_id', 'candidate'],
+      ['set_proxy', 'internal'],
+      ['user_info', 'exposed'],
+      ['user_info_gql', 'duplicate'],
+      ['user_info_v1', 'duplicate'],
+    ],
+  );
   t.same(report.methods.find((m) => m.name === 'user_info')?.routes, ['GET /user/info']);
   t.same(report.methods.find((m) => m.name === 'user_info_v1')?.variantOf, ['user_info']);
   t.same(report.unknown, ['user_gone'], 'a name the upstream lacks');
   t.match(report, { upstream_total: 5, exposed: 1, duplicate: 2, internal: 1, candidate: 1 });
-  t.same(report.areas.find((a) => a.area === 'user'), { area: 'user', total: 3, exposed: 1, duplicate: 2, internal: 0, candidate: 0 });
+  t.same(
+    report.areas.find((a) => a.area === 'user'),
+    { area: 'user', total: 3, exposed: 1, duplicate: 2, internal: 0, candidate: 0 },
+  );
 });
 
 t.test('a route for a newer library: its names are not unknown to an older one, and are listed as awaiting it', async (t) => {
-  const routes: AuditRoute[] = [{ method: 'GET', path: '/story/likers', upstream: ['story_likers_chunk'], needs: '1.12' }, { method: 'GET', path: '/x', upstream: ['gone'] }];
+  const routes: AuditRoute[] = [
+    { method: 'GET', path: '/story/likers', upstream: ['story_likers_chunk'], needs: '1.12' },
+    { method: 'GET', path: '/x', upstream: ['gone'] },
+  ];
   const old = classify({ version: '1.0.9', methods: [{ name: 'story_info', area: 'story', params: [] }] }, routes);
   t.same(old.unknown, ['gone'], 'only the name no route excuses is unknown');
   t.same(old.newer, [{ route: 'GET /story/likers', since: '1.12', absent: ['story_likers_chunk'] }]);
@@ -69,7 +100,11 @@ t.test('the shared list against the reference route map: 520 methods, 288 expose
   const report = classify(readMethods(METHODS), referenceRoutes());
   t.match(report, { library: 'aiograpi', version: '1.0.9', upstream_total: 520, exposed: 288, duplicate: 68, internal: 109, candidate: 55 });
   t.same(report.unknown, []);
-  t.equal(report.areas.reduce((n, a) => n + a.total, 0), 520, 'areas add up');
+  t.equal(
+    report.areas.reduce((n, a) => n + a.total, 0),
+    520,
+    'areas add up',
+  );
   for (const a of report.areas) t.equal(a.exposed + a.duplicate + a.internal + a.candidate, a.total, a.area);
   t.same(report.methods.find((m) => m.name === 'user_followers_gql')?.variantOf, ['user_followers_v1_chunk']);
   t.equal(report.methods.find((m) => m.name === 'bloks_action')?.class, 'internal');
@@ -116,7 +151,10 @@ t.test('installed library through the sidecar; unknown names fail the audit', as
   t.equal(code, 1, 'fails');
   t.match(report, { library: 'aiograpi', version: '1.0.9', exposed: 1, unknown: ['user_medias_paginated_v1'] });
   t.ok(report.upstream_total >= 20, 'the stand-in methods');
-  t.match(report.methods.find((m) => m.name === 'user_info'), { class: 'exposed', signature: '(self, user_id: str) -> User' });
+  t.match(
+    report.methods.find((m) => m.name === 'user_info'),
+    { class: 'exposed', signature: '(self, user_id: str) -> User' },
+  );
   const plain = await run([], { loadRoutes });
   t.match(
     plain.text,
@@ -137,7 +175,11 @@ t.test('usage and input errors', async (t) => {
   await t.rejects(run(['--methods', join(dir, 'missing.json')], { loadRoutes: () => [] }), { message: /cannot read the method list/ });
   writeFileSync(join(dir, 'list.json'), JSON.stringify([{ name: 'user_info', area: 'user', params: [] }]));
   const bare = readMethods(join(dir, 'list.json')) as MethodsDocument;
-  t.same(bare.methods.map((m) => m.name), ['user_info'], 'a bare array is accepted');
+  t.same(
+    bare.methods.map((m) => m.name),
+    ['user_info'],
+    'a bare array is accepted',
+  );
   const missingPython = await run(['--python', '/nonexistent/python3'], { loadRoutes: () => [] }).catch((e: Error) => e);
   t.match(missingPython, { message: /aiograpi sidecar is not running.*pass --methods FILE/ });
 });
@@ -160,24 +202,69 @@ t.test('no installed aiograpi: the audit uses the shipped list and says so on th
 t.test('the documented `audit --markdown > docs/aiograpi-coverage.md` page is current', async (t) => {
   const page = fileURLToPath(new URL('../../../../docs/aiograpi-coverage.md', import.meta.url));
   const md = await run(['--markdown', '--methods', shippedMethodsPath()]);
-  t.equal(readFileSync(page, 'utf8'), md.text, 'regenerate with: node bin/socialgate.js audit --markdown --methods adapters/upstream/aiograpi/methods-1.0.9.json > docs/aiograpi-coverage.md');
+  t.equal(
+    readFileSync(page, 'utf8'),
+    md.text,
+    'regenerate with: node bin/socialgate.js audit --markdown --methods adapters/upstream/aiograpi/methods-1.0.9.json > docs/aiograpi-coverage.md',
+  );
 });
 
 t.test('keywords: one the installed library lacks fails the audit; changed signatures are listed', async (t) => {
-  const baseline = { library: 'aiograpi', version: '1.0.9', methods: [
-    { name: 'photo_upload', area: 'photo', params: [{ name: 'path', required: true }, { name: 'caption', required: true }] },
-    { name: 'direct_threads', area: 'direct', params: [{ name: 'amount', default: '20', required: false }, { name: 'selected_filter', default: "''", required: false }] },
-  ] };
-  const installed = { library: 'aiograpi', version: '1.12.13', methods: [
-    { name: 'photo_upload', area: 'photo', params: [{ name: 'path', required: true }, { name: 'caption', required: true }, { name: 'scheduled_at', default: 'None', required: false }] },
-    { name: 'direct_threads', area: 'direct', params: [{ name: 'amount', default: '20', required: false }, { name: 'selected_filter', default: 'None', required: false }] },
-    { name: 'account_edit', area: 'account', params: [], varkw: true },
-  ] };
-  const report = classify(installed, [
-    { method: 'POST', path: '/photo/upload', upstream: ['photo_upload'], keywords: { photo_upload: ['caption', 'path', 'usertags'] } },
-    { method: 'GET', path: '/direct/threads', upstream: ['direct_threads'], keywords: { direct_threads: ['amount', 'selected_filter'] } },
-    { method: 'POST', path: '/account/edit', upstream: ['account_edit'], keywords: { account_edit: ['anything'] } },
-  ], baseline);
+  const baseline = {
+    library: 'aiograpi',
+    version: '1.0.9',
+    methods: [
+      {
+        name: 'photo_upload',
+        area: 'photo',
+        params: [
+          { name: 'path', required: true },
+          { name: 'caption', required: true },
+        ],
+      },
+      {
+        name: 'direct_threads',
+        area: 'direct',
+        params: [
+          { name: 'amount', default: '20', required: false },
+          { name: 'selected_filter', default: "''", required: false },
+        ],
+      },
+    ],
+  };
+  const installed = {
+    library: 'aiograpi',
+    version: '1.12.13',
+    methods: [
+      {
+        name: 'photo_upload',
+        area: 'photo',
+        params: [
+          { name: 'path', required: true },
+          { name: 'caption', required: true },
+          { name: 'scheduled_at', default: 'None', required: false },
+        ],
+      },
+      {
+        name: 'direct_threads',
+        area: 'direct',
+        params: [
+          { name: 'amount', default: '20', required: false },
+          { name: 'selected_filter', default: 'None', required: false },
+        ],
+      },
+      { name: 'account_edit', area: 'account', params: [], varkw: true },
+    ],
+  };
+  const report = classify(
+    installed,
+    [
+      { method: 'POST', path: '/photo/upload', upstream: ['photo_upload'], keywords: { photo_upload: ['caption', 'path', 'usertags'] } },
+      { method: 'GET', path: '/direct/threads', upstream: ['direct_threads'], keywords: { direct_threads: ['amount', 'selected_filter'] } },
+      { method: 'POST', path: '/account/edit', upstream: ['account_edit'], keywords: { account_edit: ['anything'] } },
+    ],
+    baseline,
+  );
   t.same(report.missing_keywords, [{ method: 'photo_upload', keyword: 'usertags', routes: ['POST /photo/upload'] }], '**kwargs takes any keyword');
   t.same(report.signature_changes, [
     { method: 'direct_threads', added: [], removed: [], defaults: ["selected_filter: '' → None"] },

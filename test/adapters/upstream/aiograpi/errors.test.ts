@@ -34,7 +34,10 @@ t.test('upstream exceptions come back by class name with their base chain', asyn
   t.match(unknown, { excType: 'UnknownError', message: /doesn't appear to belong to an account/ });
   const throttled = await standInAdapter(t).open({ settings: {} });
   t.equal(await throttled.call('login', { username: 'demo_throttled', password: PASSWORD }), true);
-  t.match(await rejection(throttled.call('user_info', { user_id: '5000000001' })), { excType: 'PleaseWaitFewMinutes', bases: ['PrivateError', 'ClientError', 'Exception', 'BaseException'] });
+  t.match(await rejection(throttled.call('user_info', { user_id: '5000000001' })), {
+    excType: 'PleaseWaitFewMinutes',
+    bases: ['PrivateError', 'ClientError', 'Exception', 'BaseException'],
+  });
   const loginRequired = await rejection(client.call('account_info', {}));
   t.equal(loginRequired.excType, 'LoginRequired');
 });
@@ -46,7 +49,11 @@ t.test('bad calls: unknown or private methods, wrong keywords, Python errors', a
     t.match(error, { excType: 'AttributeError', bases: ['Exception', 'BaseException'] }, method);
   }
   const keyword = await rejection(client.call('user_info', { user_id: '5000000001', nope: 1 }));
-  t.match(keyword, { excType: 'SidecarUnsupportedParameter', bases: ['TypeError'], message: /user_info\(\) got an unexpected keyword argument 'nope': aiograpi 1\.0\.9 does not take nope/ });
+  t.match(keyword, {
+    excType: 'SidecarUnsupportedParameter',
+    bases: ['TypeError'],
+    message: /user_info\(\) got an unexpected keyword argument 'nope': aiograpi 1\.0\.9 does not take nope/,
+  });
   const value = await rejection(client.call('media_pk_from_code', { code: 'a!b' }));
   t.match(value, { excType: 'ValueError', message: 'substring not found' });
   t.equal(await client.call('user_info', { user_id: '5000000001' }).then((u) => (u as { pk: string }).pk), '5000000001', 'the client still works');
@@ -70,8 +77,14 @@ t.test('a challenge is a ChallengeRequired with last_json, never a prompt', asyn
   t.match(wrong, { excType: 'ChallengeError', message: /check the code/ });
   t.equal(await client.call('challenge_resolve', { last_json: lastJson }, { challengeCode: CHALLENGE_CODE }), true, 'the code resolves it');
   await new Promise((resolve) => setTimeout(resolve, 50));
-  t.ok(logged.some((l) => l.startsWith('Code entered "[redacted]"')), 'the library print() went to the log (stderr), not the protocol');
-  t.notOk(logged.some((l) => l.includes(CHALLENGE_CODE) || l.includes('000000')), 'and the codes it printed were redacted');
+  t.ok(
+    logged.some((l) => l.startsWith('Code entered "[redacted]"')),
+    'the library print() went to the log (stderr), not the protocol',
+  );
+  t.notOk(
+    logged.some((l) => l.includes(CHALLENGE_CODE) || l.includes('000000')),
+    'and the codes it printed were redacted',
+  );
   const again = await rejection(client.call('challenge_resolve', { last_json: lastJson }));
   t.equal(again.excType, 'ChallengeRequired', 'the raising handler is back after that one call');
   t.equal(await client.call('login', { username: 'demo_challenge', password: PASSWORD }), true, 'login passes once resolved');

@@ -31,29 +31,47 @@ import type { Logger } from '../../../../engine/types.js';
 const python = process.env.SOCIALGATE_PYTHON || 'python3';
 const pythonPath = (process.env.SOCIALGATE_PYTHONPATH ?? '').split(delimiter).filter(Boolean);
 // The sidecar's own reading of the version (sidecar.py: library_version), not a guess at an attribute.
-const READ_VERSION = 'import sys; sys.path.insert(0, sys.argv[1]); import aiograpi; from sidecar import library_version; sys.stdout.write(library_version(aiograpi))';
+const READ_VERSION =
+  'import sys; sys.path.insert(0, sys.argv[1]); import aiograpi; from sidecar import library_version; sys.stdout.write(library_version(aiograpi))';
 const probe = spawnSync(python, ['-c', READ_VERSION, dirname(resolveOptions({}).sidecarPath)], {
-  encoding: 'utf8', env: { ...process.env, PYTHONPATH: [...pythonPath, process.env.PYTHONPATH ?? ''].filter(Boolean).join(delimiter) },
+  encoding: 'utf8',
+  env: { ...process.env, PYTHONPATH: [...pythonPath, process.env.PYTHONPATH ?? ''].filter(Boolean).join(delimiter) },
 });
 const installed = probe.status === 0 ? probe.stdout.trim() : undefined;
-const skip = installed ? false : `no aiograpi importable by ` +
-`${python}${pythonPath.length ? ` with SOCIALGATE_PYTHONPATH=${pythonPath.join(delimiter)}` : ''}: install ` +
-`aiograpi (1.0.9 or 1.12.x) there to run the contract test`;
+const skip = installed
+  ? false
+  : `no aiograpi importable by ` +
+    `${python}${pythonPath.length ? ` with SOCIALGATE_PYTHONPATH=${pythonPath.join(delimiter)}` : ''}: install ` +
+    `aiograpi (1.0.9 or 1.12.x) there to run the contract test`;
 
 // A device signing key as 1.12 makes one (ECC.generate(curve="P-256").export_key(format="PEM")).
 const DEVICE_KEY = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
 const SECRETS = { sessionid: '5000000001%3AcontractSecretSession%3A28', private_key: DEVICE_KEY };
 const EXPORT = {
-  uuids: { phone_id: '00000000-0000-4000-8000-000000000001', uuid: '00000000-0000-4000-8000-000000000002', client_session_id: '00000000-0000-4000-8000-000000000003', advertising_id: '00000000-0000-4000-8000-000000000004' },
+  uuids: {
+    phone_id: '00000000-0000-4000-8000-000000000001',
+    uuid: '00000000-0000-4000-8000-000000000002',
+    client_session_id: '00000000-0000-4000-8000-000000000003',
+    advertising_id: '00000000-0000-4000-8000-000000000004',
+  },
   cookies: { sessionid: SECRETS.sessionid, ds_user_id: '5000000001' },
   authorization_data: { ds_user_id: '5000000001', sessionid: SECRETS.sessionid },
   usdid: { usdid: '00000000-0000-4000-8000-000000000005', kid: 'Zm9yLXRoZS1jb250cmFjdC10ZXN0LW9ubHktMDAwMDAwMDA', private_key: DEVICE_KEY, registered: false },
-  last_login: 1_700_000_000, device_settings: {}, user_agent: 'Instagram 269.0.0.18.75 Android', locale: 'en_US', country: 'US', timezone_offset: 0,
+  last_login: 1_700_000_000,
+  device_settings: {},
+  user_agent: 'Instagram 269.0.0.18.75 Android',
+  locale: 'en_US',
+  country: 'US',
+  timezone_offset: 0,
 };
 
 t.test(`the sidecar against the installed aiograpi ${installed ?? ''}`, { skip }, async (t) => {
   const lines: string[] = [];
-  const log: Logger = { info: (msg, f) => lines.push(`${msg} ${JSON.stringify(f ?? {})}`), warn: (msg, f) => lines.push(`${msg} ${JSON.stringify(f ?? {})}`), error: (msg, f) => lines.push(`${msg} ${JSON.stringify(f ?? {})}`) };
+  const log: Logger = {
+    info: (msg, f) => lines.push(`${msg} ${JSON.stringify(f ?? {})}`),
+    warn: (msg, f) => lines.push(`${msg} ${JSON.stringify(f ?? {})}`),
+    error: (msg, f) => lines.push(`${msg} ${JSON.stringify(f ?? {})}`),
+  };
   const adapter = createAiograpi({ python, pythonPath, logLevel: 'DEBUG', log, timeoutMs: 20_000 });
   t.teardown(() => adapter.close());
 
@@ -70,22 +88,32 @@ t.test(`the sidecar against the installed aiograpi ${installed ?? ''}`, { skip }
 
   const client = await adapter.open({ settings: EXPORT, sessionKey: '5000000001' });
   const exported = await client.exportSettings();
-  t.match(exported, { authorization_data: { ds_user_id: '5000000001' }, uuids: { uuid: EXPORT.uuids.uuid } }, 'an export comes back from the client built from it');
+  t.match(
+    exported,
+    { authorization_data: { ds_user_id: '5000000001' }, uuids: { uuid: EXPORT.uuids.uuid } },
+    'an export comes back from the client built from it',
+  );
   await client.close();
   const text = lines.join('\n');
   for (const [name, secret] of Object.entries(SECRETS)) t.notOk(text.includes(secret), `no ${name} in the service log at DEBUG`);
   const keyLines = DEVICE_KEY.split('\n').filter((line) => line && !line.startsWith('-----'));
-  t.notOk(keyLines.some((line) => text.includes(line)), 'no line of the device key in the service log');
+  t.notOk(
+    keyLines.some((line) => text.includes(line)),
+    'no line of the device key in the service log',
+  );
 
   const unreadable = await adapter.open({ settings: { ...EXPORT, usdid: { ...EXPORT.usdid, private_key: 'not-a-key' } }, sessionKey: '5000000001' });
-  const outcome = await unreadable.exportSettings().then(() => undefined, (error: unknown) => error);
+  const outcome = await unreadable.exportSettings().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   await unreadable.close();
   if (!library.capabilities?.device_key) {
     t.equal(outcome, undefined, `aiograpi ${installed} keeps no device key: an export with an unreadable one still builds a client`);
     return;
   }
   t.type(outcome, UpstreamError);
-  t.equal((outcome as UpstreamError).excType, 'DeviceKeyUnreadable', 'the library\'s failure is named');
+  t.equal((outcome as UpstreamError).excType, 'DeviceKeyUnreadable', "the library's failure is named");
   const { errors } = loadManifest(defaultManifestDir(), productRegistries(testConfig()));
   const mapped = mapError(outcome, errors);
   t.equal(mapped.status, 401, 'a 4xx, never a 5xx');

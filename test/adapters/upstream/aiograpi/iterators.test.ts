@@ -31,14 +31,33 @@ t.test('1.12.13: the iterator is a capability and is read a page at a time', asy
   const first = (await client.call('iter_user_followers_v1', { user_id: DEMO }, { page: { size: 3 } })) as { items: { pk: string }[]; cursor?: string };
   t.equal(first.items.length, 3);
   t.type(first.cursor, 'string', 'a cursor to read on with');
-  const rest = (await client.call('iter_user_followers_v1', { user_id: DEMO }, { page: { cursor: first.cursor, size: 3 } })) as { items: { pk: string }[]; cursor?: string };
+  const rest = (await client.call('iter_user_followers_v1', { user_id: DEMO }, { page: { cursor: first.cursor, size: 3 } })) as {
+    items: { pk: string }[];
+    cursor?: string;
+  };
   t.equal(rest.items.length, 2, 'the last two of five');
   t.notOk(rest.cursor, 'no cursor once spent');
   const chunk = (await client.call('user_followers_v1_chunk', { user_id: DEMO, max_amount: 0 })) as [{ pk: string }[], string];
-  t.same([...first.items, ...rest.items].map((u) => u.pk), chunk[0].map((u) => u.pk), 'the chunk method\'s items, in its order');
-  const failure = (promise: Promise<unknown>) => promise.then(() => ({ excType: 'none' }), (error: unknown) => error);
-  t.match(await failure(client.call('iter_user_followers_v1', { user_id: DEMO }, { page: { cursor: first.cursor, size: 3 } })), { excType: 'SidecarCursorGone' }, 'a spent cursor is gone');
-  t.match(await failure(client.call('user_info', { user_id: DEMO }, { page: { size: 3 } })), { excType: 'SidecarProtocolError' }, 'only an iterator is read by pages');
+  t.same(
+    [...first.items, ...rest.items].map((u) => u.pk),
+    chunk[0].map((u) => u.pk),
+    "the chunk method's items, in its order",
+  );
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => ({ excType: 'none' }),
+      (error: unknown) => error,
+    );
+  t.match(
+    await failure(client.call('iter_user_followers_v1', { user_id: DEMO }, { page: { cursor: first.cursor, size: 3 } })),
+    { excType: 'SidecarCursorGone' },
+    'a spent cursor is gone',
+  );
+  t.match(
+    await failure(client.call('user_info', { user_id: DEMO }, { page: { size: 3 } })),
+    { excType: 'SidecarProtocolError' },
+    'only an iterator is read by pages',
+  );
 });
 
 t.test('1.0.9 has no iterator', async (t) => {
@@ -47,7 +66,10 @@ t.test('1.0.9 has no iterator', async (t) => {
   t.match(adapter.library.capabilities, { iterators: [] });
 });
 
-for (const [version, paging, method] of [['1.12.13', 'iterator', 'iter_user_followers_v1'], ['1.0.9', 'chunks', 'user_followers_v1_chunk']] as const) {
+for (const [version, paging, method] of [
+  ['1.12.13', 'iterator', 'iter_user_followers_v1'],
+  ['1.0.9', 'chunks', 'user_followers_v1_chunk'],
+] as const) {
   t.test(`a job on ${version} pages through ${method}`, async (t) => {
     const probe = probeUpstream(adapterOf(t, version));
     const config = testConfig({ upstream: 'aiograpi', extra: { JOB_INTERVAL_MS: '0' } });
@@ -57,7 +79,10 @@ for (const [version, paging, method] of [['1.12.13', 'iterator', 'iter_user_foll
     await probe.adapter.ready();
     const login = await http.request('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD } });
     const headers = { 'x-session-id': login.body as string };
-    const started = await http.request('POST', '/jobs', { form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: DEMO, amount: 2 }) }, headers });
+    const started = await http.request('POST', '/jobs', {
+      form: { route: 'GET /user/followers', params: JSON.stringify({ user_id: DEMO, amount: 2 }) },
+      headers,
+    });
     t.equal(started.status, 202, started.text);
     const id = (started.body as { id: string }).id;
     let job: { state: string; items: number; paging?: string } = { state: 'queued', items: 0 };

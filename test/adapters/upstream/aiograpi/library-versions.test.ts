@@ -19,7 +19,14 @@ async function setup(t: Test, version: string) {
   const probe = probeUpstream(standInAdapter(t, { timeoutMs: 5000 }));
   const upstream = probe.adapter;
   const config = testConfig({ upstream: 'aiograpi' });
-  const app = createApp({ config, upstream, store: await createStore('memory://'), ...productParts(config), log: createLogger('silent'), deps: { node: process.versions.node } });
+  const app = createApp({
+    config,
+    upstream,
+    store: await createStore('memory://'),
+    ...productParts(config),
+    log: createLogger('silent'),
+    deps: { node: process.versions.node },
+  });
   const http = await serve(app);
   t.teardown(() => http.close());
   const reply = await http.request('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD } });
@@ -49,22 +56,32 @@ for (const version of ['1.0.9', '1.12.13']) {
   });
 }
 
-const JPEG = Buffer.from('/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJ' +
-'DRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=', 'base64');
+const JPEG = Buffer.from(
+  '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJ' +
+    'DRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=',
+  'base64',
+);
 
 function upload(url: string, headers: Record<string, string>, fields: Record<string, string | string[]>) {
   const form = new FormData();
   form.append('file', new Blob([JPEG], { type: 'image/jpeg' }), 'photo.jpg');
   form.append('caption', 'scheduled');
   for (const [name, value] of Object.entries(fields)) for (const one of [value].flat()) form.append(name, one);
-  return fetch(`${url}/photo/upload`, { method: 'POST', headers, body: form }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+  return fetch(`${url}/photo/upload`, { method: 'POST', headers, body: form }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as Record<string, unknown>,
+  }));
 }
 
 t.test('aiograpi 1.12: the uploads take scheduling and co-authors; cross-posting fails as the library does', async (t) => {
   const { http, headers, probe } = await setup(t, '1.12.13');
   const done = await upload(http.url, headers, { schedule_at: '1893456000', coauthor_user_ids: ['5000000101', '5000000002'] });
   t.equal(done.status, 200, JSON.stringify(done.body));
-  t.match(probe.calls.find((c) => c.method === 'photo_upload')!.kwargs, { schedule_at: 1893456000, coauthor_user_ids: ['5000000101', '5000000002'], caption: 'scheduled' });
+  t.match(probe.calls.find((c) => c.method === 'photo_upload')!.kwargs, {
+    schedule_at: 1893456000,
+    coauthor_user_ids: ['5000000101', '5000000002'],
+    caption: 'scheduled',
+  });
   t.notOk('share_to_facebook' in probe.calls.find((c) => c.method === 'photo_upload')!.kwargs, 'a parameter not given is not passed');
   const crossposted = await upload(http.url, headers, { share_to_facebook: 'true' });
   t.match(crossposted, { status: 422, body: { exc_type: 'CrosspostingDestinationError', hint: /linked/ } });
@@ -75,7 +92,10 @@ t.test('aiograpi 1.0.9: the 1.12 parameters are refused by name before any call'
   const before = probe.count('photo_upload');
   const refused = await upload(http.url, headers, { schedule_at: '1893456000', share_to_threads: 'true' });
   t.equal(refused.status, 422);
-  t.match(refused.body, { exc_type: 'ValidationError', errors: [{ param: 'schedule_at', problem: /needs aiograpi 1\.12 or later; the running aiograpi is 1\.0\.9/ }, { param: 'share_to_threads' }] });
+  t.match(refused.body, {
+    exc_type: 'ValidationError',
+    errors: [{ param: 'schedule_at', problem: /needs aiograpi 1\.12 or later; the running aiograpi is 1\.0\.9/ }, { param: 'share_to_threads' }],
+  });
   t.equal(probe.count('photo_upload'), before, 'the library was not called');
   t.equal((await upload(http.url, headers, {})).status, 200, 'without them the upload works');
 });
@@ -88,7 +108,10 @@ t.test('the sandbox plays 1.0.9: the same refusal, and the document says which v
   const refused = await upload(http.url, { 'X-Session-ID': login.body as string }, { coauthor_user_ids: '5000000002' });
   t.match(refused, { status: 422, body: { errors: [{ param: 'coauthor_user_ids', problem: /needs aiograpi 1\.12/ }] } });
   type Schema = { $ref?: string; properties: Record<string, { description: string }> };
-  const doc = JSON.parse(app.services.app.openapi().text) as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: Schema }> } } }>; components: { schemas: Record<string, Schema> } };
+  const doc = JSON.parse(app.services.app.openapi().text) as {
+    paths: Record<string, { post: { requestBody: { content: Record<string, { schema: Schema }> } } }>;
+    components: { schemas: Record<string, Schema> };
+  };
   const body = Object.values(doc.paths['/photo/upload'].post.requestBody.content)[0].schema;
   const fields = (body.$ref ? doc.components.schemas[body.$ref.split('/').pop()!] : body).properties;
   t.match(fields.schedule_at.description, /aiograpi 1\.12 and later/);

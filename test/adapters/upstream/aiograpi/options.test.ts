@@ -4,17 +4,20 @@ import { aiograpiOptionsFromEnv, createAiograpi } from '../../../../adapters/ups
 
 t.test('defaults: nothing set, nothing chosen', async (t) => {
   t.same(aiograpiOptionsFromEnv({}), {});
-  t.same(aiograpiOptionsFromEnv({ UNRELATED: 'x', STORE: 'memory://' }), {}, 'other components\' keys are not ours to judge');
+  t.same(aiograpiOptionsFromEnv({ UNRELATED: 'x', STORE: 'memory://' }), {}, "other components' keys are not ours to judge");
 });
 
 t.test('every key parsed', async (t) => {
-  t.same(aiograpiOptionsFromEnv({
-    PYTHON: '/opt/venv/bin/python',
-    SIDECAR_PROCESSES: '4',
-    SIDECAR_TIMEOUT_MS: '15000',
-    PYTHONPATH: '/a:/b',
-    SIDECAR_LOG_LEVEL: 'info',
-  }), { python: '/opt/venv/bin/python', processes: 4, timeoutMs: 15000, pythonPath: ['/a', '/b'], logLevel: 'INFO' });
+  t.same(
+    aiograpiOptionsFromEnv({
+      PYTHON: '/opt/venv/bin/python',
+      SIDECAR_PROCESSES: '4',
+      SIDECAR_TIMEOUT_MS: '15000',
+      PYTHONPATH: '/a:/b',
+      SIDECAR_LOG_LEVEL: 'info',
+    }),
+    { python: '/opt/venv/bin/python', processes: 4, timeoutMs: 15000, pythonPath: ['/a', '/b'], logLevel: 'INFO' },
+  );
 });
 
 t.test('invalid values name the setting', async (t) => {

@@ -15,7 +15,11 @@ t.test('ready starts the sidecar and learns the library version', async (t) => {
   t.match(ready.detail, /^aiograpi 1\.0\.9 \(Python 3\.\d+/);
   const { capabilities, ...library } = adapter.library;
   t.same(library, { name: 'aiograpi', version: '1.0.9' });
-  t.match(capabilities, { login_legacy: false, transport: 'httpx', device_key: false, app_profile_upgrade: true, iterators: [] }, 'what 1.0.9 can do, read from its Client');
+  t.match(
+    capabilities,
+    { login_legacy: false, transport: 'httpx', device_key: false, app_profile_upgrade: true, iterators: [] },
+    'what 1.0.9 can do, read from its Client',
+  );
   t.type(adapter.pids()[0], 'number');
 });
 
@@ -32,14 +36,27 @@ t.test('records, tuples, dicts keyed by pk, datetimes and big ids come back as J
   const adapter = standInAdapter(t);
   const client = await adapter.open({ settings: {} });
   t.same(await client.call('user_info', { user_id: '5000000001' }), {
-    pk: '5000000001', username: 'demo', full_name: 'Demo Account', is_private: false,
-    media_count: 1, follower_count: 5, following_count: 0, biography: '',
+    pk: '5000000001',
+    username: 'demo',
+    full_name: 'Demo Account',
+    is_private: false,
+    media_count: 1,
+    follower_count: 5,
+    following_count: 0,
+    biography: '',
   });
   const page = await client.call('user_followers_v1_chunk', { user_id: '5000000001', max_amount: 2 });
-  t.same(page, [[
-    { pk: '5000000101', username: 'alice', full_name: 'Alice Example', profile_pic_url: null, is_private: false },
-    { pk: '5000000102', username: 'bob', full_name: 'Bob Example', profile_pic_url: null, is_private: true },
-  ], '2'], 'a tuple (items, cursor) is an array');
+  t.same(
+    page,
+    [
+      [
+        { pk: '5000000101', username: 'alice', full_name: 'Alice Example', profile_pic_url: null, is_private: false },
+        { pk: '5000000102', username: 'bob', full_name: 'Bob Example', profile_pic_url: null, is_private: true },
+      ],
+      '2',
+    ],
+    'a tuple (items, cursor) is an array',
+  );
   const byPk = (await client.call('user_followers', { user_id: '5000000001', amount: 2 })) as Record<string, { pk: string }>;
   t.same(Object.keys(byPk), ['5000000101', '5000000102'], 'a dict keyed by pk keeps its keys and order');
   t.equal(byPk['5000000102'].pk, '5000000102');
@@ -72,7 +89,8 @@ t.test('uploads get Path objects and records from JSON; downloads write into the
   const photo = join(dir, 'upload.jpg');
   await writeFile(photo, Buffer.from('\xff\xd8\xff fake jpeg bytes', 'latin1'));
   const media = (await client.call('photo_upload', {
-    path: photo, caption: 'hi',
+    path: photo,
+    caption: 'hi',
     usertags: [{ user: { pk: '5000000101', username: 'alice' }, x: 0.5, y: 0.25 }],
     location: { name: 'Lisbon', lat: 38.7, lng: -9.1 },
   })) as Record<string, unknown>;
@@ -93,17 +111,29 @@ t.test('introspect lists the public Client methods like the reference audit', as
   t.equal(doc.count, doc.methods.length);
   const names = doc.methods.map((m) => m.name);
   t.ok(names.includes('user_followers_v1_chunk') && names.includes('challenge_code_handler') && names.includes('set_proxy'));
-  t.notOk(names.some((n) => n.startsWith('_')), 'no private names');
-  t.same(doc.methods.find((m) => m.name === 'photo_download'), {
-    name: 'photo_download', area: 'photo', mixin: 'DownloadPhotoMixin', async: true,
-    params: [
-      { name: 'media_pk', type: 'int', required: true },
-      { name: 'folder', type: 'Path', default: "''", required: false },
-      { name: 'overwrite', type: 'bool', default: 'True', required: false },
-    ],
-    returns: 'Path', varargs: false, varkw: false,
-    signature: "(self, media_pk: int, folder: Path = '', overwrite: bool = True) -> Path",
-  }, 'the record has the shape of the shared methods.json');
+  t.notOk(
+    names.some((n) => n.startsWith('_')),
+    'no private names',
+  );
+  t.same(
+    doc.methods.find((m) => m.name === 'photo_download'),
+    {
+      name: 'photo_download',
+      area: 'photo',
+      mixin: 'DownloadPhotoMixin',
+      async: true,
+      params: [
+        { name: 'media_pk', type: 'int', required: true },
+        { name: 'folder', type: 'Path', default: "''", required: false },
+        { name: 'overwrite', type: 'bool', default: 'True', required: false },
+      ],
+      returns: 'Path',
+      varargs: false,
+      varkw: false,
+      signature: "(self, media_pk: int, folder: Path = '', overwrite: bool = True) -> Path",
+    },
+    'the record has the shape of the shared methods.json',
+  );
   t.equal(doc.methods.find((m) => m.name === 'set_proxy')?.area, '__init__', 'areas are the defining files');
 });
 
@@ -116,6 +146,12 @@ t.test('the sidecar log reaches the service log at its own level', async (t) => 
   await client.close();
   const debug = lines.filter((l) => l.line.startsWith('DEBUG '));
   t.ok(debug.length > 0, 'debug lines arrived');
-  t.ok(debug.every((l) => l.level === 'info'), 'DEBUG and INFO lines are info, not warnings');
-  t.notOk(lines.some((l) => l.line.startsWith('WARNING ') && l.level !== 'warn'), 'WARNING lines stay warnings');
+  t.ok(
+    debug.every((l) => l.level === 'info'),
+    'DEBUG and INFO lines are info, not warnings',
+  );
+  t.notOk(
+    lines.some((l) => l.line.startsWith('WARNING ') && l.level !== 'warn'),
+    'WARNING lines stay warnings',
+  );
 });

@@ -18,7 +18,10 @@ t.test('credential-shaped text is redacted whatever the library logged it as', a
     ['{"enc_password": "#PWD_INSTAGRAM:0:1700000000:hunter22", "device_id": "x"}', '{"enc_password": "[redacted]", "device_id": "x"}'],
     ["{'sessionid': '5000000001%3Aabc%3A1', 'ds_user_id': '5000000001'}", "{'sessionid': '[redacted]', 'ds_user_id': '5000000001'}"],
     ['Cookie: sessionid=abc123; csrftoken=def456; ds_user_id=42', 'Cookie: [redacted]; csrftoken=[redacted]; ds_user_id=42'],
-    ["[('Authorization', 'Bearer IGT:2:eyJkc191c2VyX2lkIjoiMSJ9'), ('X-IG-App-ID', '567')]", "[('Authorization', 'Bearer [redacted]'), ('X-IG-App-ID', '567')]"],
+    [
+      "[('Authorization', 'Bearer IGT:2:eyJkc191c2VyX2lkIjoiMSJ9'), ('X-IG-App-ID', '567')]",
+      "[('Authorization', 'Bearer [redacted]'), ('X-IG-App-ID', '567')]",
+    ],
     ['ig-set-authorization: Bearer IGT:2:abc=', 'ig-set-authorization: [redacted]'],
     ['https://i.instagram.com/api/v1/users/5000000001/info/ 200', 'https://i.instagram.com/api/v1/users/5000000001/info/ 200'],
     ['The password you entered is incorrect.', 'The password you entered is incorrect.'],
@@ -52,8 +55,11 @@ for i in range(100):
 s.hold("c", ["fixed-value-kept"])
 rolled = s.redact("rolling-value-000 rolling-value-099 fixed-value-kept")
 print(json.dumps({"before": before, "after": after, "rolled": rolled}))`);
-  t.equal(r.before, 'uuid [redacted] phone [redacted] cookie [redacted] raw [redacted] [redacted] [redacted] pw [redacted] ' +
-'[redacted] proxy [redacted] pk 5000000001 ua Instagram 269.0.0.18.75 Android abc [redacted]');
+  t.equal(
+    r.before,
+    'uuid [redacted] phone [redacted] cookie [redacted] raw [redacted] [redacted] [redacted] pw [redacted] ' +
+      '[redacted] proxy [redacted] pk 5000000001 ua Instagram 269.0.0.18.75 Android abc [redacted]',
+  );
   t.equal(r.after, '0a1b2c3d-device demo-password [redacted]', "a forgotten client's values are no longer held; another's still are");
   t.equal(r.rolled, 'rolling-value-000 [redacted] [redacted]', 'rotating values keep only the newest; handed ones stay');
 });
@@ -106,7 +112,11 @@ lines = [
 print(json.dumps({"out": [s.redact(l) for l in lines]}))`);
   const out = r.out as string[];
   t.equal(out[0], 'Code entered "[redacted]" for demo (0 attempts by 5 seconds)', 'a 5-digit challenge code as 1.0.9 prints it');
-  t.equal(out[1], "private_request data {'username': 'demo', '[redacted]': '[redacted]', 'trust_this_device': '1'}".replace("'[redacted]': ", "'verification_code': "), 'a 4-digit verification code in request data');
+  t.equal(
+    out[1],
+    "private_request data {'username': 'demo', '[redacted]': '[redacted]', 'trust_this_device': '1'}".replace("'[redacted]': ", "'verification_code': "),
+    'a 4-digit verification code in request data',
+  );
   t.equal(out[2], 'two_factor_login code=[redacted] for user 5000000001 (pk 14821 stays)', 'short codes only as whole words');
   t.equal(out[3], 'Code entered "[redacted]" for demo');
   t.notMatch(out[4], /StandInDevice|usdid-0a1b2c3d|kid-standin/, 'the device key, id and kid in a settings dump');

@@ -92,9 +92,16 @@ t.test('calls of one session run one at a time; different sessions run together'
   t.ok(same >= 790, `same session: serialised (${same.toFixed(0)} ms)`);
   const apart = await timed(() => Promise.all([slow(a), slow(b)]));
   t.ok(apart < 750, `two sessions: concurrent (${apart.toFixed(0)} ms)`);
-  const many = await Promise.all(Array.from({ length: 20 }, (_, i) => adapter.open({ settings: {} })
-    .then((c) => c.call('user_followers_v1_chunk', { user_id: '5000000001', max_amount: 1, max_id: String(i % 5) }))));
-  t.same(many.map((page) => (page as [unknown[], string])[0].length), Array(20).fill(1), 'twenty sessions at once, each its own answer');
+  const many = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      adapter.open({ settings: {} }).then((c) => c.call('user_followers_v1_chunk', { user_id: '5000000001', max_amount: 1, max_id: String(i % 5) })),
+    ),
+  );
+  t.same(
+    many.map((page) => (page as [unknown[], string])[0].length),
+    Array(20).fill(1),
+    'twenty sessions at once, each its own answer',
+  );
 });
 
 t.test('several sidecars: a session key always lands on the same one, after a restart too', async (t) => {

@@ -17,8 +17,12 @@ async function setup(t: Test, timeoutMs = 5000) {
   const upstream = standInAdapter(t, { timeoutMs });
   const config = testConfig({ upstream: 'aiograpi' });
   const app = createApp({
-    config, upstream, store: await createStore('memory://'), ...productParts(config),
-    log: createLogger('silent'), deps: { node: process.versions.node },
+    config,
+    upstream,
+    store: await createStore('memory://'),
+    ...productParts(config),
+    log: createLogger('silent'),
+    deps: { node: process.versions.node },
   });
   const http = await serve(app);
   t.teardown(() => http.close());
@@ -63,7 +67,10 @@ t.test('a challenge is a 403 with last_json; POST /auth/challenge/resolve answer
 t.test('downloads stream the file the library wrote, then remove it; uploads reach it as a path', async (t) => {
   const { http, session } = await setup(t);
   const headers = await session();
-  const folders = () => readdirSync(tmpdir(), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  const folders = () =>
+    readdirSync(tmpdir(), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
   const before = new Set(folders());
   const response = await fetch(`${http.url}/photo/download?media_pk=3001`, { headers });
   t.equal(response.status, 200);
@@ -74,8 +81,20 @@ t.test('downloads stream the file the library wrote, then remove it; uploads rea
   t.same(left, [], 'no downloaded file left behind');
 
   const form = new FormData();
-  form.append('file', new Blob([Buffer.from('/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJ' +
-'DRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=', 'base64')], { type: 'image/jpeg' }), 'photo.jpg');
+  form.append(
+    'file',
+    new Blob(
+      [
+        Buffer.from(
+          '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJ' +
+            'DRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=',
+          'base64',
+        ),
+      ],
+      { type: 'image/jpeg' },
+    ),
+    'photo.jpg',
+  );
   form.append('caption', 'from http');
   const uploaded = await fetch(`${http.url}/photo/upload`, { method: 'POST', headers, body: form });
   const body = (await uploaded.json()) as Record<string, unknown>;
@@ -104,7 +123,10 @@ t.test('sessions run concurrently, each one call at a time', async (t) => {
   let start = performance.now();
   const apart = await Promise.all([slow(a), slow(b)]);
   const apartMs = performance.now() - start;
-  t.same(apart.map((r) => r.status), [200, 200]);
+  t.same(
+    apart.map((r) => r.status),
+    [200, 200],
+  );
   t.ok(apartMs < 750, `two sessions together (${apartMs.toFixed(0)} ms)`);
   start = performance.now();
   await Promise.all([slow(a), slow(a)]);

@@ -30,7 +30,8 @@ t.test('demo logs in; the export restores the account on a new adapter with the 
   const client = await fresh();
   t.equal(await client.call('login', { username: 'demo', password: 'demo-password' }), true);
   const settings = await client.exportSettings();
-  for (const key of ['uuids', 'device_settings', 'user_agent', 'authorization_data', 'cookies', 'last_login', 'country', 'locale', 'timezone_offset']) t.ok(key in settings, key);
+  for (const key of ['uuids', 'device_settings', 'user_agent', 'authorization_data', 'cookies', 'last_login', 'country', 'locale', 'timezone_offset'])
+    t.ok(key in settings, key);
   const auth = settings.authorization_data as { ds_user_id: string; sessionid: string };
   t.equal(auth.ds_user_id, '5000000001');
   const restarted = createSandbox({ seed: 3, now: () => NOW });
@@ -38,7 +39,11 @@ t.test('demo logs in; the export restores the account on a new adapter with the 
   t.equal(((await again.call('account_info', {})) as { username: string }).username, 'demo', 'restored after a restart');
   t.equal(await again.call('relogin', {}), true);
   const otherWorld = createSandbox({ seed: 4, now: () => NOW });
-  await t.rejects((await otherWorld.open({ settings })).call('account_info', {}), errorWith({ excType: 'LoginRequired' }), 'a sessionid of another world does not verify');
+  await t.rejects(
+    (await otherWorld.open({ settings })).call('account_info', {}),
+    errorWith({ excType: 'LoginRequired' }),
+    'a sessionid of another world does not verify',
+  );
   const bySession = await fresh();
   t.equal(await bySession.call('login_by_sessionid', { sessionid: auth.sessionid }), true);
   t.equal(((await bySession.call('account_info', {})) as { pk: string }).pk, '5000000001');
@@ -60,7 +65,10 @@ t.test('demo_2fa needs the current TOTP code of the documented seed', async (t) 
   const err = (await client.call('login', { username: 'demo_2fa', password: 'demo-password' }).catch((e: unknown) => e)) as UpstreamError;
   t.equal(err.excType, 'TwoFactorRequired');
   t.match(err.lastJson, { two_factor_required: true, two_factor_info: { username: 'demo_2fa' } });
-  await t.rejects(client.call('login', { username: 'demo_2fa', password: 'demo-password', verification_code: '000000' }), errorWith({ excType: 'TwoFactorRequired' }));
+  await t.rejects(
+    client.call('login', { username: 'demo_2fa', password: 'demo-password', verification_code: '000000' }),
+    errorWith({ excType: 'TwoFactorRequired' }),
+  );
   const code = authenticator.clone({ epoch: NOW }).generate(TOTP_SEED);
   t.equal(await client.call('totp_generate_code', { seed: TOTP_SEED }), code, 'totp_generate_code agrees with the clock');
   t.equal(await client.call('login', { username: 'demo_2fa', password: 'demo-password', verification_code: code }), true);
@@ -74,14 +82,23 @@ t.test('demo_challenge: ChallengeRequired with a payload until resolved with 123
   t.equal(err.excType, 'ChallengeRequired');
   t.match(err.lastJson, { message: 'challenge_required', challenge: { api_path: /\/challenge\/5000000003\// } });
   await t.rejects(client.call('challenge_resolve', { last_json: err.lastJson }), errorWith({ excType: 'ChallengeRequired' }), 'no code');
-  await t.rejects(client.call('challenge_resolve', { last_json: err.lastJson }, { challengeCode: '999999' }), errorWith({ excType: 'ChallengeRequired' }), 'wrong code');
+  await t.rejects(
+    client.call('challenge_resolve', { last_json: err.lastJson }, { challengeCode: '999999' }),
+    errorWith({ excType: 'ChallengeRequired' }),
+    'wrong code',
+  );
   t.equal(await client.call('challenge_resolve', { last_json: err.lastJson }, { challengeCode: '123456' }), true);
   t.equal(await client.call('login', { username: 'demo_challenge', password: 'demo-password' }), true);
 });
 
 t.test('demo_throttled logs in, then every platform call raises PleaseWaitFewMinutes', async (t) => {
   const client = await loginAs(sandbox, 'demo_throttled');
-  for (const [method, kwargs] of [['account_info', {}], ['user_info', { user_id: '5000000001' }], ['media_like', { media_id: '1' }], ['relogin', {}]] as const) {
+  for (const [method, kwargs] of [
+    ['account_info', {}],
+    ['user_info', { user_id: '5000000001' }],
+    ['media_like', { media_id: '1' }],
+    ['relogin', {}],
+  ] as const) {
     await t.rejects(client.call(method, kwargs), errorWith({ excType: 'PleaseWaitFewMinutes' }), method);
   }
   const settings = (await client.call('get_settings', {})) as { authorization_data: { ds_user_id: string } };
@@ -105,17 +122,36 @@ t.test('two-factor enable and disable for an account', async (t) => {
 t.test('fault injection: latency, throttling and connection errors by rate', async (t) => {
   const always = createSandbox({ seed: 3, throttleRate: 1 });
   const client = await always.open({ settings: {} });
-  await t.rejects(client.call('login', { username: 'demo', password: 'demo-password' }), errorWith({ excType: 'PleaseWaitFewMinutes', retryAfter: 3 }), 'with a short hint, 3 s by default');
+  await t.rejects(
+    client.call('login', { username: 'demo', password: 'demo-password' }),
+    errorWith({ excType: 'PleaseWaitFewMinutes', retryAfter: 3 }),
+    'with a short hint, 3 s by default',
+  );
   const hinted = await createSandbox({ seed: 3, throttleRate: 1, throttleSeconds: 7 }).open({ settings: {} });
-  await t.rejects(hinted.call('login', { username: 'demo', password: 'demo-password' }), errorWith({ excType: 'PleaseWaitFewMinutes', retryAfter: 7 }), 'or as set');
+  await t.rejects(
+    hinted.call('login', { username: 'demo', password: 'demo-password' }),
+    errorWith({ excType: 'PleaseWaitFewMinutes', retryAfter: 7 }),
+    'or as set',
+  );
   t.equal(await client.call('get_settings', {}).then(() => 'local'), 'local', 'client-local helpers are not faulted');
   const broken = createSandbox({ seed: 3, errorRate: 1 });
-  await t.rejects((await broken.open({ settings: {} })).call('login', { username: 'demo', password: 'demo-password' }), errorWith({ excType: 'ClientConnectionError' }));
+  await t.rejects(
+    (await broken.open({ settings: {} })).call('login', { username: 'demo', password: 'demo-password' }),
+    errorWith({ excType: 'ClientConnectionError' }),
+  );
   const half = createSandbox({ seed: 3, errorRate: 0.5 });
   const c = await half.open({ settings: {} });
   let failures = 0;
-  for (let i = 0; i < 200; i++) failures += await c.call('media_pk_from_code', { code: 'B' }).then(() => 0, () => 0);
-  for (let i = 0; i < 200; i++) failures += await c.call('login', { username: 'demo', password: 'demo-password' }).then(() => 0, () => 1);
+  for (let i = 0; i < 200; i++)
+    failures += await c.call('media_pk_from_code', { code: 'B' }).then(
+      () => 0,
+      () => 0,
+    );
+  for (let i = 0; i < 200; i++)
+    failures += await c.call('login', { username: 'demo', password: 'demo-password' }).then(
+      () => 0,
+      () => 1,
+    );
   t.ok(failures > 60 && failures < 140, `about half fail (${failures}/200)`);
   const slow = createSandbox({ seed: 3, latencyMs: 40 });
   const started = Date.now();
@@ -125,7 +161,17 @@ t.test('fault injection: latency, throttling and connection errors by rate', asy
 
 t.test('settings from the environment', async (t) => {
   t.same(sandboxOptionsFromEnv({}), { liveSeconds: 60 }, 'alive by default: a happening a minute');
-  t.same(sandboxOptionsFromEnv({ SANDBOX_SEED: '42', SANDBOX_LATENCY_MS: '25', SANDBOX_THROTTLE_RATE: '0.1', SANDBOX_ERROR_RATE: '0', SANDBOX_LIVE_SECONDS: '0', OTHER: 'x' }), { seed: 42, latencyMs: 25, throttleRate: 0.1, errorRate: 0, liveSeconds: 0 });
+  t.same(
+    sandboxOptionsFromEnv({
+      SANDBOX_SEED: '42',
+      SANDBOX_LATENCY_MS: '25',
+      SANDBOX_THROTTLE_RATE: '0.1',
+      SANDBOX_ERROR_RATE: '0',
+      SANDBOX_LIVE_SECONDS: '0',
+      OTHER: 'x',
+    }),
+    { seed: 42, latencyMs: 25, throttleRate: 0.1, errorRate: 0, liveSeconds: 0 },
+  );
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_LIVE_SECONDS: '-1' }), /SANDBOX_LIVE_SECONDS/);
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_SEED: 'abc' }), /SANDBOX_SEED/);
   t.throws(() => sandboxOptionsFromEnv({ SANDBOX_THROTTLE_RATE: '1.5' }), /SANDBOX_THROTTLE_RATE/);

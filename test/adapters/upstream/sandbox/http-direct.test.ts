@@ -38,7 +38,11 @@ t.test('POST /direct/thread and POST /direct/message appear in GET /direct/threa
   t.equal((await call('GET', '/direct/message', { thread_id: id, message_id: sent.id })).text, 'hello over HTTP', 'GET /direct/message reads it');
   const byUser = await call('POST', '/direct/message', { user_ids: [loner2], text: 'a new conversation' });
   const threads = await call('GET', '/direct/threads', { amount: 2 });
-  t.match(threads.find((th: R) => th.id === byUser.thread_id), { users: [{ pk: loner2 }] }, 'sending to a user opens a thread at the top of the inbox');
+  t.match(
+    threads.find((th: R) => th.id === byUser.thread_id),
+    { users: [{ pk: loner2 }] },
+    'sending to a user opens a thread at the top of the inbox',
+  );
   t.equal(threads[0].id, byUser.thread_id, 'the thread with the newest message leads');
   t.equal(threads[1].id, id, 'the thread messaged just before it follows');
   t.equal((await call('GET', '/direct/messages', { thread_id: byUser.thread_id }))[0]?.id, byUser.id, 'with the message in it');
@@ -53,7 +57,7 @@ t.test('message unsend: sent → unsent (GET /direct/messages, GET /direct/messa
   t.notOk((await messages()).includes(sent.id), 'gone from GET /direct/messages');
   t.equal((await request('GET', '/direct/message', { thread_id: thread.id, message_id: sent.id })).status, 404, 'GET /direct/message answers 404');
   const theirs = thread.messages.find((m: R) => m.user_id !== DEMO);
-  t.equal((await request('DELETE', '/direct/message', { thread_id: thread.id, message_id: theirs.id })).status, 403, 'someone else\'s message cannot be unsent');
+  t.equal((await request('DELETE', '/direct/message', { thread_id: thread.id, message_id: theirs.id })).status, 403, "someone else's message cannot be unsent");
   t.ok((await messages()).includes(theirs.id), 'and stays');
 });
 
@@ -81,7 +85,10 @@ t.test('POST /note appears in GET /notes, GET /note and GET /note/text; DELETE r
 
 t.test('notes: PATCH /notes/last-seen marks them seen', async (t) => {
   const before = await call('GET', '/notes');
-  t.ok(before.some((n: R) => n.user_id !== DEMO), 'notes of followed accounts are visible');
+  t.ok(
+    before.some((n: R) => n.user_id !== DEMO),
+    'notes of followed accounts are visible',
+  );
   t.equal(await call('PATCH', '/notes/last-seen'), true, 'PATCH /notes/last-seen answers true');
   t.same(await call('GET', '/notes'), before, 'marking seen hides no note');
   // No route reads the seen mark: aiograpi's Note has no seen field (see the report).
@@ -95,7 +102,14 @@ t.test('POST /highlight appears in GET /user/highlights and GET /highlight; DELE
   t.match(created, { title: 'HTTP', media_count: 2, user: { pk: DEMO } }, 'POST /highlight answers the highlight');
   const listed = (await call('GET', '/user/highlights', { user_id: DEMO }))[0];
   t.match(listed, { pk: created.pk, title: 'HTTP' }, 'first in GET /user/highlights');
-  t.same((await call('GET', '/highlight', { highlight_pk: created.pk })).items.map((s: R) => s.pk), story_ids, 'GET /highlight has its stories');
+  t.same(
+    (await call('GET', '/highlight', { highlight_pk: created.pk })).items.map((s: R) => s.pk),
+    story_ids,
+    'GET /highlight has its stories',
+  );
   t.equal(await call('DELETE', '/highlight', { highlight_pk: created.pk }), true, 'DELETE /highlight answers true');
-  t.notOk((await call('GET', '/user/highlights', { user_id: DEMO })).some((h: R) => h.pk === created.pk), 'gone from GET /user/highlights');
+  t.notOk(
+    (await call('GET', '/user/highlights', { user_id: DEMO })).some((h: R) => h.pk === created.pk),
+    'gone from GET /user/highlights',
+  );
 });

@@ -39,8 +39,13 @@ t.test('demo_challenge: 403 with last_json, resolve with the code, then login wo
   const first = await login({ username: 'demo_challenge', password: PASSWORD });
   t.equal(first.status, 403);
   const body = first.body as R;
-  t.match(body, { exc_type: 'ChallengeRequired', last_json: { message: 'challenge_required', challenge: { api_path: /\/challenge\// } } }, 'the challenge in last_json');
-  const resolve = (security_code: string) => p.client.request('POST', '/auth/challenge/resolve', { form: { last_json: JSON.stringify(body.last_json), security_code } });
+  t.match(
+    body,
+    { exc_type: 'ChallengeRequired', last_json: { message: 'challenge_required', challenge: { api_path: /\/challenge\// } } },
+    'the challenge in last_json',
+  );
+  const resolve = (security_code: string) =>
+    p.client.request('POST', '/auth/challenge/resolve', { form: { last_json: JSON.stringify(body.last_json), security_code } });
   const wrong = await resolve('000000');
   t.match({ status: wrong.status, body: wrong.body }, { status: 403, body: { exc_type: 'ChallengeRequired' } }, 'a wrong code leaves the challenge');
   t.equal((await login({ username: 'demo_challenge', password: PASSWORD })).status, 403, 'still challenged');
@@ -59,7 +64,7 @@ t.test('demo_throttled: login works, the next call is 429, the one after never r
   const before = await upstreamCalls('user_info_by_username');
   const first = await who(sid);
   t.equal(first.status, 429);
-  t.match(first.body, { exc_type: 'PleaseWaitFewMinutes', hint: /pause|lower/i }, 'the platform\'s throttle, with advice');
+  t.match(first.body, { exc_type: 'PleaseWaitFewMinutes', hint: /pause|lower/i }, "the platform's throttle, with advice");
   t.match(first.headers.get('retry-after'), /^[1-9]\d*$/, 'with Retry-After in seconds');
   t.equal(await upstreamCalls('user_info_by_username'), before + 1, 'that call reached the upstream (GET /metrics)');
   const second = await who(sid);

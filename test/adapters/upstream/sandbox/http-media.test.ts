@@ -12,7 +12,9 @@ const { p, headers, request, call, walk, world, demo } = await demoOverHttp(t);
 
 const pks = (list: R[]) => list.map((x) => String(x.pk));
 const media = (pk: string) => call('GET', '/media', { pk });
-const others = [...world.media.values()].filter((m) => m.owner !== DEMO && !m.archived && !m.likers.has(DEMO) && !world.users.get(m.owner)!.isPrivate && m.comments.length > 0);
+const others = [...world.media.values()].filter(
+  (m) => m.owner !== DEMO && !m.archived && !m.likers.has(DEMO) && !world.users.get(m.owner)!.isPrivate && m.comments.length > 0,
+);
 const mine = demo.media.map((pk) => world.media.get(pk)!).filter((m) => !m.archived && !m.pinned);
 
 t.test('media like → liked → unlike (GET /media has_liked and like_count, /media/likers, /account/liked/media)', async (t) => {
@@ -89,9 +91,17 @@ t.test('save → saved → unsave (GET /account/collection/media, GET /account/c
   t.equal(await mediaCount(), before + 1, 'GET /account/collections counts it');
   const collections = await call('GET', '/account/collections');
   t.match(collections[0], { id: 'ALL_MEDIA_AUTO_COLLECTION', name: 'All posts' }, 'GET /account/collections lists "All posts" first, as its description says');
-  t.same(collections.slice(1).map((c: R) => c.id), demo.collections, 'then the named collections');
+  t.same(
+    collections.slice(1).map((c: R) => c.id),
+    demo.collections,
+    'then the named collections',
+  );
   const all = await call('GET', '/account/collection', { name: 'All posts' });
-  t.same(await call('GET', '/account/collection', { collection_pk: 'ALL_MEDIA_AUTO_COLLECTION' }), all, 'GET /account/collection by name and by collection_pk agree');
+  t.same(
+    await call('GET', '/account/collection', { collection_pk: 'ALL_MEDIA_AUTO_COLLECTION' }),
+    all,
+    'GET /account/collection by name and by collection_pk agree',
+  );
   t.match(all, { id: 'ALL_MEDIA_AUTO_COLLECTION', media_count: collections[0].media_count }, '"All posts" counts every saved post');
   t.ok(pks(await call('GET', '/account/collection/media', { name: 'All posts' })).includes(m.pk), 'GET /account/collection/media by name "All posts" has it');
   t.equal(await call('DELETE', '/media/save', { media_id: m.pk }), true, 'DELETE /media/save answers true');
@@ -152,7 +162,7 @@ t.test('livestream: created → started → ended over PATCH, any other move a 4
   await refused('ended', 'ended');
 });
 
-t.test('a photo upload appears first in the uploader\'s posts, under its hashtag and in the tagged user\'s posts', async (t) => {
+t.test("a photo upload appears first in the uploader's posts, under its hashtag and in the tagged user's posts", async (t) => {
   const friend = [...demo.following][0];
   const count = async () => (await call('GET', '/user', { username: 'demo' })).media_count;
   const before = await count();
@@ -167,6 +177,6 @@ t.test('a photo upload appears first in the uploader\'s posts, under its hashtag
   t.equal((await call('GET', '/user/posts', { username: 'demo', amount: 1 })).items[0]?.pk, post.pk, 'first in GET /user/posts of demo');
   t.equal(await count(), before + 1, 'GET /user counts it');
   t.equal((await call('GET', '/hashtag/media/recent', { name: 'httpfresh', amount: 5 })).items[0]?.pk, post.pk, 'under its hashtag');
-  t.equal((await call('GET', '/user/tagged/posts', { user_id: friend, amount: 1 })).items[0]?.pk, post.pk, 'in the tagged user\'s posts');
+  t.equal((await call('GET', '/user/tagged/posts', { user_id: friend, amount: 1 })).items[0]?.pk, post.pk, "in the tagged user's posts");
   t.match(await media(post.pk), { caption_text: 'Fresh over HTTP #httpfresh', usertags: [{ user: { pk: friend } }] }, 'GET /media reads it back');
 });

@@ -11,8 +11,11 @@ const { call, walk, world, demo } = await demoOverHttp(t);
 
 const pks = (list: R[]) => list.map((u) => String(u.pk));
 const friendship = (pk: string) => call('GET', '/user/friendship', { user_id: pk });
-const unrelated = (isPrivate: boolean) => [...world.users.values()].filter((u) => u.isPrivate === isPrivate && !u.password && !demo.following.has(u.pk)
-  && !demo.followers.has(u.pk) && !demo.requests.has(u.pk) && !u.requests.has(DEMO));
+const unrelated = (isPrivate: boolean) =>
+  [...world.users.values()].filter(
+    (u) =>
+      u.isPrivate === isPrivate && !u.password && !demo.following.has(u.pk) && !demo.followers.has(u.pk) && !demo.requests.has(u.pk) && !u.requests.has(DEMO),
+  );
 const [stranger] = unrelated(false);
 const [privateStranger] = unrelated(true);
 const [friendA, friendB, friendC] = [...demo.following].filter((pk) => demo.followers.has(pk) && !demo.closeFriends.has(pk));
@@ -29,7 +32,11 @@ t.test('follow → following → unfollow → not following', async (t) => {
 });
 
 t.test('following a private account sends a request; unfollow withdraws it', async (t) => {
-  t.equal(await call('POST', '/user/follow', { user_id: privateStranger.pk }), false, 'false: not following yet (friendship_status.following, as aiograpi answers)');
+  t.equal(
+    await call('POST', '/user/follow', { user_id: privateStranger.pk }),
+    false,
+    'false: not following yet (friendship_status.following, as aiograpi answers)',
+  );
   t.match(await friendship(privateStranger.pk), { following: false, outgoing_request: true, is_private: true }, 'a request, not a follow');
   t.equal(await call('DELETE', '/user/follow', { user_id: privateStranger.pk }), true);
   t.match(await friendship(privateStranger.pk), { following: false, outgoing_request: false }, 'request withdrawn');
@@ -53,11 +60,23 @@ t.test('follow requests: approve and decline, one and many', async (t) => {
   t.same(await call('POST', '/account/follow/requests/approve', { user_ids: [c, d] }), { [c]: true, [d]: true }, 'approve many');
   t.same(await call('DELETE', '/account/follow/requests', { user_ids: [e, f] }), { [e]: true, [f]: true }, 'decline many');
   const left = pks(await walk('/account/follow/requests', { amount: 10 }));
-  t.same([a, b, c, d, e, f].filter((pk) => left.includes(pk)), [], 'none of the six is pending any more');
+  t.same(
+    [a, b, c, d, e, f].filter((pk) => left.includes(pk)),
+    [],
+    'none of the six is pending any more',
+  );
   t.equal(left.length, pending.length - 6, 'the other requests stay pending');
   const followers = pks(await walk('/user/followers', { user_id: DEMO, amount: 200 }));
-  t.same([a, c, d].filter((pk) => !followers.includes(pk)), [], 'approved users follow demo');
-  t.same([b, e, f].filter((pk) => followers.includes(pk)), [], 'declined users do not');
+  t.same(
+    [a, c, d].filter((pk) => !followers.includes(pk)),
+    [],
+    'approved users follow demo',
+  );
+  t.same(
+    [b, e, f].filter((pk) => followers.includes(pk)),
+    [],
+    'declined users do not',
+  );
   t.match(await friendship(a), { followed_by: true, incoming_request: false });
   t.match(await friendship(b), { followed_by: false, incoming_request: false });
   t.equal(await call('POST', '/account/follow/request/approve', { user_id: b }), false, 'a request already answered cannot be approved');

@@ -26,16 +26,26 @@ t.test('followed hashtags show in the home feed, in GET /search/recent (all of t
   const tags = ['sunset', 'coffee', 'surf', 'tea'];
   const tagCount = async () => (await call('GET', '/user/stream', { user_id: DEMO, view: 'raw' })).user.following_tag_count;
   t.equal(await tagCount(), 0, 'following no hashtag at first');
-  t.notOk((await timeline()).some((m) => m.follow_hashtag_info), 'no hashtag posts in the feed');
+  t.notOk(
+    (await timeline()).some((m) => m.follow_hashtag_info),
+    'no hashtag posts in the feed',
+  );
   for (const tag of tags) t.equal(await call('POST', '/hashtag/follow', { hashtag: tag }), true);
   const recent = ((await call('GET', '/search/recent')) as [number, R][]).filter(([kind]) => kind === 1).map(([, h]) => h.name);
   t.same(recent, [...tags].reverse(), 'GET /search/recent: every followed hashtag, the latest first');
   t.equal(await tagCount(), tags.length, 'GET /user/stream?view=raw: following_tag_count');
   const fromTags = (await timeline()).filter((m) => m.follow_hashtag_info);
   t.ok(fromTags.length >= tags.length, `the feed brings in posts of followed hashtags (${fromTags.length})`);
-  for (const m of fromTags) t.ok(tags.includes(m.follow_hashtag_info.name) && (m.caption_text as string).includes(`#${m.follow_hashtag_info.name}`), `${m.pk} is tagged #${m.follow_hashtag_info.name}`);
+  for (const m of fromTags)
+    t.ok(
+      tags.includes(m.follow_hashtag_info.name) && (m.caption_text as string).includes(`#${m.follow_hashtag_info.name}`),
+      `${m.pk} is tagged #${m.follow_hashtag_info.name}`,
+    );
   for (const tag of tags) t.equal(await call('DELETE', '/hashtag/follow', { hashtag: tag }), true);
-  t.notOk((await timeline()).some((m) => m.follow_hashtag_info), 'unfollowed: gone from the feed');
+  t.notOk(
+    (await timeline()).some((m) => m.follow_hashtag_info),
+    'unfollowed: gone from the feed',
+  );
   t.equal(await tagCount(), 0);
 });
 
@@ -58,8 +68,15 @@ t.test('notification settings change what GET /notifications shows', async (t) =
   t.equal(await call('PATCH', '/notifications/settings', { content_type: 'likes', setting_value: 'following_only' }), true);
   const news = await call('GET', '/notifications');
   const likers = [...(news.new_stories as R[]), ...(news.old_stories as R[])].filter((s) => s.notif_name === 'like').map((s) => s.args.profile_id as string);
-  t.ok(likers.every((pk) => demo.following.has(pk)), `following_only: only likes from followed accounts (${likers.length})`);
-  t.equal(await call('PATCH', '/notifications/settings', { content_type: 'user_tagged', setting_value: 'off' }), true, 'every content type of the route is accepted');
+  t.ok(
+    likers.every((pk) => demo.following.has(pk)),
+    `following_only: only likes from followed accounts (${likers.length})`,
+  );
+  t.equal(
+    await call('PATCH', '/notifications/settings', { content_type: 'user_tagged', setting_value: 'off' }),
+    true,
+    'every content type of the route is accepted',
+  );
   t.notOk((await kinds()).includes('usertag'), 'user_tagged off: no tag notifications');
   t.equal(await call('PATCH', '/notifications/settings', { content_type: 'mute_all', setting_value: '1_hour' }), true);
   t.same((await call('GET', '/notifications')).new_stories, [], 'mute_all: nothing new while paused');
@@ -67,7 +84,8 @@ t.test('notification settings change what GET /notifications shows', async (t) =
   t.ok(((await call('GET', '/notifications')).new_stories as R[]).length > 0, 'cancel: new items again');
   t.equal(await call('DELETE', '/notifications/settings'), true);
   t.same(await kinds(), [], 'everything off: an empty inbox');
-  for (const type of ['likes', 'new_follower', 'comments', 'user_tagged']) await call('PATCH', '/notifications/settings', { content_type: type, setting_value: 'everyone' });
+  for (const type of ['likes', 'new_follower', 'comments', 'user_tagged'])
+    await call('PATCH', '/notifications/settings', { content_type: type, setting_value: 'everyone' });
   t.ok((await likes()) > 0, 'back on');
 });
 
@@ -87,7 +105,10 @@ t.test('counts agree with the lists', async (t) => {
   const user = await call('GET', '/user', { user_id: DEMO });
   const posts = await walk('/user/posts', { user_id: DEMO, amount: 50 });
   t.equal(user.media_count, posts.length, `media_count ${user.media_count} = the posts GET /user/posts lists (archived ones left out)`);
-  t.ok(demo.media.some((pk) => world.media.get(pk)!.archived), 'demo does have archived posts');
+  t.ok(
+    demo.media.some((pk) => world.media.get(pk)!.archived),
+    'demo does have archived posts',
+  );
   const busy = demo.media.find((pk) => world.media.get(pk)!.comments.some((c) => world.comments.get(c)!.replies.length > 0))!;
   const media = await call('GET', '/media', { pk: busy });
   const infos = await call('GET', '/media/comment/infos', { media_ids: busy });

@@ -32,7 +32,11 @@ async function walk(pageOf: (cursor: string) => Promise<Page>, changes: Record<n
 function checkWalk(t: Test, seen: string[], before: string[], after: string[], label: string): void {
   t.equal(new Set(seen).size, seen.length, `${label}: no item twice`);
   const kept = before.filter((k) => after.includes(k));
-  t.same(kept.filter((k) => !seen.includes(k)), [], `${label}: no item still there is skipped (${kept.length} kept)`);
+  t.same(
+    kept.filter((k) => !seen.includes(k)),
+    [],
+    `${label}: no item still there is skipped (${kept.length} kept)`,
+  );
 }
 
 const fresh = async () => {
@@ -135,7 +139,13 @@ t.test('direct inbox: a message to a thread further down moves it up without a r
   const after = await all(c, 'direct_threads_chunk', {}, 'cursor');
   t.equal(after[0], moved, 'the thread messaged leads the inbox now');
   t.notOk(seen.includes(moved), 'it moved before the cursor, so this walk does not show it again');
-  checkWalk(t, seen, before.filter((id) => id !== moved), after, 'inbox');
+  checkWalk(
+    t,
+    seen,
+    before.filter((id) => id !== moved),
+    after,
+    'inbox',
+  );
 });
 
 t.test('cursors are opaque and checked', async (t) => {
@@ -143,7 +153,11 @@ t.test('cursors are opaque and checked', async (t) => {
   const [, next] = (await c.call('user_followers_v1_chunk', { user_id: DEMO, max_amount: 10 })) as Page;
   t.notMatch(next, /^\d+$/, 'not a bare position');
   for (const bad of ['10', 'garbage', `${next}x`]) {
-    await t.rejects(c.call('user_followers_v1_chunk', { user_id: DEMO, max_amount: 10, max_id: bad }), errorWith({ excType: 'WrongCursorError' }), `"${bad}" is refused`);
+    await t.rejects(
+      c.call('user_followers_v1_chunk', { user_id: DEMO, max_amount: 10, max_id: bad }),
+      errorWith({ excType: 'WrongCursorError' }),
+      `"${bad}" is refused`,
+    );
   }
 });
 

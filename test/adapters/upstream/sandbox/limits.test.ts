@@ -19,11 +19,17 @@ t.test('hidden limits: within each class range, the same for a seed, different a
   for (const cls of classes) {
     const [low, high] = LIMIT_RANGES[cls];
     const drawn = Array.from({ length: 50 }, (_, i) => hiddenLimit(7, String(6_000_000 + i), cls));
-    t.ok(drawn.every((n) => n >= low && n <= high), `${cls}: every limit in ${low}..${high}`);
+    t.ok(
+      drawn.every((n) => n >= low && n <= high),
+      `${cls}: every limit in ${low}..${high}`,
+    );
     t.ok(new Set(drawn).size > 5, `${cls}: accounts differ`);
     t.equal(hiddenLimit(7, '6000001', cls), hiddenLimit(7, '6000001', cls), `${cls}: deterministic`);
   }
-  t.ok(classes.some((cls) => hiddenLimit(1, FIXED.demo, cls) !== hiddenLimit(2, FIXED.demo, cls)), 'another seed draws other limits');
+  t.ok(
+    classes.some((cls) => hiddenLimit(1, FIXED.demo, cls) !== hiddenLimit(2, FIXED.demo, cls)),
+    'another seed draws other limits',
+  );
   t.equal(hiddenLimit(1, FIXED.demo, 'like', 0.1), Math.round(hiddenLimit(1, FIXED.demo, 'like') / 10), 'the scale multiplies');
 });
 

@@ -28,19 +28,32 @@ t.test('every method the route map names is implemented', { skip: SKIP }, async 
   const map = JSON.parse(readFileSync(MAP, 'utf8')) as { routes: { upstream: string[] }[] };
   const names = [...new Set(map.routes.flatMap((r) => r.upstream))].sort();
   t.equal(names.length, 288);
-  t.same(names.filter((n) => !sandbox.methods.has(n)), [], 'no method is missing');
+  t.same(
+    names.filter((n) => !sandbox.methods.has(n)),
+    [],
+    'no method is missing',
+  );
 });
 
 t.test('the shipped signatures match the upstream methods.json', { skip: SKIP }, async (t) => {
   const upstream = JSON.parse(readFileSync(METHODS, 'utf8')) as { methods: { name: string; params: { name: string }[] }[] };
   const byName = new Map(upstream.methods.map((m) => [m.name, m.params.map((p) => p.name)]));
-  const differ = Object.entries(SIGNATURES).filter(([name, decls]) => JSON.stringify(decls.map((d) => (typeof d === 'string' ? d : d[0]))) !== JSON.stringify(byName.get(name)));
-  t.same(differ.map(([name]) => name), [], 'parameter names and order as upstream');
+  const differ = Object.entries(SIGNATURES).filter(
+    ([name, decls]) => JSON.stringify(decls.map((d) => (typeof d === 'string' ? d : d[0]))) !== JSON.stringify(byName.get(name)),
+  );
+  t.same(
+    differ.map(([name]) => name),
+    [],
+    'parameter names and order as upstream',
+  );
 });
 
 t.test('calling conventions: unknown keyword, missing argument, unknown method', async (t) => {
   const client = await loginAs(sandbox);
-  await t.rejects(client.call('user_info', { user_id: '5000000001', nope: 1 }), { excType: 'TypeError', message: "user_info() got an unexpected keyword argument 'nope'" });
+  await t.rejects(client.call('user_info', { user_id: '5000000001', nope: 1 }), {
+    excType: 'TypeError',
+    message: "user_info() got an unexpected keyword argument 'nope'",
+  });
   await t.rejects(client.call('user_info', {}), { excType: 'TypeError', message: /missing 1 required positional argument: 'user_id'/ });
   await t.rejects(client.call('no_such_method', {}), errorWith({ excType: 'AttributeError' }));
   t.equal(((await client.call('user_info', { user_id: 5000000001 })) as { pk: string }).pk, '5000000001', 'numeric ids are accepted');
@@ -52,14 +65,24 @@ const ANNOTATION_FIX: Record<string, string> = { collection_medias_by_name: 'Lis
 // into false. Several are annotated None upstream (media_pin, comment_pin, close_friend_add,
 // media_seen, the livestream moves) though their code returns `status == "ok"` or is_bestie.
 // Routes for a newer library (`since`) call methods 1.0.9 lacks: test/adapters/upstream/sandbox/newer-library-routes.test.ts checks those on 1.12.13.
-const BOOL_BACKED = new Set(loadManifest(defaultManifestDir(), productRegistries(testConfig())).routes
-  .filter((r) => r.result.shape === 'bool' && !r.since)
-  .flatMap((r) => r.calls.filter((c) => !r.result.from || c.as === r.result.from).map((c) => c.method)));
-const annotationOf = (name: string, returns: ReadonlyMap<string, string>) => ANNOTATION_FIX[name] ?? (BOOL_BACKED.has(name) ? 'bool' : returns.get(name) ?? 'Any');
+const BOOL_BACKED = new Set(
+  loadManifest(defaultManifestDir(), productRegistries(testConfig()))
+    .routes.filter((r) => r.result.shape === 'bool' && !r.since)
+    .flatMap((r) => r.calls.filter((c) => !r.result.from || c.as === r.result.from).map((c) => c.method)),
+);
+const annotationOf = (name: string, returns: ReadonlyMap<string, string>) =>
+  ANNOTATION_FIX[name] ?? (BOOL_BACKED.has(name) ? 'bool' : (returns.get(name) ?? 'Any'));
 
 t.test('every method behind a bool route is exercised by the shape check below', async (t) => {
-  t.ok(['media_pin', 'comment_unpin', 'close_friend_remove', 'media_seen', 'story_seen', 'media_end_livestream'].every((m) => BOOL_BACKED.has(m)), 'the manifest names them');
-  t.same([...BOOL_BACKED].filter((m) => !(m in SIGNATURES)), [], 'each has a shipped signature, so the shape check calls it');
+  t.ok(
+    ['media_pin', 'comment_unpin', 'close_friend_remove', 'media_seen', 'story_seen', 'media_end_livestream'].every((m) => BOOL_BACKED.has(m)),
+    'the manifest names them',
+  );
+  t.same(
+    [...BOOL_BACKED].filter((m) => !(m in SIGNATURES)),
+    [],
+    'each has a shipped signature, so the shape check calls it',
+  );
 });
 
 // ── shapes ───────────────────────────────────────────────────────────────────────────────────
@@ -118,13 +141,16 @@ function check(models: Map<string, Model>, annotation: string, value: unknown, w
 
 t.test('every method answers its documented shape on a demo client', { skip: SKIP }, async (t) => {
   const models = new Map((JSON.parse(readFileSync(TYPES, 'utf8')) as { models: Model[] }).models.map((m) => [m.name, m]));
-  const returns = new Map((JSON.parse(readFileSync(METHODS, 'utf8')) as { methods: { name: string; returns: string }[] }).methods.map((m) => [m.name, m.returns]));
+  const returns = new Map(
+    (JSON.parse(readFileSync(METHODS, 'utf8')) as { methods: { name: string; returns: string }[] }).methods.map((m) => [m.name, m.returns]),
+  );
   const client = await loginAs(sandbox);
   const call = (method: string, kwargs: Record<string, unknown> = {}) => client.call(method, kwargs);
   const w = sandbox.world;
   const demo = w.users.get('5000000001')!;
-  const friend = [...demo.following].map((pk) => w.users.get(pk)!).find((u) => !u.isPrivate && u.media.length > 2 && u.highlights.length)!
-    ?? [...demo.following].map((pk) => w.users.get(pk)!).find((u) => !u.isPrivate && u.media.length > 2)!;
+  const friend =
+    [...demo.following].map((pk) => w.users.get(pk)!).find((u) => !u.isPrivate && u.media.length > 2 && u.highlights.length)! ??
+    [...demo.following].map((pk) => w.users.get(pk)!).find((u) => !u.isPrivate && u.media.length > 2)!;
   const ofKind = (kind: string) => demo.media.find((pk) => w.media.get(pk)!.kind === kind && !w.media.get(pk)!.archived)!;
   const photo = ofKind('photo');
   const commented = demo.media.find((pk) => w.media.get(pk)!.comments.length > 3)!;
@@ -133,43 +159,100 @@ t.test('every method answers its documented shape on a demo client', { skip: SKI
   const thread = [...w.threads.values()].find((th) => th.state.get(demo.pk)?.folder === 'inbox' && th.messages.length > 2)!;
   const pending = [...w.threads.values()].find((th) => th.state.get(demo.pk)?.folder === 'pending')!;
   const location = [...w.locations.values()].find((l) => l.media.length > 0)!;
-  const track = (await call('search_music', { query: '' }) as Record<string, unknown>[])[0];
-  const uploaded = (await call('photo_upload', { path: files.jpeg, caption: 'to delete' }) as { pk: string }).pk;
-  const myStory = (await call('photo_upload_to_story', { path: files.jpeg }) as { pk: string }).pk;
-  const hl = (await call('highlight_create', { title: 'T', story_ids: [demo.archivedStories[0]] }) as { pk: string }).pk;
-  const hlToDelete = (await call('highlight_create', { title: 'D', story_ids: [demo.archivedStories[1]] }) as { pk: string }).pk;
-  const myComment = (await call('media_comment', { media_id: commented, text: 'mine' }) as { pk: string }).pk;
-  const sent = (await call('direct_send', { text: 'to unsend', thread_ids: [thread.id] }) as { id: string }).id;
-    const live = async () => ((await call('media_create_livestream', {})) as { broadcast_id: string }).broadcast_id;
-  const mediaUrl = (await call('media_info', { media_pk: photo }) as { thumbnail_url: string }).thumbnail_url;
-  const videoUrl = (await call('media_info', { media_pk: ofKind('clip') }) as { video_url: string }).video_url;
+  const track = ((await call('search_music', { query: '' })) as Record<string, unknown>[])[0];
+  const uploaded = ((await call('photo_upload', { path: files.jpeg, caption: 'to delete' })) as { pk: string }).pk;
+  const myStory = ((await call('photo_upload_to_story', { path: files.jpeg })) as { pk: string }).pk;
+  const hl = ((await call('highlight_create', { title: 'T', story_ids: [demo.archivedStories[0]] })) as { pk: string }).pk;
+  const hlToDelete = ((await call('highlight_create', { title: 'D', story_ids: [demo.archivedStories[1]] })) as { pk: string }).pk;
+  const myComment = ((await call('media_comment', { media_id: commented, text: 'mine' })) as { pk: string }).pk;
+  const sent = ((await call('direct_send', { text: 'to unsend', thread_ids: [thread.id] })) as { id: string }).id;
+  const live = async () => ((await call('media_create_livestream', {})) as { broadcast_id: string }).broadcast_id;
+  const mediaUrl = ((await call('media_info', { media_pk: photo })) as { thumbnail_url: string }).thumbnail_url;
+  const videoUrl = ((await call('media_info', { media_pk: ofKind('clip') })) as { video_url: string }).video_url;
 
   // Arguments per parameter name, with per-method overrides where one name means different things.
   const base: Record<string, unknown> = {
-    user_id: friend.pk, target_user_id: friend.pk, user_ids: [friend.pk], username: friend.username, media_id: photo, media_pk: photo,
-    media_ids: [photo], comment_pk: comment, comment_id: comment, comment_pks: [myComment], story_pk: story, story_id: story, story_pks: [story],
-    story_ids: [demo.archivedStories[2]], highlight_pk: hl, added_media_ids: [demo.archivedStories[3]], removed_media_ids: [demo.archivedStories[3]],
-    thread_id: thread.id, message_id: thread.messages[0], name: 'sandbox', hashtag: 'sandbox', location_pk: location.pk, collection_pk: demo.collections[0],
-    query: 'a', max_amount: 20, text: 'hello', caption: 'caption #sandbox', title: 'title', biography: 'bio', path: files.jpeg, paths: [files.jpeg, files.mp4],
-    cover_path: files.jpeg, folder, track, track_id: track.id, music_canonical_id: track.music_canonical_id, original_audio_id: track.id,
-    original_audio_name: 'A new title', seed: TOTP_SEED, verification_code: '000000', last_json: {}, settings: {}, dsn: '',
-    content_type: 'likes', setting_value: 'everyone', old_password: 'demo-password', new_password: 'demo-password', email: 'demo@example.com',
-    code: '123456', phone_number: '+15555550100', identifier: 'demo', external_url: 'https://example.com', link_ids: ['x'],
-    chained_ids: friend.pk, item_id: photo, search_surface: 'top_serp', lat: 38.72, lng: -9.14, sticker_pk: '1', sessionid: '',
-    url: `https://www.instagram.com/p/${(await call('media_info', { media_pk: photo }) as { code: string }).code}/`, urls: [mediaUrl],
+    user_id: friend.pk,
+    target_user_id: friend.pk,
+    user_ids: [friend.pk],
+    username: friend.username,
+    media_id: photo,
+    media_pk: photo,
+    media_ids: [photo],
+    comment_pk: comment,
+    comment_id: comment,
+    comment_pks: [myComment],
+    story_pk: story,
+    story_id: story,
+    story_pks: [story],
+    story_ids: [demo.archivedStories[2]],
+    highlight_pk: hl,
+    added_media_ids: [demo.archivedStories[3]],
+    removed_media_ids: [demo.archivedStories[3]],
+    thread_id: thread.id,
+    message_id: thread.messages[0],
+    name: 'sandbox',
+    hashtag: 'sandbox',
+    location_pk: location.pk,
+    collection_pk: demo.collections[0],
+    query: 'a',
+    max_amount: 20,
+    text: 'hello',
+    caption: 'caption #sandbox',
+    title: 'title',
+    biography: 'bio',
+    path: files.jpeg,
+    paths: [files.jpeg, files.mp4],
+    cover_path: files.jpeg,
+    folder,
+    track,
+    track_id: track.id,
+    music_canonical_id: track.music_canonical_id,
+    original_audio_id: track.id,
+    original_audio_name: 'A new title',
+    seed: TOTP_SEED,
+    verification_code: '000000',
+    last_json: {},
+    settings: {},
+    dsn: '',
+    content_type: 'likes',
+    setting_value: 'everyone',
+    old_password: 'demo-password',
+    new_password: 'demo-password',
+    email: 'demo@example.com',
+    code: '123456',
+    phone_number: '+15555550100',
+    identifier: 'demo',
+    external_url: 'https://example.com',
+    link_ids: ['x'],
+    chained_ids: friend.pk,
+    item_id: photo,
+    search_surface: 'top_serp',
+    lat: 38.72,
+    lng: -9.14,
+    sticker_pk: '1',
+    sessionid: '',
+    url: `https://www.instagram.com/p/${((await call('media_info', { media_pk: photo })) as { code: string }).code}/`,
+    urls: [mediaUrl],
   };
   const override: Record<string, () => Promise<Record<string, unknown>> | Record<string, unknown>> = {
     login: () => ({ username: 'demo', password: 'demo-password' }),
     login_by_sessionid: async () => ({ sessionid: ((await client.exportSettings()).authorization_data as { sessionid: string }).sessionid }),
-    totp_enable: async () => ({ verification_code: authenticator.clone({ epoch: Date.now() }).generate(await call('totp_generate_seed') as string) }),
+    totp_enable: async () => ({ verification_code: authenticator.clone({ epoch: Date.now() }).generate((await call('totp_generate_seed')) as string) }),
     media_delete: () => ({ media_id: uploaded }),
-    media_note_delete: async () => ({ note_id: ((await call('media_note_create', { media_id: photo, text: 'n' })) as { media_note: { id: string } }).media_note.id }),
+    media_note_delete: async () => ({
+      note_id: ((await call('media_note_create', { media_id: photo, text: 'n' })) as { media_note: { id: string } }).media_note.id,
+    }),
     delete_note: async () => ({ note_id: ((await call('create_note', { text: 'bye' })) as { id: string }).id }),
-    photo_download: () => ({ media_pk: photo, folder }), story_download: () => ({ story_pk: story, folder }),
+    photo_download: () => ({ media_pk: photo, folder }),
+    story_download: () => ({ story_pk: story, folder }),
     album_download_by_urls: () => ({ urls: [mediaUrl, videoUrl], folder }),
-    direct_send: () => ({ text: 'hi', user_ids: [friend.pk] }), direct_profile_share: () => ({ user_id: friend.pk, thread_ids: [thread.id] }),
-    direct_story_share: () => ({ story_id: story, thread_ids: [thread.id] }), direct_send_cutout_sticker: () => ({ sticker_pk: '1', thread_ids: [thread.id] }),
-    direct_send_file: () => ({ path: files.jpeg, thread_ids: [thread.id] }), direct_send_photo: () => ({ path: files.jpeg, user_ids: [friend.pk] }),
+    direct_send: () => ({ text: 'hi', user_ids: [friend.pk] }),
+    direct_profile_share: () => ({ user_id: friend.pk, thread_ids: [thread.id] }),
+    direct_story_share: () => ({ story_id: story, thread_ids: [thread.id] }),
+    direct_send_cutout_sticker: () => ({ sticker_pk: '1', thread_ids: [thread.id] }),
+    direct_send_file: () => ({ path: files.jpeg, thread_ids: [thread.id] }),
+    direct_send_photo: () => ({ path: files.jpeg, user_ids: [friend.pk] }),
     story_delete: () => ({ story_pk: myStory }),
     highlight_delete: () => ({ highlight_pk: hlToDelete }),
     highlight_change_cover: () => ({ highlight_pk: hl, cover_path: files.jpeg }),
@@ -180,21 +263,33 @@ t.test('every method answers its documented shape on a demo client', { skip: SKI
     comment_unpin: () => ({ media_id: commented, comment_pk: comment }),
     comment_bulk_delete: () => ({ media_id: commented, comment_pks: [myComment] }),
     story_viewers_chunk: () => ({ story_pk: story }),
-    media_pin: () => ({ media_pk: photo }), media_unpin: () => ({ media_pk: photo }),
-    clip_pin: () => ({ media_pk: ofKind('clip') }), clip_unpin: () => ({ media_pk: ofKind('clip') }),
-    media_archive: () => ({ media_id: photo, revert: true }), media_unarchive: () => ({ media_id: photo }),
+    media_pin: () => ({ media_pk: photo }),
+    media_unpin: () => ({ media_pk: photo }),
+    clip_pin: () => ({ media_pk: ofKind('clip') }),
+    clip_unpin: () => ({ media_pk: ofKind('clip') }),
+    media_archive: () => ({ media_id: photo, revert: true }),
+    media_unarchive: () => ({ media_id: photo }),
     media_edit: () => ({ media_id: photo, caption: 'edited' }),
     insights_media: () => ({ media_pk: photo }),
-    video_download: () => ({ media_pk: ofKind('video'), folder }), clip_download: () => ({ media_pk: ofKind('clip'), folder }),
-    igtv_download: () => ({ media_pk: ofKind('igtv'), folder }), album_download: () => ({ media_pk: ofKind('album'), folder }),
-    photo_download_by_url: () => ({ url: mediaUrl, folder }), story_download_by_url: () => ({ url: mediaUrl, folder }),
-    video_download_by_url: () => ({ url: videoUrl, folder }), clip_download_by_url: () => ({ url: videoUrl, folder }), igtv_download_by_url: () => ({ url: videoUrl, folder }),
+    video_download: () => ({ media_pk: ofKind('video'), folder }),
+    clip_download: () => ({ media_pk: ofKind('clip'), folder }),
+    igtv_download: () => ({ media_pk: ofKind('igtv'), folder }),
+    album_download: () => ({ media_pk: ofKind('album'), folder }),
+    photo_download_by_url: () => ({ url: mediaUrl, folder }),
+    story_download_by_url: () => ({ url: mediaUrl, folder }),
+    video_download_by_url: () => ({ url: videoUrl, folder }),
+    clip_download_by_url: () => ({ url: videoUrl, folder }),
+    igtv_download_by_url: () => ({ url: videoUrl, folder }),
     track_download_by_url: () => ({ url: track.progressive_download_url, folder }),
-    video_upload: () => ({ path: files.mp4, caption: 'v' }), clip_upload: () => ({ path: files.mp4, caption: 'c' }),
-    igtv_upload: () => ({ path: files.mp4, title: 't', caption: 'i' }), clip_upload_with_music: () => ({ path: files.mp4, caption: 'c', track }),
-    video_upload_to_story: () => ({ path: files.mp4 }), video_upload_to_direct: () => ({ path: files.mp4, thread_ids: [thread.id] }),
-    direct_send_video: () => ({ path: files.mp4, thread_ids: [thread.id] }), direct_send_voice: () => ({ path: files.mp3, thread_ids: [thread.id] }),
-    media_pk_from_code: async () => ({ code: (await call('media_info', { media_pk: photo }) as { code: string }).code }),
+    video_upload: () => ({ path: files.mp4, caption: 'v' }),
+    clip_upload: () => ({ path: files.mp4, caption: 'c' }),
+    igtv_upload: () => ({ path: files.mp4, title: 't', caption: 'i' }),
+    clip_upload_with_music: () => ({ path: files.mp4, caption: 'c', track }),
+    video_upload_to_story: () => ({ path: files.mp4 }),
+    video_upload_to_direct: () => ({ path: files.mp4, thread_ids: [thread.id] }),
+    direct_send_video: () => ({ path: files.mp4, thread_ids: [thread.id] }),
+    direct_send_voice: () => ({ path: files.mp3, thread_ids: [thread.id] }),
+    media_pk_from_code: async () => ({ code: ((await call('media_info', { media_pk: photo })) as { code: string }).code }),
     media_oembed: () => ({ url: base.url as string }),
     share_code_from_url: async () => ({ url: 'https://www.instagram.com/s/aGlnaGxpZ2h0OjE3ODk1NDg1MjAxMTA0MDU0' }),
     share_info_by_url: () => ({ url: 'https://www.instagram.com/s/aGlnaGxpZ2h0OjE3ODk1NDg1MjAxMTA0MDU0' }),
@@ -212,7 +307,8 @@ t.test('every method answers its documented shape on a demo client', { skip: SKI
     media_get_livestream_viewers: async () => ({ broadcast_id: await live() }),
     get_note_by_user: async () => ({ notes: await call('get_notes'), username: 'demo' }),
     get_note_text_by_user: async () => ({ notes: await call('get_notes'), username: 'demo' }),
-    collection_medias_by_name: () => ({ name: 'Inspiration' }), collection_pk_by_name: () => ({ name: 'Inspiration' }),
+    collection_medias_by_name: () => ({ name: 'Inspiration' }),
+    collection_pk_by_name: () => ({ name: 'Inspiration' }),
     user_follow_request_approve: () => ({ user_id: [...demo.requests][0] }),
     user_follow_request_decline: () => ({ user_id: [...demo.requests][1] }),
     user_follow_requests_approve: () => ({ user_ids: [...demo.requests].slice(2, 4) }),
@@ -224,7 +320,9 @@ t.test('every method answers its documented shape on a demo client', { skip: SKI
   };
   // Methods whose upstream annotation is loose (dict/None) or ours documents ids as strings.
   const problems: string[] = [];
-  const order = Object.keys(SIGNATURES).filter((n) => n !== 'relogin' && n !== 'set_settings' && n !== 'login_by_sessionid').concat(['login_by_sessionid', 'relogin']);
+  const order = Object.keys(SIGNATURES)
+    .filter((n) => n !== 'relogin' && n !== 'set_settings' && n !== 'login_by_sessionid')
+    .concat(['login_by_sessionid', 'relogin']);
   for (const name of order) {
     const decls = SIGNATURES[name];
     const kwargs: Record<string, unknown> = {};

@@ -67,7 +67,7 @@ t.test('on 1.12.13 they act on the world', async (t) => {
   const likers = await http.request('GET', '/story/likers', { query: { story_pk: story.pk, amount: 2 }, headers });
   t.equal(likers.status, 200);
   const page = likers.body as { items: { pk: string }[]; next_cursor: string };
-  t.ok(page.items.length === 2 && page.items.every((u) => story.likers.has(u.pk)), 'the story\'s likers, two to a page');
+  t.ok(page.items.length === 2 && page.items.every((u) => story.likers.has(u.pk)), "the story's likers, two to a page");
   const rest = await http.request('GET', '/story/likers', { query: { story_pk: story.pk, cursor: page.next_cursor }, headers });
   t.equal((rest.body as { items: unknown[] }).items.length, story.likers.size - 2, 'the cursor continues');
 
@@ -87,13 +87,19 @@ t.test('on 1.12.13 they act on the world', async (t) => {
   const found = await http.request('GET', '/search/media', { query: { query: 'golden hour', amount: 5 }, headers });
   const hits = found.body as { caption_text: string }[];
   t.ok(hits.length > 0 && hits.length <= 5, `${hits.length} posts, at most the amount`);
-  t.ok(hits.every((m) => /golden hour/i.test(m.caption_text)), 'each one\'s text matches');
+  t.ok(
+    hits.every((m) => /golden hour/i.test(m.caption_text)),
+    "each one's text matches",
+  );
 
   const theirs = world.users.get('75788698')!.media[0];
   const mine = me.media.find((pk) => world.media.get(pk)!.kind === 'clip')!;
   const linked = await http.request('POST', '/media/reel/link', { form: { media_id: theirs, target_media_id: mine }, headers });
-  t.match(linked, { status: 403 }, 'only one\'s own reels take a link');
+  t.match(linked, { status: 403 }, "only one's own reels take a link");
 
   t.match(await http.request('GET', '/account/crosspost/threads', { headers }), { status: 200, body: { destination_id: `threads-${me.pk}` } });
-  t.match(await http.request('GET', '/account/crosspost/facebook', { query: { destination_type: 'PAGE' }, headers }), { status: 200, body: { destination_type: 'PAGE' } });
+  t.match(await http.request('GET', '/account/crosspost/facebook', { query: { destination_type: 'PAGE' }, headers }), {
+    status: 200,
+    body: { destination_type: 'PAGE' },
+  });
 });

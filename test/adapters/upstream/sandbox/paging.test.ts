@@ -45,22 +45,34 @@ function timestamps(w: ReturnType<typeof createSandbox>['world']): [string, numb
   ];
 }
 
-t.test('no generated timestamp is after the world\'s now, whatever the seed', async (t) => {
+t.test("no generated timestamp is after the world's now, whatever the seed", async (t) => {
   for (const seed of [1, 2, 3, 5, 7, 11, 21, 42, 99, 1234]) {
     // Any minute of the hour: the world's timestamps hang off the whole hour before now.
     const now = NOW + (seed % 60) * 60_000;
     const stamps = timestamps(createSandbox({ seed, now: () => now }).world);
     const future = stamps.filter(([, at]) => at > now / 1000).map(([what, at]) => `${what} at +${at - now / 1000} s`);
     t.same(future.slice(0, 5), [], `seed ${seed}: ${stamps.length} timestamps, none after now (${future.length} are)`);
-    t.ok(stamps.every(([, at]) => Number.isInteger(at) && at > 1e9), `seed ${seed}: whole epoch seconds`);
+    t.ok(
+      stamps.every(([, at]) => Number.isInteger(at) && at > 1e9),
+      `seed ${seed}: whole epoch seconds`,
+    );
   }
 });
 
 t.test('messages of a thread are in time order and not after now', async (t) => {
   const w = createSandbox({ seed: 3, now: () => NOW }).world;
-  const unordered = [...w.threads.values()].filter((th) => th.messages.some((id, i) => i > 0 && w.messages.get(id)!.ts < w.messages.get(th.messages[i - 1])!.ts));
-  t.same(unordered.map((th) => th.id), [], 'each thread\'s messages run forward in time');
-  t.ok([...w.threads.values()].every((th) => th.messages.every((id) => w.messages.get(id)!.ts >= th.createdAt)), 'none before its thread began');
+  const unordered = [...w.threads.values()].filter((th) =>
+    th.messages.some((id, i) => i > 0 && w.messages.get(id)!.ts < w.messages.get(th.messages[i - 1])!.ts),
+  );
+  t.same(
+    unordered.map((th) => th.id),
+    [],
+    "each thread's messages run forward in time",
+  );
+  t.ok(
+    [...w.threads.values()].every((th) => th.messages.every((id) => w.messages.get(id)!.ts >= th.createdAt)),
+    'none before its thread began',
+  );
 });
 
 t.test('the world is large enough for paging to matter', async (t) => {
@@ -107,14 +119,26 @@ t.test('cursor lists walk whole', async (t) => {
   await walk(t, (cur) => call('hashtag_medias_v1_chunk', { name: 'sandbox', max_amount: 10, tab_key: 'recent', max_id: cur }), 10, visible, 'hashtag recent');
   await walk(t, (cur) => call('hashtag_medias_v1_chunk', { name: 'sandbox', max_amount: 10, tab_key: 'top', max_id: cur }), 10, visible, 'hashtag top');
   const loc = [...w.locations.values()].sort((a, b) => b.media.length - a.media.length)[0];
-  await walk(t, (cur) => call('location_medias_v1_chunk', { location_pk: loc.pk, max_amount: 5, tab_key: 'recent', max_id: cur }), 5, loc.media.filter((pk) => !w.media.get(pk)!.archived).length, 'location');
+  await walk(
+    t,
+    (cur) => call('location_medias_v1_chunk', { location_pk: loc.pk, max_amount: 5, tab_key: 'recent', max_id: cur }),
+    5,
+    loc.media.filter((pk) => !w.media.get(pk)!.archived).length,
+    'location',
+  );
   const busy = demo.media.find((pk) => w.media.get(pk)!.comments.length >= 60)!;
   await walk(t, (cur) => call('media_comments_chunk', { media_id: busy, max_amount: 15, min_id: cur }), 15, w.media.get(busy)!.comments.length, 'comments');
   const inbox = [...w.threads.values()].filter((th) => th.state.get(DEMO)?.folder === 'inbox').length;
   t.ok(inbox > 20, 'the inbox spans pages');
   await walk(t, (cur) => call('direct_threads_chunk', { cursor: cur }), 20, inbox, 'direct inbox');
   await walk(t, (cur) => call('user_follow_requests_chunk', { max_amount: 10, max_id: cur }), 10, demo.requests.size, 'follow requests');
-  await walk(t, (cur) => call('archive_story_days_paginated_v1', { amount: 4, end_cursor: cur }), 4, (await call('archive_story_days_paginated_v1', { amount: 1000 }))[0].length, 'story archive days');
+  await walk(
+    t,
+    (cur) => call('archive_story_days_paginated_v1', { amount: 4, end_cursor: cur }),
+    4,
+    (await call('archive_story_days_paginated_v1', { amount: 1000 }))[0].length,
+    'story archive days',
+  );
 });
 
 t.test('comment streams page both ways', async (t) => {
@@ -127,7 +151,11 @@ t.test('comment streams page both ways', async (t) => {
   const [second, min1] = (await c.call('media_stream_comments_v1_chunk', { media_id: busy, max_id: max0 })) as [{ pk: string }[], string, string];
   t.equal(second.filter((x) => first.some((y) => y.pk === x.pk)).length, 0, 'no overlap');
   const [back] = (await c.call('media_stream_comments_v1_chunk', { media_id: busy, min_id: min1 })) as [{ pk: string }[]];
-  t.same(back.map((x) => x.pk), first.map((x) => x.pk), 'min_id pages back');
+  t.same(
+    back.map((x) => x.pk),
+    first.map((x) => x.pk),
+    'min_id pages back',
+  );
 });
 
 t.test('amount bounds the plain lists', async (t) => {
@@ -136,7 +164,11 @@ t.test('amount bounds the plain lists', async (t) => {
   t.equal(((await c.call('direct_pending_inbox', { amount: 2 })) as unknown[]).length, 2);
   t.equal(((await c.call('reels', { amount: 4 })) as unknown[]).length, 4);
   t.equal(((await c.call('liked_medias', { amount: 3 })) as unknown[]).length, 3);
-  t.equal(((await c.call('archive_stories', { amount: 0 })) as unknown[]).length, sandbox.world.users.get(DEMO)!.archivedStories.length, 'amount 0 returns all');
+  t.equal(
+    ((await c.call('archive_stories', { amount: 0 })) as unknown[]).length,
+    sandbox.world.users.get(DEMO)!.archivedStories.length,
+    'amount 0 returns all',
+  );
   t.equal(((await c.call('archive_stories', { amount: 2 })) as unknown[]).length, 2);
   const saved = sandbox.world.collections.get(sandbox.world.users.get(DEMO)!.collections[0])!;
   const firstPage = (await c.call('collection_medias', { collection_pk: saved.pk, amount: 2 })) as { pk: string }[];

@@ -40,7 +40,7 @@ t.test('shortcodes convert both ways, as the platform does', async (t) => {
   await t.rejects(call('share_info', { code: 'bWVkaWE6MTIzNA' }), { excType: 'ShareDecodeError', message: 'Incorrect padding' });
 });
 
-t.test('ids the world does not have raise the upstream\'s not-found errors', async (t) => {
+t.test("ids the world does not have raise the upstream's not-found errors", async (t) => {
   const cases: [string, Record<string, unknown>, string][] = [
     ['user_info', { user_id: '1' }, 'UserNotFound'],
     ['user_info_by_username', { username: 'no_such_user_anywhere' }, 'UserNotFound'],
@@ -106,8 +106,16 @@ t.test('downloads write the served bytes into the given folder only', async (t) 
   const audio = await call('track_download_by_url', { url: track.progressive_download_url, folder });
   t.same([...readFileSync(audio).subarray(0, 2)], MAGIC.mp3);
   t.same((await call('album_download_by_urls', { urls: [info.thumbnail_url, info.video_url], folder })).length, 2);
-  await t.rejects(call('photo_download_by_url', { url: 'https://example.com/a.jpg', folder }), errorWith({ excType: 'ClientNotFoundError' }), 'no network fetches');
-  await t.rejects(call('photo_download_by_url', { url: 'https://media.sandbox.invalid/i/123.jpg', folder }), errorWith({ excType: 'ClientNotFoundError' }), 'unknown world URL');
+  await t.rejects(
+    call('photo_download_by_url', { url: 'https://example.com/a.jpg', folder }),
+    errorWith({ excType: 'ClientNotFoundError' }),
+    'no network fetches',
+  );
+  await t.rejects(
+    call('photo_download_by_url', { url: 'https://media.sandbox.invalid/i/123.jpg', folder }),
+    errorWith({ excType: 'ClientNotFoundError' }),
+    'unknown world URL',
+  );
   await t.rejects(call('photo_download', { media_pk: kind('photo'), folder: '' }), errorWith({ excType: 'ValueError' }));
   await t.rejects(call('photo_download', { media_pk: kind('video'), folder }), errorWith({ excType: 'ClientBadRequestError' }), 'a video is not a photo');
   t.ok(readdirSync(folder).length >= 8);

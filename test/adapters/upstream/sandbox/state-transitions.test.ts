@@ -15,7 +15,9 @@ type R = Record<string, unknown>;
 const client = await loginAs(sandbox);
 // biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers, read by the assertions
 const call = (method: string, kwargs: R = {}) => client.call(method, kwargs) as Promise<any>;
-const stranger = [...w.users.values()].find((u) => !u.isPrivate && u.pk !== DEMO && !demo.following.has(u.pk) && !demo.followers.has(u.pk) && !demo.requests.has(u.pk))!;
+const stranger = [...w.users.values()].find(
+  (u) => !u.isPrivate && u.pk !== DEMO && !demo.following.has(u.pk) && !demo.followers.has(u.pk) && !demo.requests.has(u.pk),
+)!;
 const followerPks = async (pk: string) => ((await call('user_followers_v1_chunk', { user_id: pk, max_amount: 1000 }))[0] as R[]).map((u) => u.pk);
 
 t.test('follow and unfollow; removing a follower', async (t) => {
@@ -82,23 +84,41 @@ t.test('media like, save, archive and pin; clip pin', async (t) => {
   await call('media_unlike', { media_id: other.pk });
   t.match(await call('media_info', { media_pk: other.pk }), { has_liked: false, like_count: before });
   await call('media_save', { media_id: other.pk });
-  t.ok((await call('collection_medias', { collection_pk: 'ALL_MEDIA_AUTO_COLLECTION', amount: 0 })).some((m: R) => m.pk === other.pk), 'saved');
+  t.ok(
+    (await call('collection_medias', { collection_pk: 'ALL_MEDIA_AUTO_COLLECTION', amount: 0 })).some((m: R) => m.pk === other.pk),
+    'saved',
+  );
   const col = demo.collections[0];
   await call('media_save', { media_id: other.pk, collection_pk: col });
-  t.ok((await call('collection_medias', { collection_pk: col, amount: 0 })).some((m: R) => m.pk === other.pk), 'saved to a collection');
+  t.ok(
+    (await call('collection_medias', { collection_pk: col, amount: 0 })).some((m: R) => m.pk === other.pk),
+    'saved to a collection',
+  );
   await call('media_unsave', { media_id: other.pk });
-  t.notOk((await call('collection_medias', { collection_pk: 'ALL_MEDIA_AUTO_COLLECTION', amount: 0 })).some((m: R) => m.pk === other.pk), 'unsaved');
+  t.notOk(
+    (await call('collection_medias', { collection_pk: 'ALL_MEDIA_AUTO_COLLECTION', amount: 0 })).some((m: R) => m.pk === other.pk),
+    'unsaved',
+  );
   const mine = demo.media.find((pk) => !w.media.get(pk)!.archived && !w.media.get(pk)!.pinned)!;
   const posts = async () => ((await call('user_medias_paginated_v1', { user_id: DEMO, amount: 1000 }))[0] as R[]).map((m) => m.pk);
   await call('media_archive', { media_id: mine });
   t.notOk((await posts()).includes(mine), 'archived posts leave the profile');
-  t.ok(((await call('archive_medias_paginated_v1', { amount: 100 }))[0] as R[]).some((m) => m.pk === mine), 'and show in the archive');
+  t.ok(
+    ((await call('archive_medias_paginated_v1', { amount: 100 }))[0] as R[]).some((m) => m.pk === mine),
+    'and show in the archive',
+  );
   await call('media_unarchive', { media_id: mine });
   t.ok((await posts()).includes(mine), 'unarchived');
   t.equal(await call('media_pin', { media_pk: mine }), true);
-  t.ok((await call('user_pinned_medias', { user_id: DEMO })).some((m: R) => m.pk === mine), 'pinned');
+  t.ok(
+    (await call('user_pinned_medias', { user_id: DEMO })).some((m: R) => m.pk === mine),
+    'pinned',
+  );
   t.equal(await call('media_unpin', { media_pk: mine }), true);
-  t.notOk((await call('user_pinned_medias', { user_id: DEMO })).some((m: R) => m.pk === mine), 'unpinned');
+  t.notOk(
+    (await call('user_pinned_medias', { user_id: DEMO })).some((m: R) => m.pk === mine),
+    'unpinned',
+  );
   const clip = demo.media.find((pk) => w.media.get(pk)!.kind === 'clip' && !w.media.get(pk)!.clipPinned)!;
   const reels = async () => ((await call('user_clips_paginated_v1', { user_id: DEMO, amount: 1000 }))[0] as R[]).map((m) => m.pk);
   const tab = await reels();
@@ -117,7 +137,10 @@ t.test('comments: create, reply, like, pin, delete', async (t) => {
   t.equal((await call('media_comments_chunk', { media_id: media, max_amount: 5 }))[0][0].pk, created.pk, 'a new comment is listed first');
   const reply = await call('media_comment', { media_id: media, text: 'reply', replied_to_comment_id: created.pk });
   t.equal(reply.replied_to_comment_id, created.pk);
-  t.same((await call('media_comment_replies', { media_id: media, comment_id: created.pk })).map((c: R) => c.pk), [reply.pk]);
+  t.same(
+    (await call('media_comment_replies', { media_id: media, comment_id: created.pk })).map((c: R) => c.pk),
+    [reply.pk],
+  );
   const target = w.media.get(media)!.comments[0];
   await call('comment_like', { comment_pk: target });
   t.ok((await call('comment_likers_gql', { comment_pk: target })).some((u: R) => u.pk === DEMO));
@@ -128,7 +151,10 @@ t.test('comments: create, reply, like, pin, delete', async (t) => {
   await call('comment_unpin', { media_id: media, comment_pk: target });
   t.not((await call('media_comments_chunk', { media_id: media, max_amount: 5 }))[0][0].pk, target);
   await call('comment_bulk_delete', { media_id: media, comment_pks: [created.pk] });
-  t.notOk((await call('media_comments_chunk', { media_id: media, max_amount: 500 }))[0].some((c: R) => c.pk === created.pk), 'deleted');
+  t.notOk(
+    (await call('media_comments_chunk', { media_id: media, max_amount: 500 }))[0].some((c: R) => c.pk === created.pk),
+    'deleted',
+  );
 });
 
 t.test('livestream: created → started → ended, nothing else', async (t) => {
@@ -154,7 +180,10 @@ t.test('direct: request approval, sending, unsend, thread state', async (t) => {
   const sent = await call('direct_send', { text: 'hello there', thread_ids: [pending.id] });
   t.equal((await call('direct_messages', { thread_id: pending.id, amount: 1 }))[0].id, sent.id, 'the new message is newest');
   await call('direct_message_unsend', { thread_id: pending.id, message_id: sent.id });
-  t.notOk((await call('direct_messages', { thread_id: pending.id, amount: 0 })).some((m: R) => m.id === sent.id), 'unsent');
+  t.notOk(
+    (await call('direct_messages', { thread_id: pending.id, amount: 0 })).some((m: R) => m.id === sent.id),
+    'unsent',
+  );
   await call('direct_thread_mute', { thread_id: pending.id });
   t.equal((await call('direct_thread', { thread_id: pending.id })).muted, true);
   await call('direct_thread_unmute', { thread_id: pending.id });
@@ -176,7 +205,12 @@ t.test('inbox order: within one second, the thread messaged last leads', async (
   const inbox = async () => ((await me.call('direct_threads', { amount: 0 })) as { id: string }[]).map((th) => th.id);
   const [a, b, c] = (await inbox()).slice(-3);
   const name = (id: string) => ({ [a]: 'a', [b]: 'b', [c]: 'c' })[id];
-  for (const [target, order] of [[b, [b, a, c]], [a, [a, b, c]], [c, [c, a, b]], [b, [b, c, a]]] as const) {
+  for (const [target, order] of [
+    [b, [b, a, c]],
+    [a, [a, b, c]],
+    [c, [c, a, b]],
+    [b, [b, c, a]],
+  ] as const) {
     await me.call('direct_send', { text: 'same second', thread_ids: [target] });
     const now = await inbox();
     t.equal(now[0], target, `${name(target)} leads once messaged`);
@@ -186,7 +220,10 @@ t.test('inbox order: within one second, the thread messaged last leads', async (
 
 t.test('notes: create, list, delete, mark seen', async (t) => {
   const note = await call('create_note', { text: 'Hello notes', audience: 0 });
-  t.ok((await call('get_notes')).some((n: R) => n.id === note.id), 'my note is listed');
+  t.ok(
+    (await call('get_notes')).some((n: R) => n.id === note.id),
+    'my note is listed',
+  );
   const unseen = [...w.notes.values()].filter((n) => n.user !== DEMO && !n.seenBy.has(DEMO)).length;
   t.ok(unseen > 0);
   t.equal(await call('last_seen_update_note'), true);
@@ -197,7 +234,10 @@ t.test('notes: create, list, delete, mark seen', async (t) => {
 
 t.test('hashtag follow and unfollow', async (t) => {
   await call('hashtag_follow', { hashtag: 'travel' });
-  t.ok((await call('fbsearch_recent')).some(([, x]: [number, R]) => x.name === 'travel'), 'followed tag shows in recent searches');
+  t.ok(
+    (await call('fbsearch_recent')).some(([, x]: [number, R]) => x.name === 'travel'),
+    'followed tag shows in recent searches',
+  );
   await call('hashtag_unfollow', { hashtag: 'travel' });
   t.notOk(demo.hashtags.has('travel'));
 });
@@ -205,22 +245,37 @@ t.test('hashtag follow and unfollow', async (t) => {
 t.test('uploads appear where a user looks', async (t) => {
   const friend = [...demo.following][3];
   const loc = [...w.locations.values()][0];
-  const post = await call('photo_upload', { path: files.jpeg, caption: 'New post #freshtag', usertags: [{ user: { pk: friend }, x: 0.1, y: 0.2 }], location: { pk: loc.pk, name: loc.name } });
+  const post = await call('photo_upload', {
+    path: files.jpeg,
+    caption: 'New post #freshtag',
+    usertags: [{ user: { pk: friend }, x: 0.1, y: 0.2 }],
+    location: { pk: loc.pk, name: loc.name },
+  });
   t.equal((await call('user_medias_paginated_v1', { user_id: DEMO, amount: 1 }))[0][0].pk, post.pk, 'first in posts');
-  t.equal((await call('usertag_medias_paginated', { user_id: friend, amount: 1 }))[0][0].pk, post.pk, 'in the tagged user\'s tagged posts');
+  t.equal((await call('usertag_medias_paginated', { user_id: friend, amount: 1 }))[0][0].pk, post.pk, "in the tagged user's tagged posts");
   t.equal((await call('hashtag_medias_v1_chunk', { name: 'freshtag', max_amount: 5 }))[0][0].pk, post.pk, 'under its hashtag');
   t.equal((await call('location_medias_v1_chunk', { location_pk: loc.pk, max_amount: 5 }))[0][0].pk, post.pk, 'at its place');
   const reel = await call('clip_upload', { path: files.mp4, caption: 'reel' });
   const reels = (await call('user_clips_paginated_v1', { user_id: DEMO, amount: demo.pinnedClips.length + 1 }))[0] as R[];
-  t.same(reels.map((m) => m.pk), [...demo.pinnedClips, reel.pk], 'first in reels after the pinned ones');
+  t.same(
+    reels.map((m) => m.pk),
+    [...demo.pinnedClips, reel.pk],
+    'first in reels after the pinned ones',
+  );
   const album = await call('album_upload', { paths: [files.jpeg, files.mp4], caption: 'album' });
   t.equal(album.media_type, 8);
   t.equal(album.resources.length, 2);
   const story = await call('photo_upload_to_story', { path: files.jpeg, mentions: [{ user: { pk: friend } }], links: [{ webUri: 'https://example.com' }] });
-  t.ok((await call('user_stories', { user_id: DEMO })).some((s: R) => s.pk === story.pk), 'in stories');
+  t.ok(
+    (await call('user_stories', { user_id: DEMO })).some((s: R) => s.pk === story.pk),
+    'in stories',
+  );
   t.equal(story.mentions[0].user.pk, friend);
   const highlight = await call('highlight_create', { title: 'Fresh', story_ids: [story.pk] });
-  t.ok((await call('user_highlights', { user_id: DEMO })).some((h: R) => h.pk === highlight.pk), 'highlight listed');
+  t.ok(
+    (await call('user_highlights', { user_id: DEMO })).some((h: R) => h.pk === highlight.pk),
+    'highlight listed',
+  );
   await call('highlight_change_title', { highlight_pk: highlight.pk, title: 'Renamed' });
   t.equal((await call('highlight_info', { highlight_pk: highlight.pk })).title, 'Renamed');
   await t.rejects(call('photo_upload', { path: `${files.dir}/missing.jpg`, caption: '' }), errorWith({ excType: 'PhotoNotUpload' }));
