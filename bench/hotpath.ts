@@ -131,7 +131,8 @@ function policyRatios(figures: HotPathFigures): string[] {
   const byThroughput = policy.map((r, i) => r.rps / koa[i].rps);
   const byCpu = policy.map((r, i) => koa[i].cpuUs / r.cpuUs);
   return [
-    `  policy / koa: throughput median ${median(byThroughput).toFixed(2)} (${spread(byThroughput, 2)}); by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})`,
+    `  policy / koa: throughput median ${median(byThroughput).toFixed(2)} ` +
+      `(${spread(byThroughput, 2)}); by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})`,
   ];
 }
 

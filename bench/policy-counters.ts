@@ -36,7 +36,8 @@ export async function benchCounters(
     try {
       await rate(store, 4); // the connection and the schema first
       log(
-        `${name.padEnd(10)} ${(await rate(store, 1)).toFixed(0).padStart(6)} counted calls/s one at a time, ${(await rate(store, 16)).toFixed(0).padStart(6)} with 16 in flight`,
+        `${name.padEnd(10)} ${(await rate(store, 1)).toFixed(0).padStart(6)} counted calls/s one at a ` +
+          `time, ${(await rate(store, 16)).toFixed(0).padStart(6)} with 16 in flight`,
       );
     } finally {
       await store.close();

@@ -54,7 +54,7 @@ function AddForm({ say, onAdded }) {
 /** The new key, this once: the service keeps only its hash. */
 function NewKey({ created, onDone }) {
   const done = useRef(null);
-  useEffect(() => void (created && done.current && done.current.focus()), [created]);
+  useEffect(() => void (created && done.current?.focus()), [created]);
   if (!created) return null;
   return html`<div class="card secret" role="region" aria-label="New API key">
     <p>The key <strong>${created.name}</strong>, shown this once: store it now. It is kept only as its hash.</p>
@@ -66,7 +66,7 @@ function NewKey({ created, onDone }) {
 function KeyRow({ entry, say, onChanged }) {
   const [confirming, setConfirming] = useState(false);
   const keep = useRef(null);
-  useEffect(() => void (confirming && keep.current && keep.current.focus()), [confirming]);
+  useEffect(() => void (confirming && keep.current?.focus()), [confirming]);
   const revoke = async () => {
     try {
       await api('DELETE', '/keys', { name: entry.name });

@@ -99,7 +99,7 @@ function Actions({ session, say }) {
   const [busy, setBusy] = useState(false);
   const keep = useRef(null);
   // The button pressed is gone: the keyboard lands on the safe choice of the question instead.
-  useEffect(() => void (confirming && keep.current && keep.current.focus()), [confirming]);
+  useEffect(() => void (confirming && keep.current?.focus()), [confirming]);
   const name = sessionName(session);
   const act = (label, method, path) => async () => {
     setBusy(true);
@@ -158,7 +158,8 @@ export function SessionsView({ live, say }) {
   const sessions = list ? list.sessions : [];
   const { rows, held, region } = useSteadyRows(sessions);
   if (!list) return html`<p>Waiting for the session list…</p>`;
-  const counts = sessions.reduce((acc, s) => ({ ...acc, [s.state]: (acc[s.state] || 0) + 1 }), {});
+  const counts = {};
+  for (const s of sessions) counts[s.state] = (counts[s.state] || 0) + 1;
   return html`
     <p class="summary" data-count=${sessions.length}>${sessions.length} sessions${Object.entries(counts).map(([state, n]) => html` · ${n} ${(STATE_LABEL[state] || state).toLowerCase()}`)}${list.truncated ? ' (list truncated)' : ''}.
       ${' '}<a href="#login">Log in an account</a></p>

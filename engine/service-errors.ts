@@ -52,7 +52,9 @@ export const SERVICE_ERRORS = {
   ActionFrozen: {
     status: 429,
     on: (route) => route.session !== 'none' && route.upstreamMethods.length > 0 && route.area !== 'auth',
-    when: "The platform blocked this action class for the session (FeedbackRequired): the class's calls are refused before reaching the platform until Retry-After; the other classes go on.",
+    when:
+      "The platform blocked this action class for the session (FeedbackRequired): the class's calls are " +
+      'refused before reaching the platform until Retry-After; the other classes go on.',
     hint: 'Wait for Retry-After before this kind of action; the body names the class and until when it is frozen.',
   },
   SessionThrottled: {
@@ -79,14 +81,19 @@ export const SERVICE_ERRORS = {
     status: 503,
     retryAfter: 2,
     on: (route) => withSession(route) || STORE_AREAS.has(route.area),
-    when: 'The session store or the work store (jobs, webhooks, watches, pools, events) did not answer within SOCIALGATE_STORE_TIMEOUT_MS (or failed): a session not cached by this instance, a login, a change of a session or any background route cannot be served now. Cached sessions keep working.',
+    when:
+      'The session store or the work store (jobs, webhooks, watches, pools, events) did not answer ' +
+      'within SOCIALGATE_STORE_TIMEOUT_MS (or failed): a session not cached by this instance, a login, a ' +
+      'change of a session or any background route cannot be served now. Cached sessions keep working.',
     hint: 'Retry after Retry-After; check the store server (GET /ready names it).',
   },
   SessionBusy: {
     status: 503,
     retryAfter: 1,
     on: withSession,
-    when: 'Another instance sharing the store runs a call for this session and did not end within SOCIALGATE_LEASE_WAIT_MS (calls of one session never overlap anywhere).',
+    when:
+      'Another instance sharing the store runs a call for this session and did not end within ' +
+      'SOCIALGATE_LEASE_WAIT_MS (calls of one session never overlap anywhere).',
     hint: 'Retry after Retry-After; a balancer that routes by X-Session-ID avoids the wait.',
   },
   NotReady: { status: 503, on: systemRoute, when: 'GET /ready: a dependency (store, upstream) is not ready; `checks` says which.' },
@@ -94,7 +101,9 @@ export const SERVICE_ERRORS = {
   ApiKeyAttemptsExceeded: {
     status: 429,
     on: (route) => route.scope !== 'none' || route.key === 'POST /console/key',
-    when: 'More than ten wrong API keys came from this client address this minute (headers or the console form): every try waits until the minute ends, unchecked.',
+    when:
+      'More than ten wrong API keys came from this client address this minute (headers or the console ' +
+      'form): every try waits until the minute ends, unchecked.',
     hint: 'Wait for Retry-After, then send the right key.',
   },
   ApiKeyScopeMissing: {
@@ -156,7 +165,10 @@ export const SERVICE_ERRORS = {
   WriteOutcomeUnknown: {
     status: 502,
     on: keyedWrite,
-    when: 'The write went to the platform but its answer was lost, and reading back could not confirm whether it happened; the detail names what to check. A keyed repeat reads back again, never re-sends.',
+    when:
+      'The write went to the platform but its answer was lost, and reading back could not confirm ' +
+      'whether it happened; the detail names what to check. A keyed repeat reads back again, never ' +
+      're-sends.',
     hint: 'Check the account as the detail says, or repeat with the same Idempotency-Key to read back again.',
   },
   UnknownTool: {
@@ -179,13 +191,18 @@ export const SERVICE_ERRORS = {
   ActionBudgetExceeded: {
     status: 429,
     on: budgeted,
-    when: "The session's budget for the route's action class is spent in a window (minute, hour or UTC day); nothing reached the platform. The body names `action_class`, `window`, `limit` and `reset_at`; Retry-After says when the window allows again.",
+    when:
+      "The session's budget for the route's action class is spent in a window (minute, hour or UTC day); " +
+      'nothing reached the platform. The body names `action_class`, `window`, `limit` and `reset_at`; ' +
+      'Retry-After says when the window allows again.',
     hint: 'Wait for Retry-After, or see GET /policy (PATCH /policy changes the preset or the limits).',
   },
   OutsideActivityWindow: {
     status: 429,
     on: budgeted,
-    when: "The session's activity window (PATCH /policy, in its timezone) is closed: writes (and reads, when SOCIALGATE_POLICY_WINDOW_READS=refuse) wait until it opens; nothing reached the platform.",
+    when:
+      "The session's activity window (PATCH /policy, in its timezone) is closed: writes (and reads, when " +
+      'SOCIALGATE_POLICY_WINDOW_READS=refuse) wait until it opens; nothing reached the platform.',
     hint: 'Wait for Retry-After, or change the window with PATCH /policy.',
   },
   ResourceNotFound: {
@@ -197,7 +214,10 @@ export const SERVICE_ERRORS = {
   ScheduleFull: {
     status: 429,
     on: (route) => route.method !== 'GET' && route.session !== 'none',
-    when: 'A write with `publish_at` (or one deferred by `Prefer: respond-async`) would keep more pending writes of the account (SOCIALGATE_SCHEDULE_MAX_PENDING) or more bytes of files (SOCIALGATE_SCHEDULE_MAX_MB) than allowed.',
+    when:
+      'A write with `publish_at` (or one deferred by `Prefer: respond-async`) would keep more pending ' +
+      'writes of the account (SOCIALGATE_SCHEDULE_MAX_PENDING) or more bytes of files ' +
+      '(SOCIALGATE_SCHEDULE_MAX_MB) than allowed.',
     hint: 'Cancel scheduled writes (DELETE /writes/scheduled) or wait until some have run.',
   },
 } as const satisfies Record<string, ServiceErrorRow>;

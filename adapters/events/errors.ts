@@ -11,7 +11,9 @@ export const WEBHOOK_ERRORS = {
   WebhookUrlRefused: {
     status: 422,
     on: (route) => route.key === 'POST /webhooks',
-    when: 'The endpoint URL cannot be delivered to: not http(s), credentials in it, or an address the guard refuses (loopback, private) without an allow-list entry.',
+    when:
+      'The endpoint URL cannot be delivered to: not http(s), credentials in it, or an address the guard ' +
+      'refuses (loopback, private) without an allow-list entry.',
     hint: 'Use a public http(s) URL, or allow-list the host with SOCIALGATE_FETCH_ALLOW.',
   },
 } as const satisfies Record<string, ServiceErrorRow>;

@@ -68,7 +68,9 @@ function confirmation(server: Server, entry: ToolEntry, args: Readonly<Record<st
   const detail =
     `${entry.name} is a ${entry.route.action} write that ${CONFIRM_SETTING} asks a human to confirm, and this ` + `client cannot be asked (no elicitation)`;
   const error = serviceError('ConfirmationRequired', detail, {
-    hint: `Use an MCP client that declares elicitation (a 2025 client keeping its session, or protocol 2026-07-28), or leave ${named.map((one) => `"${one}"`).join(' and ')} out of ${CONFIRM_SETTING}.`,
+    hint:
+      `Use an MCP client that declares elicitation (a 2025 client keeping its session, or protocol ` +
+      `2026-07-28), or leave ${named.map((one) => `"${one}"`).join(' and ')} out of ${CONFIRM_SETTING}.`,
   });
   return { go: false, answer: toolError(error, deps.errors, caller.requestId), error };
 }

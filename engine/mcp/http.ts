@@ -46,7 +46,7 @@ export function mcpEndpoint(
   const allowed = [...hosts];
   // The caller rides the SDK's pass-through `authInfo` to the factory: the session is the
   // request's identity, read by the same rule as every route's (the X-Session-ID header).
-  const handler = createMcpHandler((context) => serverFor({ ...(context.authInfo?.extra as { caller: Caller }).caller, era: context.era }), {
+  const handler = createMcpHandler((context) => serverFor({ ...(context.authInfo?.extra as { caller: Caller } | undefined)!.caller, era: context.era }), {
     onerror: (error) => log.warn('mcp request failed', { error: error.name }),
     // The 2025 protocol is served below (serveLegacy): streams with a priming event and `retry`.
     legacy: 'reject',
@@ -77,7 +77,9 @@ export function mcpEndpoint(
     // After the body: Koa turns an empty body's status into 204, and a 2025 client opens its
     // session's stream only on the 202 that accepts its `initialized`.
     ctx.status = response.status;
-    response.headers.forEach((value, name) => ctx.set(name, value));
+    response.headers.forEach((value, name) => {
+      ctx.set(name, value);
+    });
     // A stream that may stay quiet (a 2025 session's own stream) is answered now, not at its first event.
     if (request.method === 'GET' && response.ok && ctx.response.type === 'text/event-stream') ctx.flushHeaders();
   };
@@ -98,7 +100,14 @@ async function holdListenedEvents(request: Request, own: string, updates: Resour
   const uris = body.params?.notifications?.resourceSubscriptions;
   const listened = Array.isArray(uris) && uris.some((uri) => eventsRefOf(String(uri)) === own);
   const releases = listened ? [updates.hold(own)] : [];
-  if (releases.length) request.signal.addEventListener('abort', () => releases.forEach((release) => release()), { once: true });
+  if (releases.length)
+    request.signal.addEventListener(
+      'abort',
+      () => {
+        for (const release of releases) release();
+      },
+      { once: true },
+    );
 }
 
 function checkHost(host: string, allowed: string[]): void {

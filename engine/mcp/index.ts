@@ -41,7 +41,9 @@ export function mcpFor(manifest: Manifest, steps: (route: RouteSpec) => RouteSte
       confirm: new Set(config.mcpConfirm),
       audit: services.audit,
       levels: new LogLevels(),
-      wrote: (ref) => urisChanging(catalog, ref, 'writes').forEach((uri) => updates.publish(uri)),
+      wrote: (ref) => {
+        for (const uri of urisChanging(catalog, ref, 'writes')) updates.publish(uri);
+      },
     });
     const endpoint = mcpEndpoint(servers, allowedHosts(config.host, config.mcpAllowedHosts), keyNameOf(), services.log, updates);
     updates.reach((uri) => endpoint.notify.resourceUpdated(uri));

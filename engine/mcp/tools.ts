@@ -62,7 +62,8 @@ function toolEntry(route: RouteSpec, components: Manifest['schemas']): ToolEntry
 }
 
 const WHOLE_LIST =
-  'One page at a time. For the whole list, start a job instead (postJobs with this route), follow it with getJobsStatus and read it with getJobsResults (a link).';
+  'One page at a time. For the whole list, start a job instead (postJobs with this route), follow it ' +
+  'with getJobsStatus and read it with getJobsResults (a link).';
 
 function describe(route: RouteSpec, link: boolean): string {
   const text = route.description ? `${route.summary}. ${route.description}` : route.summary;

@@ -109,7 +109,9 @@ async function fanOut(outbox: Outbox, webhooks: Webhooks, event: WorkEvent): Pro
 export const SESSION_STATE_CHANGED: EventTypeRow = {
   type: 'session.state.changed',
   describe:
-    'A session became active, challenged, throttled (until when) or logged out, with the reason, or one of its action classes froze (action, frozen_until) after the platform blocked it. Emitted for every session, watched or not.',
+    'A session became active, challenged, throttled (until when) or logged out, with the reason, or ' +
+    'one of its action classes froze (action, frozen_until) after the platform blocked it. Emitted for ' +
+    'every session, watched or not.',
 };
 
 /** session.state.changed for every session, watched or not; a logged-out session's watcher ends with it. */

@@ -22,7 +22,8 @@ export async function printPolicy(record: SessionRecord, config: Config, out: Ou
     const view = (await policyView(policy, record)) as View;
     out(`preset ${view.preset} (service: ${view.service_preset})\n`);
     out(
-      `window ${view.window ? `${view.window.start}-${view.window.end} (UTC offset ${view.window.timezone_offset} s), ${view.window.open ? 'open' : `opens ${view.window.opens_at}`}` : 'none'}\n`,
+      `window ` +
+        `${view.window ? `${view.window.start}-${view.window.end} (UTC offset ${view.window.timezone_offset} s), ${view.window.open ? 'open' : `opens ${view.window.opens_at}`}` : 'none'}\n`,
     );
     out(`warm-up day ${view.warmup.day} of ${view.warmup.days}: ${Math.round(Number(view.warmup.fraction) * 100)} % of the preset's write budgets\n`);
     out(['CLASS', ...WINDOWS.map((w) => `${w.toUpperCase()} USED/LIMIT`), 'FROZEN UNTIL'].join('\t') + '\n');

@@ -23,7 +23,9 @@ function upsert(keys: readonly CounterKey[], by: number, mark: Mark): { sql: str
     const at = params.length;
     return `(${mark(at - 2)}, ${mark(at - 1)}, ${mark(at)})`;
   });
-  const sql = `INSERT INTO ${COUNTERS} (key, n, expires_at) VALUES ${rows.join(', ')} ON CONFLICT (key) DO UPDATE SET n = ${COUNTERS}.n + excluded.n RETURNING key, n`;
+  const sql =
+    `INSERT INTO ${COUNTERS} (key, n, expires_at) VALUES ${rows.join(', ')} ON CONFLICT (key) DO ` +
+    `UPDATE SET n = ${COUNTERS}.n + excluded.n RETURNING key, n`;
   return { sql, params };
 }
 

@@ -24,7 +24,9 @@ export const POOL_ERRORS = {
   PoolThrottled: {
     status: 429,
     on: (route) => poolReads(route) || route.area === 'jobs',
-    when: 'X-Pool: no member is healthy and some cool down after a throttle, or every healthy member has spent its read budget (the account-safety policy); Retry-After says when the first is back.',
+    when:
+      'X-Pool: no member is healthy and some cool down after a throttle, or every healthy member has ' +
+      'spent its read budget (the account-safety policy); Retry-After says when the first is back.',
     hint: 'Retry after the Retry-After delay, or add members to the pool.',
   },
   PoolUnavailable: {

@@ -58,6 +58,8 @@ export async function reconcile(route: RouteSpec, check: Check | undefined, inpu
 export function outcomeUnknown(route: RouteSpec, check: string): Error {
   return serviceError(
     'WriteOutcomeUnknown',
-    `${route.key} was sent to the platform and its answer was lost; whether it happened could not be read back: check ${check}. A repeat with the same Idempotency-Key reads back again and never sends it twice.`,
+    `${route.key} was sent to the platform and its answer was lost; whether it happened could not be ` +
+      `read back: check ${check}. A repeat with the same Idempotency-Key reads back again and never ` +
+      `sends it twice.`,
   );
 }

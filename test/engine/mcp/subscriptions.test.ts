@@ -164,7 +164,7 @@ t.test('one events loop per instance, however many subscribe', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, 20));
   t.equal(looks, 1, 'fifty subscribers of one session: one look at its log');
   t.same(heard, [sessionUri('r1', 'events')], 'and one update');
-  releases.forEach((release) => release());
+  for (const release of releases) release();
   updates.stop();
 });
 

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: the page's rendered text (innerText) is what an operator reads
 // The operator's keys and agents in a real browser (Debian's chromium through playwright-core): the
 // console opened with a named operator key (a key without the scope is refused), named keys added
 // (the key shown once, with its scopes and account limit, and working as added) and revoked, the

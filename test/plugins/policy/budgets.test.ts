@@ -46,8 +46,16 @@ t.test('each class: the call past its budget is refused before the platform, wit
   }
 });
 
+type Windows = Record<string, number>;
+interface PolicyView {
+  preset: string;
+  classes: Record<string, { preset: Windows; limits: Windows; used: Windows; resets: Record<string, string> }>;
+  frozen: unknown;
+  warmup: { complete: boolean };
+}
+
 t.test('GET /policy shows the limits, the overrides and what was used', async (t) => {
-  const view = (await http.request('GET', '/policy', { headers: as })).body as Record<string, any>;
+  const view = (await http.request('GET', '/policy', { headers: as })).body as PolicyView;
   t.equal(view.preset, 'standard');
   t.same(view.classes.like.preset, { minute: 3, hour: 20, day: 300 });
   t.same(view.classes.like.limits.minute, 1, 'the override wins');

@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from '../../../adapters/upstream/sandbox/index.js';
 import type { UpstreamClient } from '../../../engine/types.js';
-import { UpstreamError } from '../../../engine/types.js';
+import type { UpstreamError } from '../../../engine/types.js';
 import { freePort, removeFolder, tempFolder } from '../../support/process.js';
 
 const CHILD = fileURLToPath(new URL('../../fixtures/writes/ipc-upstream-child.mjs', import.meta.url));
