@@ -24,6 +24,8 @@ const VIEWS = [
   { id: 'audit', title: 'Agent audit', view: AuditView },
 ];
 
+const KEY_NOTE = ', or a named key with the operator scope. It is checked once and kept as a cookie this page cannot read.';
+
 function currentView() {
   const id = location.hash.slice(1);
   return VIEWS.find((v) => v.id === id) || VIEWS[0];
@@ -64,7 +66,7 @@ function KeyForm({ onOpen }) {
     <h1>socialgate console</h1>
     <form class="card narrow" onSubmit=${submit}>
       <h2>API key</h2>
-      <p>This service asks for an API key: its <code>SOCIALGATE_API_KEY</code>, or a named key with the operator scope. It is checked once and kept as a cookie this page cannot read.</p>
+      <p>${'This service asks for an API key: its '}<code>SOCIALGATE_API_KEY</code>${KEY_NOTE}</p>
       <label for="api-key">API key</label>
       <input id="api-key" name="key" type="password" autocomplete="current-password" required />
       ${problem && html`<p class="problem" role="alert">${problem}</p>`}

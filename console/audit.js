@@ -52,7 +52,8 @@ export function AuditView({ say }) {
           ? html`<p>No tool call${filter.ref || filter.tool ? ' matches' : ' yet'}.</p>`
           : html`<div class="scroll" role="region" aria-label="Tool calls" tabindex="0"><table class="audit stack">
           <caption class="sr-only">MCP tool calls, newest first</caption>
-          <thead><tr><th scope="col">When</th><th scope="col">Key</th><th scope="col">Session</th><th scope="col">Tool</th><th scope="col">Arguments</th><th scope="col">Outcome</th><th scope="col">Confirmed</th></tr></thead>
+          <thead><tr><th scope="col">When</th><th scope="col">Key</th><th scope="col">Session</th><th scope="col">Tool</th><th
+            scope="col">Arguments</th><th scope="col">Outcome</th><th scope="col">Confirmed</th></tr></thead>
           <tbody>${entries.map((entry) => html`<${Entry} key=${entry.request_id + entry.tool} entry=${entry} />`)}</tbody>
         </table></div>`
     }`;

@@ -104,7 +104,8 @@ export function KeysView({ say }) {
     void load();
   };
   return html`
-    <p>Keys for the teams and agents that share this service. The one <code>SOCIALGATE_API_KEY</code> (named <code>default</code>) is not listed: it has every scope.</p>
+    <p>${'Keys for the teams and agents that share this service. The one '}<code>SOCIALGATE_API_KEY</code>${' (named '}<code
+      >default</code>${') is not listed: it has every scope.'}</p>
     <${NewKey} created=${created} onDone=${() => setCreated(null)} />
     <${AddForm} say=${say} onAdded=${added} />
     ${
@@ -114,7 +115,8 @@ export function KeysView({ say }) {
           ? html`<p>No named key yet.</p>`
           : html`<div class="scroll" role="region" aria-label="Named API keys" tabindex="0"><table class="keys stack">
           <caption class="sr-only">Named API keys</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Accounts</th><th scope="col">Pools</th><th scope="col">Added</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
+          <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Accounts</th><th scope="col">Pools</th><th
+            scope="col">Added</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
           <tbody>${keys.map((entry) => html`<${KeyRow} key=${entry.name} entry=${entry} say=${say} onChanged=${load} />`)}</tbody>
         </table></div>`
     }`;

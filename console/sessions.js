@@ -11,13 +11,17 @@ const STATE_LABEL = { active: 'Active', challenge: 'Challenge', throttled: 'Thro
 function Usage({ usage }) {
   const families = Object.entries(usage || {});
   if (!families.length) return html`<span class="muted">none yet</span>`;
-  return html`<ul class="usage">${families.map(([family, t]) => html`<li><span>${family}</span> ${t.requests}${t.errors ? html` <span class="bad">(${t.errors} failed)</span>` : ''}</li>`)}</ul>`;
+  return html`<ul class="usage">${families.map(
+    ([family, t]) => html`<li><span>${family}</span> ${t.requests}${t.errors ? html` <span class="bad">(${t.errors} failed)</span>` : ''}</li>`,
+  )}</ul>`;
 }
 
 function State({ session }) {
   const until = session.throttled_until;
   const frozen = session.frozen_classes || [];
-  return html`<span class=${'state state-' + session.state}>${STATE_LABEL[session.state] || session.state}</span>${until ? html`<br /><small>until ${when(until)}</small>` : ''}
+  return html`<span class=${'state state-' + session.state}>${STATE_LABEL[session.state] || session.state}</span>${
+    until ? html`<br /><small>until ${when(until)}</small>` : ''
+  }
     ${frozen.length > 0 && html`<br /><span class="state state-frozen">Frozen: ${frozen.join(', ')}</span>`}
     <${Budgets} budgets=${session.budgets} />`;
 }
@@ -26,7 +30,9 @@ function State({ session }) {
 function Budgets({ budgets }) {
   if (!budgets) return '';
   const used = Object.entries(budgets.today).filter(([, text]) => !text.startsWith('0/'));
-  return html`<br /><small class="budgets">Today: ${used.length ? used.map(([cls, text]) => `${cls} ${text}`).join(' · ') : 'no budgeted calls'}${budgets.window ? ` · window ${budgets.window}` : ''}</small>`;
+  return html`<br /><small class="budgets">Today: ${
+    used.length ? used.map(([cls, text]) => `${cls} ${text}`).join(' · ') : 'no budgeted calls'
+  }${budgets.window ? ` · window ${budgets.window}` : ''}</small>`;
 }
 
 function Label({ session, say }) {
@@ -68,7 +74,10 @@ function Pools({ session, say }) {
       say(`Removing ${name} from pool ${pool} failed`, error);
     }
   };
-  return html`<ul class="pools">${session.pools.map((pool) => html`<li>${pool} <button type="button" class="chip" onClick=${remove(pool)} aria-label=${`Remove ${name} from pool ${pool}`}>×</button></li>`)}</ul>
+  return html`<ul class="pools">${session.pools.map(
+    (pool) => html`<li>${pool} <button type="button" class="chip" onClick=${remove(pool)}
+      aria-label=${`Remove ${name} from pool ${pool}`}>×</button></li>`,
+  )}</ul>
     <form class="add-pool" onSubmit=${add}>
       <input name="pool" aria-label=${'Pool to add ' + name + ' to'} placeholder="pool" pattern="[A-Za-z0-9._-]{1,64}" required size="8" />
       <button type="submit" aria-label=${'Add ' + name + ' to the pool'}>Add</button>
@@ -88,10 +97,12 @@ function Watch({ session, say }) {
   };
   return html`${
     watch
-      ? html`<span class="watch">${watch.paused ? `paused (${watch.paused})` : watch.source}, every ${watch.interval_seconds} s<br /><small class="muted">${watch.emitted} events${watch.last_check_at ? ` · checked ${ago(watch.last_check_at)}` : ''}</small></span>`
+      ? html`<span class="watch">${watch.paused ? `paused (${watch.paused})` : watch.source}, every ${watch.interval_seconds} s<br /><small
+          class="muted">${watch.emitted} events${watch.last_check_at ? ` · checked ${ago(watch.last_check_at)}` : ''}</small></span>`
       : html`<span class="muted">not watched</span>`
   }
-    <br /><button type="button" class="quiet" onClick=${toggle} aria-label=${(watch ? 'Stop watching ' : 'Watch ') + name}>${watch ? 'Stop' : 'Watch'}</button>`;
+    <br /><button type="button" class="quiet" onClick=${toggle}
+      aria-label=${(watch ? 'Stop watching ' : 'Watch ') + name}>${watch ? 'Stop' : 'Watch'}</button>`;
 }
 
 function Actions({ session, say }) {
@@ -121,8 +132,14 @@ function Actions({ session, say }) {
   }
   return html`<div class="actions">
     <button type="button" onClick=${act('Relogin', 'POST', '/console/sessions/relogin')} disabled=${busy} aria-label=${'Relogin ' + name}>Relogin</button>
-    ${session.throttled_until && html`<button type="button" onClick=${act('Clear throttle', 'DELETE', '/console/sessions/throttle')} disabled=${busy} aria-label=${'Clear throttle of ' + name}>Clear throttle</button>`}
-    <button type="button" onClick=${act('Upgrade app profile', 'POST', '/console/sessions/upgrade')} disabled=${busy} aria-label=${'Upgrade app profile of ' + name} title="Rebuild the client with the library's current app profile, keeping the device and the session ID">Upgrade app profile</button>
+    ${
+      session.throttled_until &&
+      html`<button type="button" onClick=${act('Clear throttle', 'DELETE', '/console/sessions/throttle')} disabled=${busy}
+      aria-label=${'Clear throttle of ' + name}>Clear throttle</button>`
+    }
+    <button type="button" onClick=${act('Upgrade app profile', 'POST', '/console/sessions/upgrade')} disabled=${busy}
+      aria-label=${'Upgrade app profile of ' + name}
+      title="Rebuild the client with the library's current app profile, keeping the device and the session ID">Upgrade app profile</button>
     <button type="button" class="danger" onClick=${() => setConfirming(true)} disabled=${busy} aria-label=${'Revoke ' + name}>Revoke</button>
   </div>`;
 }
@@ -161,16 +178,21 @@ export function SessionsView({ live, say }) {
   const counts = {};
   for (const s of sessions) counts[s.state] = (counts[s.state] || 0) + 1;
   return html`
-    <p class="summary" data-count=${sessions.length}>${sessions.length} sessions${Object.entries(counts).map(([state, n]) => html` · ${n} ${(STATE_LABEL[state] || state).toLowerCase()}`)}${list.truncated ? ' (list truncated)' : ''}.
+    <p class="summary" data-count=${sessions.length}>${sessions.length} sessions${Object.entries(counts).map(
+      ([state, n]) => html` · ${n} ${(STATE_LABEL[state] || state).toLowerCase()}`,
+    )}${list.truncated ? ' (list truncated)' : ''}.
       ${' '}<a href="#login">Log in an account</a></p>
     <div class="scroll" role="region" aria-label="Sessions table" tabindex="0" data-held=${String(held)} ...${region}>
       <table class="sessions stack">
         <caption class="sr-only">Sessions, most recently used first${held ? ' (held in place while you work in it)' : ''}</caption>
-        <thead><tr><th scope="col">Session</th><th scope="col">State</th><th scope="col">Last use</th><th scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Pools</th><th scope="col">Events</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col">Session</th><th scope="col">State</th><th scope="col">Last use</th><th
+          scope="col">Requests by family</th><th scope="col">Proxy</th><th scope="col">Pools</th><th scope="col">Events</th><th
+          scope="col">Actions</th></tr></thead>
         <tbody>
           ${rows.map(
             (s) => html`<tr key=${s.ref} data-ref=${s.ref} data-account=${s.account.username}>
-            <th scope="row">${sessionName(s)}<br /><small class="muted">pk ${s.account.pk} · since ${when(s.created_at)}</small><${Label} session=${s} say=${say} /></th>
+            <th scope="row">${sessionName(s)}<br /><small class="muted">pk ${s.account.pk} · since ${when(s.created_at)}</small><${Label}
+              session=${s} say=${say} /></th>
             <td data-label="State"><${State} session=${s} /></td>
             <td data-label="Last use"><time datetime=${s.last_used_at} title=${when(s.last_used_at)}>${ago(s.last_used_at)}</time></td>
             <td data-label="Requests"><${Usage} usage=${s.usage} /></td>

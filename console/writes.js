@@ -19,9 +19,15 @@ function WriteRow({ write, say, refresh }) {
   const who = write.account ? write.account.username || write.account.pk : '–';
   return html`<li class="card write" data-write=${write.id} data-state=${write.state}>
     <h2>${write.route} <small class="muted">for ${who} · ${write.kind}</small></h2>
-    <p><span class=${'state state-' + write.state}>${write.state}</span> · runs ${when(write.run_at)}${write.reason ? ` (waits: ${write.reason})` : ''}${write.finished_at ? ` · finished ${when(write.finished_at)}` : ''}</p>
+    <p><span class=${'state state-' + write.state}>${write.state}</span> · runs ${when(write.run_at)}${write.reason ? ` (waits: ${write.reason})` : ''}${
+      write.finished_at ? ` · finished ${when(write.finished_at)}` : ''
+    }</p>
     ${write.error && html`<p class="problem">Failed: ${write.error.exc_type}: ${write.error.detail}</p>`}
-    ${write.state === 'scheduled' && html`<button type="button" class="danger" onClick=${cancel} aria-label=${'Cancel scheduled write ' + write.id}>Cancel</button>`}
+    ${
+      write.state === 'scheduled' &&
+      html`<button type="button" class="danger" onClick=${cancel}
+      aria-label=${'Cancel scheduled write ' + write.id}>Cancel</button>`
+    }
   </li>`;
 }
 
@@ -41,5 +47,7 @@ export function WritesView({ say }) {
   if (problem) return html`<p class="problem" role="alert">${problem}</p>`;
   if (writes === null) return html`<p>Waiting for the scheduled writes…</p>`;
   if (writes.length === 0) return html`<p>No scheduled or deferred writes.</p>`;
-  return html`<ul class="writes" aria-label="Scheduled writes, newest first">${writes.map((write) => html`<${WriteRow} key=${write.id} write=${write} say=${say} refresh=${refresh} />`)}</ul>`;
+  return html`<ul class="writes" aria-label="Scheduled writes, newest first">${writes.map(
+    (write) => html`<${WriteRow} key=${write.id} write=${write} say=${say} refresh=${refresh} />`,
+  )}</ul>`;
 }

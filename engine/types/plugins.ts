@@ -126,7 +126,10 @@ export interface PoolChooser {
 
 /** A cheap local look at a session's budgets, for choosers that spread work over sessions (pools). */
 export interface BudgetPeek {
-  /** Epoch ms until which the session's budget for the class is known to be spent (background work's, or interactive calls'); undefined when it is not known to be. */
+  /**
+   * Epoch ms until which the session's budget for the class is known to be spent (background work's,
+   * or interactive calls'); undefined when it is not known to be.
+   */
   spentUntil(record: SessionRecord, cls: ActionClass, background: boolean): number | undefined;
 }
 

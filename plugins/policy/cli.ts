@@ -21,10 +21,7 @@ export async function printPolicy(record: SessionRecord, config: Config, out: Ou
   try {
     const view = (await policyView(policy, record)) as View;
     out(`preset ${view.preset} (service: ${view.service_preset})\n`);
-    out(
-      `window ` +
-        `${view.window ? `${view.window.start}-${view.window.end} (UTC offset ${view.window.timezone_offset} s), ${view.window.open ? 'open' : `opens ${view.window.opens_at}`}` : 'none'}\n`,
-    );
+    out(`window ${windowLine(view.window)}\n`);
     out(`warm-up day ${view.warmup.day} of ${view.warmup.days}: ${Math.round(Number(view.warmup.fraction) * 100)} % of the preset's write budgets\n`);
     out(['CLASS', ...WINDOWS.map((w) => `${w.toUpperCase()} USED/LIMIT`), 'FROZEN UNTIL'].join('\t') + '\n');
     for (const [cls, one] of Object.entries(view.classes)) {
@@ -34,4 +31,11 @@ export async function printPolicy(record: SessionRecord, config: Config, out: Ou
   } finally {
     await policy.close();
   }
+}
+
+/** The activity window as one line: its hours, the session's offset, open or when it opens. */
+function windowLine(window: View['window']): string {
+  if (!window) return 'none';
+  const state = window.open ? 'open' : `opens ${window.opens_at}`;
+  return `${window.start}-${window.end} (UTC offset ${window.timezone_offset} s), ${state}`;
 }

@@ -5,8 +5,55 @@ import { fail } from './errors.js';
 import type { Rng } from './prng.js';
 
 /** The verbs of the upstream's write methods, as aiograpi names them (a method is a write when a word of its name is one). */
-const WRITE_VERB =
-  /(^|_)(like|unlike|follow|unfollow|block|unblock|save|unsave|comment|delete|upload|send|edit|create|add|remove|archive|unarchive|pin|unpin|mute|unmute|enable|disable|approve|decline|hide|seen|set|change|confirm|convert|report|vote|bookmark|link|update|mark|share|answer|start|end|unsend|reaction|relogin|settings)(_|$)/;
+const WRITE_VERBS = [
+  'like',
+  'unlike',
+  'follow',
+  'unfollow',
+  'block',
+  'unblock',
+  'save',
+  'unsave',
+  'comment',
+  'delete',
+  'upload',
+  'send',
+  'edit',
+  'create',
+  'add',
+  'remove',
+  'archive',
+  'unarchive',
+  'pin',
+  'unpin',
+  'mute',
+  'unmute',
+  'enable',
+  'disable',
+  'approve',
+  'decline',
+  'hide',
+  'seen',
+  'set',
+  'change',
+  'confirm',
+  'convert',
+  'report',
+  'vote',
+  'bookmark',
+  'link',
+  'update',
+  'mark',
+  'share',
+  'answer',
+  'start',
+  'end',
+  'unsend',
+  'reaction',
+  'relogin',
+  'settings',
+];
+const WRITE_VERB = new RegExp(`(^|_)(${WRITE_VERBS.join('|')})(_|$)`);
 /** Reads whose names carry such a word: pages, lookups and the share targets' configuration. */
 const READ_FORM = /(^get_.*|_chunk|_destination|_config|_infos|_replies|_gql|_v1|_from_url|_info|_by_url|^archive_stories)$/;
 
