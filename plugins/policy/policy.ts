@@ -23,6 +23,8 @@ export class Policy implements BudgetPeek {
   readonly ledger: Ledger;
   private opened?: Promise<CounterStore>;
   private readonly own = new Map<string, { readonly value: SessionPolicy; readonly at: number }>();
+  /** Sessions whose own policy is being read again behind their calls. */
+  private readonly refreshing = new Set<string>();
   /** By session ref, then by the ledger's SLOTS name. */
   private readonly limits = new Map<string, Map<string, { readonly own: SessionPolicy; readonly limits: Limits; readonly until: number }>>();
   private readonly ttlMs: number;
@@ -49,8 +51,10 @@ export class Policy implements BudgetPeek {
 
   /** A session's own choices (PATCH /policy); read from the store once per TTL. */
   async sessionPolicy(ref: string): Promise<SessionPolicy> {
-    const held = this.cachedPolicy(ref);
-    if (held) return held;
+    return this.cachedPolicy(ref) ?? this.readPolicy(ref);
+  }
+
+  private async readPolicy(ref: string): Promise<SessionPolicy> {
     const value = parseSessionPolicy(await (await this.store()).settings(ref));
     if (this.own.size > 100_000) this.own.clear();
     this.own.set(ref, { value, at: this.now() });
@@ -96,8 +100,21 @@ export class Policy implements BudgetPeek {
    */
   admit(record: SessionRecord, cls: ActionClass, tier: Tier): Standing | undefined | Promise<Standing | undefined> {
     const ref = refOf(record);
-    const own = this.cachedPolicy(ref);
-    return own ? this.admitWith(record, ref, own, cls, tier) : this.sessionPolicy(ref).then((read) => this.admitWith(record, ref, read, cls, tier));
+    const held = this.own.get(ref);
+    if (!held) return this.readPolicy(ref).then((read) => this.admitWith(record, ref, read, cls, tier));
+    // A session's own policy older than the cache's trust is read again behind the call, never
+    // waited for: a store that is slow or down does not hold up (or refuse) a cached session.
+    if (this.now() - held.at >= this.ttlMs) this.refreshBehind(ref);
+    return this.admitWith(record, ref, held.value, cls, tier);
+  }
+
+  /** Reads a session's own policy again in the background, once at a time per session; a failure keeps the one held. */
+  private refreshBehind(ref: string): void {
+    if (this.refreshing.has(ref)) return;
+    this.refreshing.add(ref);
+    void this.readPolicy(ref)
+      .catch(() => undefined)
+      .finally(() => this.refreshing.delete(ref));
   }
 
   private admitWith(
