@@ -2,11 +2,8 @@
 // the tool's output schema and used to throw -32602 on every error) and the current generation on
 // both protocols get each error kind as a tool error whose text carries exc_type, detail and hint,
 // with no structured content beside it. Error kinds: validation, not found, no session (missing and
-// unknown), throttled, upstream unavailable, and a write that needs a confirmation the client
-// cannot give.
-// "Budget exceeded" (ActionBudgetExceeded) is not in the table: the account-safety policy (issue
-// 25) does not exist yet, so nothing can raise it; tools run through the route runner, where its
-// admission step will go, so its error will reach tools as every error below does.
+// unknown), throttled, upstream unavailable, a write that needs a confirmation the client cannot
+// give, and a budget the account-safety policy says is spent (a session whose like class allows 0).
 import t from 'tap';
 import { FIXED } from '../../../adapters/upstream/sandbox/index.js';
 import { composeApp } from '../../../bin/compose.js';
@@ -45,6 +42,12 @@ t.teardown(() => http.close());
 const login = async (username: string) => (await http.request('POST', '/auth/login', { form: { username, password: 'demo-password' } })).body as string;
 const demo = await login('demo');
 const throttled = await login('demo_throttled');
+const spent = await login('demo');
+const policy = await http.request('PATCH', '/policy', {
+  form: { preset: 'standard', limits: JSON.stringify({ like: { minute: 0, hour: 0, day: 0 } }) },
+  headers: { 'x-session-id': spent },
+});
+if (policy.status !== 200) throw new Error(`PATCH /policy: ${policy.status} ${policy.text}`);
 
 interface Kind {
   readonly name: string;
@@ -94,6 +97,13 @@ const KINDS: readonly Kind[] = [
     expect: { status: 502, exc_type: 'ClientConnectionError' },
     before: () => down(true),
     after: () => down(false),
+  },
+  {
+    name: 'budget exceeded',
+    headers: { 'x-session-id': spent },
+    tool: 'postMediaLike',
+    args: { media_id: '3955340313237098052_5000000001' },
+    expect: { status: 429, exc_type: 'ActionBudgetExceeded' },
   },
   {
     name: 'confirmation required',
