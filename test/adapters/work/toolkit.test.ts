@@ -98,12 +98,13 @@ t.test('paced work: runs a healthy session, pauses an unhealthy one without call
 });
 
 t.test('paced work: a refusal with Retry-After pauses until then; others fail', async (t) => {
-  for (const code of ['ActionBudgetExceeded', 'OutsideActivityWindow', 'ActionFrozen']) {
-    const refusal = new HttpError(429, 'refused', { excType: code, retryAfter: 120 });
+  const reasons: Record<string, string> = { ActionBudgetExceeded: 'budget', OutsideActivityWindow: 'window', ActionFrozen: 'frozen', SessionBusy: 'deferred' };
+  for (const [code, reason] of Object.entries(reasons)) {
+    const refusal = new HttpError(code === 'SessionBusy' ? 503 : 429, 'refused', { excType: code, retryAfter: 120 });
     t.same(
       await paced().run(record(), async () => Promise.reject(refusal)),
       {
-        pause: { reason: 'deferred', until: NOW + 120_000, exc_type: code, detail: `Refused with ${code}; the work resumes in 120 s.` },
+        pause: { reason, until: NOW + 120_000, exc_type: code, detail: `Refused with ${code}; the work resumes in 120 s.` },
       },
       `${code} pauses`,
     );
