@@ -8,8 +8,8 @@ import { composeApp } from '../../../bin/compose.js';
 import { testConfig } from '../../../engine/config.js';
 import { serviceError } from '../../../plugins/pools/errors.js';
 import type { GuardedCall, RouteGuard } from '../../../engine/types.js';
-import { createSandbox } from '../../../adapters/upstream/sandbox/index.js';
 import { serve } from '../../helpers/http.js';
+import { countedSandbox } from '../../helpers/writes.js';
 import { answerOf, errorOf, mcpOverHttp } from '../../helpers/mcp.js';
 
 const seen: { guard: string; route: string; origin: string; media?: unknown }[] = [];
@@ -28,20 +28,8 @@ const recording = (name: string): RouteGuard => ({
         },
 });
 
-const upstream = createSandbox({ seed: 1 });
 const calls: string[] = [];
-const counted = new Proxy(upstream, {
-  get(target, prop) {
-    if (prop !== 'open') return Reflect.get(target, prop) as unknown;
-    return async (options: Parameters<typeof upstream.open>[0]) => {
-      const client = await target.open(options);
-      return new Proxy(client, {
-        get: (c, p) =>
-          p === 'call' ? (m: string, k: Record<string, unknown>, o?: unknown) => (calls.push(m), c.call(m, k, o as never)) : (Reflect.get(c, p) as unknown),
-      });
-    };
-  },
-});
+const counted = countedSandbox(calls);
 const app = await composeApp(testConfig({ logLevel: 'silent' }), { upstream: counted, guards: [recording('outer'), recording('inner')] });
 const http = await serve(app);
 t.teardown(() => http.close());
