@@ -69,7 +69,7 @@ t.test('tools carry their action class and annotations from it', async (t) => {
 t.test("resources: the session's own, a user by template, and nothing of another session", async (t) => {
   const { resources } = await legacy.listResources();
   const uris = resources.map((one) => one.uri);
-  t.match(uris, [/\/state$/, /\/account$/, /\/events$/, /\/jobs$/, /\/watch$/, 'socialgate://pools']);
+  t.match(uris, [/\/state$/, /\/account$/, /\/events$/, /\/jobs$/, /\/watch$/, /\/policy$/, /\/scheduled_writes$/, 'socialgate://pools']);
   const state = JSON.parse(text(await legacy.readResource({ uri: uris[0] })));
   t.match(state, { state: 'active', account: { username: 'demo' }, throttled_until: null });
   t.notOk(JSON.stringify(state).includes(demo), 'the session ID is never in a resource');

@@ -116,12 +116,12 @@ t.test('a 2025 session is asked to confirm a write (SDK 1.x elicitation): accept
 t.test('resources from routes exist only where the manifest has the route', async (t) => {
   const every = new Map<string, unknown>(p.app.manifest.routes.map((route) => [route.key, route]));
   const names = (routes: ReadonlyMap<string, unknown>, log?: EventLog) => resourceCatalog(routes, log).ofSession.map((one) => one.name);
-  t.notOk(every.has('GET /policy'), 'this tree has no policy route yet');
-  t.same(names(every, {} as EventLog), ['state', 'account', 'events', 'jobs', 'watch'], 'the routes this manifest has');
-  const withoutJobs = new Map([...every].filter(([key]) => key !== 'GET /jobs'));
-  t.same(names(withoutJobs), ['state', 'account', 'watch'], 'no GET /jobs, no jobs resource; no event log, no events');
-  const withFeatures = new Map([...every, ['GET /policy', {}], ['GET /writes/scheduled', {}]]);
-  const catalog = resourceCatalog(withFeatures, {} as EventLog);
+  t.ok(every.has('GET /policy') && every.has('GET /writes/scheduled'), 'the policy and the scheduled writes have their routes');
+  t.same(names(every, {} as EventLog), ['state', 'account', 'events', 'jobs', 'watch', 'policy', 'scheduled_writes'], 'the routes this manifest has');
+  const gone = new Set(['GET /jobs', 'GET /policy', 'GET /writes/scheduled']);
+  const without = new Map([...every].filter(([key]) => !gone.has(key)));
+  t.same(names(without), ['state', 'account', 'watch'], 'no GET /jobs, /policy or /writes/scheduled, none of their resources; no event log, no events');
+  const catalog = resourceCatalog(every, {} as EventLog);
   t.same(
     catalog.ofSession.map((one) => one.name),
     ['state', 'account', 'events', 'jobs', 'watch', 'policy', 'scheduled_writes'],
