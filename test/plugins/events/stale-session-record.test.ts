@@ -23,7 +23,7 @@ async function checksOn(on: Client): Promise<number> {
 }
 
 async function trials(t: Test, store: string): Promise<void> {
-  const extra = { SESSION_KEY: randomBytes(32).toString('hex'), WATCH_FLOOR_SECONDS: '0.05', WORK_LOCK_MS: '2000' };
+  const extra = { SESSION_KEY: randomBytes(32).toString('hex'), WATCH_FLOOR_SECONDS: '0.05', WORK_LOCK_MS: '2000', STORE_TIMEOUT_MS: '3000' };
   const config = testConfig({ store, sessionCacheTtlMs: 60_000, extra });
   const [a, b] = [await serve(await composeApp(config)), await serve(await composeApp(config))];
   t.teardown(() => Promise.all([a.close(), b.close()]));

@@ -117,10 +117,10 @@ t.test('a restart between the request and its time: the next instance publishes 
   t.equal(count(calls, 'photo_upload'), before + 1, 'published once');
 });
 
-t.test('the guards sit in the product in order: deferral, then scheduling', async (t) => {
+t.test('the guards sit in the product in order: idempotency, deferral, scheduling, freeze, budgets', async (t) => {
   t.same(
     productParts(config).guards.map((guard) => guard.name),
-    ['writes.defer', 'writes.schedule'],
+    ['idempotency', 'writes.defer', 'writes.schedule', 'freeze', 'policy'],
   );
 });
 
