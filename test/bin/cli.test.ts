@@ -5,10 +5,10 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { ROOT } from '../helpers/root.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const bin = join(root, 'bin', 'socialgate.js');
 const built = existsSync(join(root, 'dist', 'bin', 'cli.js'));
 const skip = built ? false : 'dist/ is not built: run npm run build (npm test does)';

@@ -5,13 +5,13 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { composeApp } from '../../bin/compose.js';
 import { testConfig } from '../../engine/config.js';
 import { serve } from '../helpers/http.js';
 import { sleep } from '../support/process.js';
+import { ROOT } from '../helpers/root.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const bin = join(root, 'bin', 'socialgate.js');
 const skip = existsSync(join(root, 'dist', 'bin', 'cli.js')) ? false : 'dist/ is not built: run npm run build (npm test does)';
 

@@ -5,14 +5,14 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { composeApp } from '../../bin/compose.js';
 import { testConfig } from '../../engine/config.js';
 import { FIXED } from '../../adapters/upstream/sandbox/index.js';
 import { serve } from '../helpers/http.js';
+import { ROOT } from '../helpers/root.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const bin = join(root, 'bin', 'socialgate.js');
 const skip = existsSync(join(root, 'dist', 'bin', 'cli.js')) ? false : 'dist/ is not built: run npm run build (npm test does)';
 

@@ -3,7 +3,6 @@
 // key and session from flags or environment, and a fast named error while the service is down.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import t, { type Test } from 'tap';
@@ -12,8 +11,9 @@ import { bridgeOptions } from '../../bin/mcp.js';
 import { product } from '../helpers/full-app.js';
 import { answerOf, errorOf, mcpOverHttp } from '../helpers/mcp.js';
 import { freePort } from '../support/process.js';
+import { ROOT } from '../helpers/root.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const bin = join(root, 'bin', 'socialgate.js');
 const skip = existsSync(join(root, 'dist', 'bin', 'cli.js')) ? false : 'dist/ is not built: run npm run build (npm test does)';
 const KEY = 'k3y-for-stdio-tests-0123456789';

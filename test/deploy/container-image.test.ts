@@ -12,14 +12,14 @@ import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildah, cacheFolder, ensureDeployTools, makeBase, reachable, type Buildah } from '../support/image.js';
 import { freePort, sleep, tempFolder } from '../support/process.js';
 import { serveStandinIndex } from '../support/pypi-standin.js';
+import { ROOT } from '../helpers/root.js';
 
 t.setTimeout(2_700_000); // a cold first run on a busy machine: debootstrap, apt, npm ci, the SQLite driver compiled (30 min seen)
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const node = process.versions.node;
 const headers = join(dirname(dirname(process.execPath)), 'include', 'node');
 const CA = ['/etc/ssl/certs/ca-certificates.crt', process.env.NODE_EXTRA_CA_CERTS ?? ''].find((path) => path && existsSync(path));

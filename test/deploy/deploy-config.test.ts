@@ -8,12 +8,12 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ensureDeployTools } from '../support/image.js';
 import { tempFolder } from '../support/process.js';
+import { ROOT } from '../helpers/root.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const deploy = (path: string) => join(root, 'deploy', path);
 const run = (command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
   spawnSync(command, args, { encoding: 'utf8', timeout: 60_000, ...options });

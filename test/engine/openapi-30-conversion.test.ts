@@ -9,9 +9,9 @@ import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { product } from '../helpers/full-app.js';
+import { fromRoot } from '../helpers/root.js';
 
 type Node = Record<string, unknown>;
 t.setTimeout(300_000); // the Perl validator reads the 1 MB document in tens of seconds on a busy machine
@@ -65,13 +65,13 @@ t.test('the 3.0 document says what the 3.1 one says, in 3.0', async (t) => {
   t.same(login.required, ['username', 'password']);
 });
 
-const install = spawnSync('sh', [fileURLToPath(new URL('../support/perl-openapi.sh', import.meta.url))], { encoding: 'utf8', timeout: 600_000 });
+const install = spawnSync('sh', [fromRoot('test', 'support', 'perl-openapi.sh')], { encoding: 'utf8', timeout: 600_000 });
 const skip =
   install.status === 0 ? false : `OpenAPI::Client is missing and test/support/perl-openapi.sh could not install it: ${(install.stderr || '').slice(-300)}`;
 t.test('a Perl client made from it logs in, reads a profile and walks a paged list', { skip }, async (t) => {
   const file = join(mkdtempSync(join(tmpdir(), 'openapi30-')), 'openapi.json');
   writeFileSync(file, served.text);
-  const script = fileURLToPath(new URL('../fixtures/openapi30-client.pl', import.meta.url));
+  const script = fromRoot('test', 'fixtures', 'openapi30-client.pl');
   const { stdout } = await promisify(execFile)('perl', [script, client.url, file], { timeout: 240_000 });
   const run = JSON.parse(stdout.trim().split('\n').pop()!) as {
     methods: number;

@@ -8,6 +8,8 @@ import { loadManifest } from '../../engine/manifest/load.js';
 import { buildOpenApi } from '../../engine/openapi.js';
 import { UpstreamError } from '../../engine/types.js';
 import { fixtureManifestDir, fixturePlugins } from '../helpers/engine-app.js';
+import { join } from 'node:path';
+import { SHARED } from '../helpers/root.js';
 
 const manifest = loadManifest(fixtureManifestDir(), { plugins: fixturePlugins });
 const table = manifest.errors;
@@ -69,7 +71,7 @@ t.test('every registry row and message rule is documented in the OpenAPI documen
   for (const rule of table.messages) t.ok(description.includes(rule.contains), `message rule "${rule.contains}" documented`);
 });
 
-const shared = new URL('../../../shared/upstream/aiograpi-1.0.9/exceptions.json', import.meta.url);
+const shared = join(SHARED, 'upstream', 'aiograpi-1.0.9', 'exceptions.json');
 t.test(
   'the hierarchy copy matches the upstream exception list',
   { skip: existsSync(shared) ? false : 'shared/upstream/aiograpi-1.0.9/exceptions.json is not beside the project' },

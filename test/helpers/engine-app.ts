@@ -4,7 +4,6 @@ import { contentTypeFor } from '../../adapters/transfer/content-type.js';
 import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createApp, type App } from '../../engine/app.js';
 import { testConfig } from '../../engine/config.js';
 import { createLogger } from '../../engine/log.js';
@@ -14,8 +13,9 @@ import { zipFiles } from '../../adapters/transfer/zip.js';
 import { login } from '../../plugins/auth/login.js';
 import { systemPlugins } from '../../plugins/system/index.js';
 import { fakeUpstream, type FakeUpstream, type Handler } from './fake-upstream.js';
+import { fromRoot } from './root.js';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
+const here = fromRoot('test', 'helpers');
 export const FIXTURE_MANIFEST = join(here, '..', 'fixtures', 'engine-manifest');
 export const REAL_MANIFEST = join(here, '..', '..', 'manifest');
 

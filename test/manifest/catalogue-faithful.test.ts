@@ -7,8 +7,10 @@ import { defaultManifestDir, loadManifest } from '../../engine/manifest/load.js'
 import { productRegistries } from '../../bin/compose.js';
 import { testConfig } from '../../engine/config.js';
 import type { Manifest, RouteSpec } from '../../engine/types.js';
+import { pathToFileURL } from 'node:url';
+import { SHARED } from '../helpers/root.js';
 
-const shared = new URL('../../../shared/', import.meta.url);
+const shared = pathToFileURL(`${SHARED}/`);
 const mapFile = new URL('spec/route-upstream-map.json', shared);
 const methodsFile = new URL('upstream/aiograpi-1.0.9/methods.json', shared);
 const catalogueFile = new URL('spec/001_cc7097987e5d2166.txt', shared);

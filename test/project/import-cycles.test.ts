@@ -1,11 +1,11 @@
 // No runtime import cycle in the product's sources, and no layer importing one it must not: the
 // engine knows no feature module, adapter or entry point; a feature module reaches an upstream
 // only through the port it is given. The walker is shown finding a cycle in a fixture first.
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { cycles, importGraph, reaching } from '../helpers/import-graph.js';
+import { ROOT } from '../helpers/root.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const graph = importGraph(root, ['engine', 'adapters', 'plugins', 'bin']);
 
 t.test('the walker finds a runtime cycle and ignores a type-only loop', async (t) => {

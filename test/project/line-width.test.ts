@@ -3,10 +3,10 @@
 // this test names each one that is not. The figure is read from biome.json, so the two cannot drift.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { ROOT } from '../helpers/root.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const width = (JSON.parse(readFileSync(join(root, 'biome.json'), 'utf8')) as { formatter: { lineWidth: number } }).formatter.lineWidth;
 const FOLDERS = ['engine', 'adapters', 'plugins', 'bin', 'bench', 'console', 'test'];
 const SKIPPED = new Set(['node_modules', 'dist', 'fixtures', 'artifacts']);

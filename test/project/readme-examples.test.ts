@@ -7,11 +7,11 @@ import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { product } from '../helpers/full-app.js';
 import { removeFolder, tempFolder } from '../support/process.js';
+import { ROOT, fromRoot } from '../helpers/root.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 interface Block {
@@ -50,7 +50,7 @@ function bash(script: string, cwd: string): Promise<{ status: number | null; std
   });
 }
 
-const install = spawnSync('sh', [fileURLToPath(new URL('../support/curl.sh', import.meta.url))], { encoding: 'utf8', timeout: 300_000 });
+const install = spawnSync('sh', [fromRoot('test', 'support', 'curl.sh')], { encoding: 'utf8', timeout: 300_000 });
 
 t.test("the README's curl examples run as written on the sandbox", async (t) => {
   t.equal(install.status, 0, `curl is installed (test/support/curl.sh): ${install.stderr}`);

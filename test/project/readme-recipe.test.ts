@@ -4,7 +4,6 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { createStore } from '../../adapters/store/keyv.js';
 import { createSandbox, FIXED } from '../../adapters/upstream/sandbox/index.js';
@@ -13,8 +12,9 @@ import { createApp } from '../../engine/app.js';
 import { testConfig } from '../../engine/config.js';
 import { createLogger } from '../../engine/log.js';
 import { serve } from '../helpers/http.js';
+import { ROOT } from '../helpers/root.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 /** The first ```yaml block after the recipe's heading, and the file it names. */

@@ -1,7 +1,7 @@
 // Debian's chromium for the browser tests (/docs, /console), installed by chromium.sh when missing. Returns the
 // reason when it cannot be installed, so the test skips saying why instead of passing silently.
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../helpers/root.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_FLAGS = [
@@ -15,7 +15,7 @@ export const CHROMIUM_FLAGS = [
 ];
 
 export function ensureChromium(): { ok: true } | { missing: string } {
-  const script = fileURLToPath(new URL('./chromium.sh', import.meta.url));
+  const script = fromRoot('test', 'support', 'chromium.sh');
   const result = spawnSync('sh', [script], { encoding: 'utf8', timeout: 600_000 });
   if (result.status === 0) return { ok: true };
   return {

@@ -5,8 +5,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { killOnExit, stopChild, tail } from './process.js';
+import { fromRoot } from '../helpers/root.js';
 
 /** The base the Dockerfile names, and the release and versions it is made from here. */
 export const BASE = { image: 'docker.io/library/node:20-bookworm-slim', release: 'bookworm', npm: '10.8.2' } as const;
@@ -31,7 +31,7 @@ export function cacheFolder(): string {
 
 /** Installs buildah and debootstrap (and the config checkers) when missing; or says why they cannot be had. */
 export function ensureDeployTools(): { ok: true } | { missing: string } {
-  const script = fileURLToPath(new URL('./debian-tools.sh', import.meta.url));
+  const script = fromRoot('test', 'support', 'debian-tools.sh');
   const pairs = ['buildah:buildah', 'debootstrap:debootstrap', 'nginx:nginx', 'docker-compose:docker-compose'];
   const result = spawnSync('sh', [script, ...pairs], { encoding: 'utf8', timeout: 600_000 });
   if (result.status === 0) return { ok: true };
@@ -88,7 +88,7 @@ export function buildah(cache: string): Buildah {
 
 /** Makes the Node base image (debootstrap root cached as a tarball) unless the storage has it. */
 export function makeBase(b: Buildah, node: string, headers: string): Promise<string> {
-  const script = fileURLToPath(new URL('./node-base.sh', import.meta.url));
+  const script = fromRoot('test', 'support', 'node-base.sh');
   const global = `buildah --root ${join(b.cache, 'storage')} --runroot ${join(b.cache, 'run')} --storage-driver overlay`;
   return new Promise((resolve, reject) => {
     const child = killOnExit(

@@ -2,7 +2,7 @@
 // browser the /docs and /console tests drive (Debian's chromium) and the deployment tests' tools
 // (buildah, debootstrap, nginx, docker-compose) before
 // any test file runs, so that a first run's apt-get does not count against a file's tap timeout.
-// Meant for tap's `before` setting; the tests install on their own too when run alone.
+// `npm test` runs it (compiled) before tap; the tests install on their own too when run alone.
 import { ensureRedisServer } from './redis.js';
 import { installPostgres } from './postgres.js';
 import { ensureChromium } from './chromium.js';

@@ -5,9 +5,9 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { chownSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort, killOnExit, removeFolder, stopChild, tail, tempFolder, waitFor } from './process.js';
+import { fromRoot } from '../helpers/root.js';
 
 const run = promisify(execFile);
 
@@ -31,7 +31,7 @@ interface Account {
 
 /** The folder of the server's programs, installing the package when missing; or why it cannot be had. */
 export function installPostgres(): { bin: string } | { missing: string } {
-  const script = fileURLToPath(new URL('./postgres.sh', import.meta.url));
+  const script = fromRoot('test', 'support', 'postgres.sh');
   const result = spawnSync('sh', [script], { encoding: 'utf8', timeout: 600_000 });
   const bin = (result.stdout ?? '').trim().split('\n').pop() ?? '';
   if (result.status === 0 && bin) return { bin };

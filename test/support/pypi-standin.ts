@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { tempFolder } from './process.js';
+import { fromRoot } from '../helpers/root.js';
 
 const WHEEL = 'aiograpi-1.0.9-py3-none-any.whl';
 
@@ -35,7 +35,7 @@ export interface Index {
 }
 
 export async function serveStandinIndex(): Promise<Index> {
-  const source = fileURLToPath(new URL('../fixtures', import.meta.url));
+  const source = fromRoot('test', 'fixtures');
   const wheel = join(tempFolder('socialgate-wheel-'), WHEEL);
   const made = spawnSync('python3', ['-c', MAKE_WHEEL, source, wheel], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`the stand-in wheel could not be made: ${made.stderr}`);

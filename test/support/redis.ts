@@ -3,8 +3,8 @@
 // cannot be installed the test fails with the reason; it never passes silently.
 import { spawn, spawnSync } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { freePort, killOnExit, removeFolder, stopChild, tail, tempFolder, waitFor } from './process.js';
+import { fromRoot } from '../helpers/root.js';
 
 export interface Redis {
   readonly url: string;
@@ -19,7 +19,7 @@ export interface Redis {
 }
 
 export function ensureRedisServer(): void {
-  const script = fileURLToPath(new URL('./redis.sh', import.meta.url));
+  const script = fromRoot('test', 'support', 'redis.sh');
   const result = spawnSync('sh', [script], { encoding: 'utf8', timeout: 300_000 });
   if (result.status !== 0) {
     throw new Error(

@@ -3,10 +3,10 @@
 // given one SOCIALGATE_SESSION_KEY. Ready once GET /ready answers 200, which means the store is
 // reachable. The environment is cleaned of SOCIALGATE_* names: an unknown one stops the start.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { freePort, killOnExit, removeFolder, stopChild, tail, tempFolder, waitFor } from './process.js';
+import { fromRoot } from '../helpers/root.js';
 
-const CLI = fileURLToPath(new URL('../../bin/socialgate.js', import.meta.url));
+const CLI = fromRoot('bin', 'socialgate.js');
 
 export interface ServiceOptions {
   /** The store URL; absent: the default SQLite file in the instance's own data folder. */

@@ -9,7 +9,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { onEachSharedStore, stopped, type Outage } from '../../support/shared-servers.js';
 import { composeApp } from '../../../bin/compose.js';
 import { testConfig } from '../../../engine/config.js';
@@ -22,11 +21,12 @@ import { startReceiver } from '../../support/webhook-receiver.js';
 import { startRedis } from '../../support/redis.js';
 import { openLease } from '../../../adapters/store/lease.js';
 import t, { type Test } from 'tap';
+import { fromRoot } from '../../helpers/root.js';
 
 t.setTimeout(300_000); // 45 s alone; four outages on two servers run past tap's 120 s while another file shares the 2 cores
 
 const TIMEOUT_MS = 300;
-const CLI = fileURLToPath(new URL('../../../bin/socialgate.js', import.meta.url));
+const CLI = fromRoot('bin', 'socialgate.js');
 
 type Watch = { watching: boolean; checks: number; last_check_at: string | null };
 

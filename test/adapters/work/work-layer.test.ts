@@ -5,7 +5,6 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { SqliteDb } from '../../../adapters/work/sqlite-db.js';
 import { QUEUE_SCHEMA, SqliteWorkQueue } from '../../../adapters/work/sqlite-queue.js';
@@ -14,6 +13,7 @@ import { sealerFor } from '../../../adapters/work/sealer.js';
 import type { WorkItem, WorkQueue, WorkStore } from '../../../engine/types.js';
 import { createLogger } from '../../../engine/log.js';
 import { killOnExit, sleep, stopChild, tail, tempFolder } from '../../support/process.js';
+import { fromRoot } from '../../helpers/root.js';
 
 const quiet = createLogger('silent');
 
@@ -199,7 +199,7 @@ t.test('work store: documents, atomic update, lists deduplicated by key with the
 t.test('kill -9 mid-work: after a restart every item is done, the interrupted ones ran again', async (t) => {
   const dir = tempFolder('sg-work-');
   const file = join(dir, 'work.sqlite');
-  const child = fileURLToPath(new URL('../../fixtures/work/child.mjs', import.meta.url));
+  const child = fromRoot('test', 'fixtures', 'work', 'child.mjs');
   const start = (count: number) => {
     const proc = killOnExit(spawn(process.execPath, [child, file, String(count), '40'], { stdio: ['ignore', 'pipe', 'pipe'] }));
     const errors = tail(proc.stderr);

@@ -7,13 +7,13 @@
 import t from 'tap';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { createSandbox } from '../../../adapters/upstream/sandbox/index.js';
 import type { UpstreamClient } from '../../../engine/types.js';
 import type { UpstreamError } from '../../../engine/types.js';
 import { freePort, removeFolder, tempFolder } from '../../support/process.js';
+import { fromRoot } from '../../helpers/root.js';
 
-const CHILD = fileURLToPath(new URL('../../fixtures/writes/ipc-upstream-child.mjs', import.meta.url));
+const CHILD = fromRoot('test', 'fixtures', 'writes', 'ipc-upstream-child.mjs');
 const sandbox = createSandbox({ seed: 1 });
 const clients = new Map<number, UpstreamClient>();
 const writes: string[] = [];

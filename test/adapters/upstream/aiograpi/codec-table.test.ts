@@ -1,11 +1,11 @@
 // The sidecar's codec as a table of cases, run in Python: results to JSON, JSON arguments to what
 // the signature annotates, exceptions to data. Real pydantic models too when pydantic is installed.
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { FIXTURES } from '../../../helpers/sidecar.js';
+import { fromRoot } from '../../../helpers/root.js';
 
-const SIDECAR_DIR = fileURLToPath(new URL('../../../../adapters/upstream/aiograpi', import.meta.url));
+const SIDECAR_DIR = fromRoot('adapters', 'upstream', 'aiograpi');
 
 function python(script: string): Record<string, unknown> {
   const out = execFileSync('python3', ['-c', script], { env: { ...process.env, PYTHONPATH: [SIDECAR_DIR, FIXTURES].join(':'), PYTHONDONTWRITEBYTECODE: '1' } });

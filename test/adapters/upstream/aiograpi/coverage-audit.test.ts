@@ -3,16 +3,15 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { canonicalName, classify, isInternal, type AuditReport, type AuditRoute } from '../../../../adapters/upstream/aiograpi/coverage.js';
 import type { MethodsDocument } from '../../../../adapters/upstream/aiograpi/index.js';
 import { shippedMethodsPath } from '../../../../adapters/upstream/aiograpi/options.js';
 import { readMethods, runAudit } from '../../../../bin/audit.js';
 import { FIXTURES } from '../../../helpers/sidecar.js';
+import { fromRoot, SHARED } from '../../../helpers/root.js';
 
 // The specification sits beside the project (../shared), wherever the project is checked out.
-const SHARED = fileURLToPath(new URL('../../../../../shared', import.meta.url));
 const METHODS = `${SHARED}/upstream/aiograpi-1.0.9/methods.json`;
 const skip = existsSync(METHODS) ? false : `the shared upstream list (${METHODS}) is not here`;
 const referenceRoutes = (): AuditRoute[] => (JSON.parse(readFileSync(`${SHARED}/spec/route-upstream-map.json`, 'utf8')) as { routes: AuditRoute[] }).routes;
@@ -200,7 +199,7 @@ t.test('no installed aiograpi: the audit uses the shipped list and says so on th
 });
 
 t.test('the documented `audit --markdown > docs/aiograpi-coverage.md` page is current', async (t) => {
-  const page = fileURLToPath(new URL('../../../../docs/aiograpi-coverage.md', import.meta.url));
+  const page = fromRoot('docs', 'aiograpi-coverage.md');
   const md = await run(['--markdown', '--methods', shippedMethodsPath()]);
   t.equal(
     readFileSync(page, 'utf8'),

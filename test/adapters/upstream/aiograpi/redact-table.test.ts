@@ -2,10 +2,10 @@
 // was handed (in their URL-encoded and decoded forms too), what a settings export contributes, and
 // the stderr stand-in that redacts whole lines however the writes are split.
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { fromRoot } from '../../../helpers/root.js';
 
-const SIDECAR_DIR = fileURLToPath(new URL('../../../../adapters/upstream/aiograpi', import.meta.url));
+const SIDECAR_DIR = fromRoot('adapters', 'upstream', 'aiograpi');
 
 function python(script: string): Record<string, unknown> {
   const out = execFileSync('python3', ['-c', script], { env: { ...process.env, PYTHONPATH: SIDECAR_DIR, PYTHONDONTWRITEBYTECODE: '1' } });

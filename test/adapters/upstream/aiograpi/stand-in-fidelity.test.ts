@@ -2,19 +2,20 @@
 // same bases, and Client methods whose signatures match the real ones.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import t from 'tap';
 import { FIXTURES } from '../../../helpers/sidecar.js';
+import { fromRoot, SHARED } from '../../../helpers/root.js';
 
 // The specification sits beside the project (../shared), wherever the project is checked out.
-const SHARED = fileURLToPath(new URL('../../../../../shared/upstream/aiograpi-1.0.9', import.meta.url));
-const skip = existsSync(SHARED) ? false : `the shared upstream description (${SHARED}) is not here`;
+const UPSTREAM = join(SHARED, 'upstream', 'aiograpi-1.0.9');
+const skip = existsSync(UPSTREAM) ? false : `the shared upstream description (${UPSTREAM}) is not here`;
 
 const python = (code: string): unknown =>
   JSON.parse(execFileSync('python3', ['-c', code], { env: { ...process.env, PYTHONPATH: FIXTURES, PYTHONDONTWRITEBYTECODE: '1' } }).toString());
 
 t.test('exceptions.py has every class of exceptions.json with the same bases', { skip }, async (t) => {
-  const expected = (JSON.parse(readFileSync(`${SHARED}/exceptions.json`, 'utf8')) as { exceptions: { name: string; bases: string[] }[] }).exceptions;
+  const expected = (JSON.parse(readFileSync(`${UPSTREAM}/exceptions.json`, 'utf8')) as { exceptions: { name: string; bases: string[] }[] }).exceptions;
   const actual = python(`
 import inspect, json, aiograpi.exceptions as m
 print(json.dumps([{"name": n, "bases": [b.__name__ for b in c.__bases__]} for n, c in vars(m).items()
@@ -25,9 +26,9 @@ print(json.dumps([{"name": n, "bases": [b.__name__ for b in c.__bases__]} for n,
 
 t.test('the stand-in Client methods are real aiograpi methods with the real parameters', { skip }, async (t) => {
   type Method = { name: string; params: { name: string; required: boolean }[] };
-  const real = new Map((JSON.parse(readFileSync(`${SHARED}/methods.json`, 'utf8')) as { methods: Method[] }).methods.map((m) => [m.name, m]));
+  const real = new Map((JSON.parse(readFileSync(`${UPSTREAM}/methods.json`, 'utf8')) as { methods: Method[] }).methods.map((m) => [m.name, m]));
   const standIn = python(`
-import sys, json; sys.path.insert(0, ${JSON.stringify(new URL('../../../../adapters/upstream/aiograpi', import.meta.url).pathname)})
+import sys, json; sys.path.insert(0, ${JSON.stringify(fromRoot('adapters', 'upstream', 'aiograpi'))})
 import aiograpi, sidecar_introspect as si
 print(json.dumps(si.describe(aiograpi.Client, aiograpi.STANDIN_VERSION)["methods"]))`) as Method[];
   t.ok(standIn.length >= 20, `${standIn.length} methods`);

@@ -11,8 +11,10 @@ import { defaultManifestDir, loadManifest } from '../../../../engine/manifest/lo
 import { productRegistries } from '../../../../bin/compose.js';
 import { testConfig } from '../../../../engine/config.js';
 import { errorWith } from '../../../helpers/assert.js';
+import { join } from 'node:path';
+import { SHARED } from '../../../helpers/root.js';
 
-const shared = (path: string) => new URL(`../../../../../shared/${path}`, import.meta.url);
+const shared = (path: string) => join(SHARED, path);
 const MAP = shared('spec/route-upstream-map.json');
 const METHODS = shared('upstream/aiograpi-1.0.9/methods.json');
 const TYPES = shared('upstream/aiograpi-1.0.9/types.json');
