@@ -1,9 +1,9 @@
 // Sidecar adapters over the stand-in aiograpi package (test/fixtures/aiograpi), torn down with the test.
-import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { createAiograpi, type AiograpiAdapter, type AiograpiOptions } from '../../adapters/upstream/aiograpi/index.js';
+import { fromRoot } from './root.js';
 
-export const FIXTURES = fileURLToPath(new URL('../fixtures', import.meta.url));
+export const FIXTURES = fromRoot('test', 'fixtures');
 
 export function standInAdapter(t: Test, options: AiograpiOptions = {}): AiograpiAdapter {
   const adapter = createAiograpi({ pythonPath: [FIXTURES], restartDelayMs: 50, ...options });
