@@ -3,17 +3,18 @@
 // fan-out adds nothing while one is pending, and a delivered mark stops any later rerun), signed
 // `v1,` HMAC-SHA256 over `id.timestamp.body`, the spec's retry schedule, 410 disabling the endpoint,
 // 429/503 honouring Retry-After, a per-endpoint delivery log and replay.
-import { createHmac, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { serviceError } from './errors.js';
 import { owns } from '../../engine/owner.js';
 import type { Caller, Owner, WorkEvent, WorkItem, WorkLayer, WorkOutcome } from '../../engine/types.js';
 import { checkAddress, type AllowList } from '../transfer/address-guard.js';
-import { guardedLookup, resolveChecked, systemResolver, type Resolver } from '../transfer/guarded-lookup.js';
+import { resolveChecked, systemResolver, type Resolver } from '../transfer/guarded-lookup.js';
 import { TransferError } from '../transfer/errors.js';
 import { deferralOf } from '../work/toolkit/index.js';
+import { type DeliveryOutcome, newSecret, outcomeOf, post, sign, webhookBody } from './webhook-wire.js';
+
+export type { DeliveryOutcome } from './webhook-wire.js';
 
 export const DELIVER = 'webhooks.deliver';
 const ENDPOINTS = 'webhooks';
@@ -38,8 +39,6 @@ export interface Endpoint {
   readonly owner?: Owner; // who made it; absent on endpoints made before owners were kept (the operator's)
   readonly previous?: { readonly secret: string; readonly until: number };
 }
-
-export type DeliveryOutcome = 'delivered' | 'retry' | 'disabled' | 'deferred' | 'failed';
 
 export interface DeliveryAttempt {
   readonly event_id: string;
@@ -261,33 +260,11 @@ export class Webhooks {
   }
 }
 
-/** The Standard Webhooks body: `{type, timestamp, data}`. */
-export function webhookBody(event: WorkEvent): string {
-  return JSON.stringify({ type: event.type, timestamp: new Date(event.timestamp).toISOString(), data: event.data });
-}
-
-function outcomeOf(status: number, retryAfter: number | undefined, last: boolean): DeliveryOutcome {
-  if (status >= 200 && status < 300) return 'delivered';
-  if (status === 410) return 'disabled';
-  if (deferralOf(status, retryAfter) !== undefined) return 'deferred';
-  return last ? 'failed' : 'retry';
-}
-
 function matches(endpoint: Endpoint, event: WorkEvent): boolean {
   if (endpoint.disabled) return false;
   if (endpoint.kinds.length && !endpoint.kinds.some((kind) => kind === event.type || (kind.endsWith('.*') && event.type.startsWith(kind.slice(0, -1)))))
     return false;
   return !endpoint.sessions.length || (event.session !== undefined && endpoint.sessions.includes(event.session));
-}
-
-export function newSecret(): string {
-  return 'whsec_' + randomBytes(24).toString('base64');
-}
-
-/** `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the secret's bytes (after `whsec_`). */
-export function sign(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  return 'v1,' + createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
 }
 
 function publicView(endpoint: Endpoint): Record<string, unknown> {
@@ -309,46 +286,4 @@ function notFound(id: string) {
 
 function badUrl(why: string) {
   return serviceError('WebhookUrlRefused', `url: the endpoint cannot be delivered to: ${why}`, { errors: [{ param: 'url', problem: why }] });
-}
-
-/** One POST, through the guarded lookup, given up after timeoutMs overall. */
-function post(
-  url: URL,
-  headers: Record<string, string>,
-  body: string,
-  timeoutMs: number,
-  allow: AllowList,
-  resolve: Resolver,
-  signal: AbortSignal,
-): Promise<{ status: number; retryAfter?: number }> {
-  return new Promise((resolvePost, reject) => {
-    let refusal: Error | undefined;
-    const lookup = guardedLookup(allow, resolve, (error) => (refusal = error));
-    const request = (url.protocol === 'https:' ? https : http).request(
-      url,
-      { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, signal, agent: false },
-      (response) => {
-        response.resume();
-        response.on('end', () => {
-          clearTimeout(timer);
-          resolvePost({ status: response.statusCode ?? 0, retryAfter: retryAfterOf(response.headers['retry-after']) });
-        });
-        response.on('error', (error) => reject(refusal ?? error));
-      },
-    );
-    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
-    request.on('error', (error) => {
-      clearTimeout(timer);
-      reject(refusal ?? error);
-    });
-    request.end(body);
-  });
-}
-
-function retryAfterOf(value: string | undefined): number | undefined {
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(value);
-  return Number.isFinite(date) ? Math.max(0, Math.ceil((date - Date.now()) / 1000)) : undefined;
 }

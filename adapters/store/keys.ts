@@ -4,7 +4,7 @@
 // key itself is never kept: only its SHA-256, beside its name, scopes and limits (nothing secret).
 import Keyv from 'keyv';
 import type { KeyStore, StoredKey } from '../../engine/types.js';
-import { adapterFor, disconnectKeyv } from './keyv.js';
+import { adapterFor, disconnectKeyv } from './keyv-backends.js';
 import { withinStoreTime } from './bounded.js';
 
 const NAMESPACE = 'socialgate-keys';

@@ -5,7 +5,7 @@ import { ownerOf } from '../../engine/owner.js';
 import { serviceError } from '../jobs/errors.js';
 import type { PluginInput, Services } from '../../engine/types.js';
 import { jobsOf } from '../jobs/index.js';
-import { jobView } from '../jobs/service.js';
+import { jobView } from '../jobs/record.js';
 import { consoleChanged } from './changes.js';
 import { recordOf } from './sessions.js';
 

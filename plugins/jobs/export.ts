@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import type { StreamResult, WorkStore } from '../../engine/types.js';
 import type { JobKind } from './kinds.js';
-import { listOf, type JobRecord } from './service.js';
+import { listOf, type JobRecord } from './record.js';
 
 export type ExportFormat = 'ndjson' | 'csv' | 'json';
 

@@ -1,19 +1,28 @@
 // The CLI as a user runs it (the compiled build, as `npm start` does): serve on the sandbox, answer,
 // stop cleanly on SIGTERM; print the OpenAPI document and the route table; refuse bad options.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t from 'tap';
-import { ROOT } from '../helpers/root.js';
+import { ROOT as root } from '../helpers/root.js';
 
-const root = ROOT;
 const bin = join(root, 'bin', 'socialgate.js');
 const built = existsSync(join(root, 'dist', 'bin', 'cli.js'));
 const skip = built ? false : 'dist/ is not built: run npm run build (npm test does)';
-const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+
+/** The CLI in a child process: its exit status and what it printed. Runs that need nothing of each other go side by side. */
+function run(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 t.test('serve answers on the sandbox and stops cleanly on SIGTERM', { skip }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sg-cli-'));
@@ -46,11 +55,10 @@ t.test('serve answers on the sandbox and stops cleanly on SIGTERM', { skip }, as
 });
 
 t.test('openapi and routes print the table', { skip }, async (t) => {
-  const doc = run(['openapi']);
+  const [doc, routes] = await Promise.all([run(['openapi']), run(['routes'])]);
   t.equal(doc.status, 0);
   const parsed = JSON.parse(doc.stdout) as { info: { version: string }; paths: Record<string, unknown> };
   t.equal(parsed.info.version, '6.0.0');
-  const routes = run(['routes']);
   t.equal(routes.status, 0);
   const count = Number(/^(\d+) routes$/m.exec(routes.stdout)?.[1]);
   t.ok(count >= 270, `${count} routes listed`);
@@ -58,19 +66,22 @@ t.test('openapi and routes print the table', { skip }, async (t) => {
 });
 
 t.test('bad options stop the start with a message naming them', { skip }, async (t) => {
-  const flag = run(['serve', '--prot', '1']);
+  const [flag, value, upstream, typo, limit, usage] = await Promise.all([
+    run(['serve', '--prot', '1']),
+    run(['serve'], { PORT: 'eighty' }),
+    run(['serve', '--upstream', 'nope']),
+    run(['serve'], { SOCIALGATE_SANBOX_LATENCY_MS: '5' }),
+    run(['serve'], { SOCIALGATE_UPLOAD_MAX_IMAGE_MB: 'lots' }),
+    run(['frobnicate']),
+  ]);
   t.equal(flag.status, 1);
   t.match(flag.stderr, /unknown option --prot/);
-  const value = run(['serve'], { PORT: 'eighty' });
   t.equal(value.status, 1);
   t.match(value.stderr, /PORT must be an integer/);
-  const upstream = run(['serve', '--upstream', 'nope']);
   t.match(upstream.stderr, /SOCIALGATE_UPSTREAM must be one of sandbox, aiograpi/);
-  const typo = run(['serve'], { SOCIALGATE_SANBOX_LATENCY_MS: '5' });
   t.equal(typo.status, 1);
   t.match(typo.stderr, /unknown setting\(s\) SOCIALGATE_SANBOX_LATENCY_MS/);
-  const limit = run(['serve'], { SOCIALGATE_UPLOAD_MAX_IMAGE_MB: 'lots' });
   t.equal(limit.status, 1);
   t.match(limit.stderr, /UPLOAD_MAX_IMAGE_MB/);
-  t.equal(run(['frobnicate']).status, 2);
+  t.equal(usage.status, 2);
 });

@@ -9,9 +9,8 @@ import { composeApp } from '../../bin/compose.js';
 import { testConfig } from '../../engine/config.js';
 import { serve } from '../helpers/http.js';
 import { sleep } from '../support/process.js';
-import { ROOT } from '../helpers/root.js';
+import { ROOT as root } from '../helpers/root.js';
 
-const root = ROOT;
 const bin = join(root, 'bin', 'socialgate.js');
 const skip = existsSync(join(root, 'dist', 'bin', 'cli.js')) ? false : 'dist/ is not built: run npm run build (npm test does)';
 
@@ -38,41 +37,47 @@ t.test('webhooks add, list, remove; events tail', { skip }, async (t) => {
   const http = await serve(app);
   t.teardown(() => http.close());
   const session = (await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
-  const added = await cli(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--kind', 'direct.message.created,session.state.changed', '--url', http.url]).done;
-  t.equal(added.code, 0, added.stderr);
-  const [id, secret] = added.stdout.trim().split('\n');
-  t.match(id, /^ep_/);
-  t.match(secret, /^whsec_/);
-  t.match(added.stderr, /shown this once/);
-  const listed = await cli(['webhooks', 'list', '--url', http.url]).done;
-  t.match(listed.stdout, new RegExp(`^${id}\\thttp://127.0.0.1:9/hook\\tdirect.message.created,session.state.changed\\tall sessions\\ton$`, 'm'));
-  t.notOk(listed.stdout.includes(secret), 'list never prints the secret');
-  t.equal((await cli(['webhooks', 'remove', id, '--url', http.url]).done).code, 0);
-  t.equal(
-    (await cli(['webhooks', 'list', '--url', http.url]).done).stdout,
-    'No webhook endpoints. Add one with: socialgate webhooks add URL\n',
-    'an empty list says so',
-  );
-  const missing = await cli(['webhooks', 'remove', id, '--url', http.url]).done;
-  t.not(missing.code, 0);
-  t.match(missing.stderr, /WebhookNotFound/);
-
-  await http.request('POST', '/events/watch', { form: { interval_seconds: '0.1' }, headers: { 'x-session-id': session } });
-  let seen = '';
-  let told = '';
-  const tail = cli(
-    ['events', 'tail', '--session', session, '--url', http.url],
-    (out) => (seen = out),
-    (err) => (told = err),
-  );
-  for (let i = 0; i < 250 && !told.includes('listening'); i++) await sleep(20);
-  t.match(told, /listening to the session's events/);
-  await http.request('POST', '/sandbox/activity', { form: { kind: 'message', from: '5000000002', text: 'tail me' }, headers: { 'x-session-id': session } });
-  for (let i = 0; i < 150 && !seen.includes('tail me'); i++) await sleep(20);
-  tail.child.kill('SIGINT');
-  const ended = await tail.done;
-  t.match(ended.stdout, /^\s+\d+\s+\S+Z\s+direct\.message\.created\s+from demo_2fa in \d+: tail me$/m, 'one line for the message');
-  t.equal(ended.code, 0, 'Ctrl-C ends it cleanly');
-  const usage = await cli(['events', 'tail', '--url', http.url]).done;
-  t.equal(usage.code, 2, 'tail without a session shows the usage');
+  // The webhook commands, the tail and the usage error need nothing of each other: they run side by side
+  // (each CLI run is a node start-up).
+  const usage = cli(['events', 'tail', '--url', http.url]).done;
+  const webhooks = async () => {
+    const added = await cli(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--kind', 'direct.message.created,session.state.changed', '--url', http.url]).done;
+    t.equal(added.code, 0, added.stderr);
+    const [id, secret] = added.stdout.trim().split('\n');
+    t.match(id, /^ep_/);
+    t.match(secret, /^whsec_/);
+    t.match(added.stderr, /shown this once/);
+    const listed = await cli(['webhooks', 'list', '--url', http.url]).done;
+    t.match(listed.stdout, new RegExp(`^${id}\\thttp://127.0.0.1:9/hook\\tdirect.message.created,session.state.changed\\tall sessions\\ton$`, 'm'));
+    t.notOk(listed.stdout.includes(secret), 'list never prints the secret');
+    t.equal((await cli(['webhooks', 'remove', id, '--url', http.url]).done).code, 0);
+    t.equal(
+      (await cli(['webhooks', 'list', '--url', http.url]).done).stdout,
+      'No webhook endpoints. Add one with: socialgate webhooks add URL\n',
+      'an empty list says so',
+    );
+    const missing = await cli(['webhooks', 'remove', id, '--url', http.url]).done;
+    t.not(missing.code, 0);
+    t.match(missing.stderr, /WebhookNotFound/);
+  };
+  const tailing = async () => {
+    await http.request('POST', '/events/watch', { form: { interval_seconds: '0.1' }, headers: { 'x-session-id': session } });
+    let seen = '';
+    let told = '';
+    const tail = cli(
+      ['events', 'tail', '--session', session, '--url', http.url],
+      (out) => (seen = out),
+      (err) => (told = err),
+    );
+    for (let i = 0; i < 250 && !told.includes('listening'); i++) await sleep(20);
+    t.match(told, /listening to the session's events/);
+    await http.request('POST', '/sandbox/activity', { form: { kind: 'message', from: '5000000002', text: 'tail me' }, headers: { 'x-session-id': session } });
+    for (let i = 0; i < 150 && !seen.includes('tail me'); i++) await sleep(20);
+    tail.child.kill('SIGINT');
+    const ended = await tail.done;
+    t.match(ended.stdout, /^\s+\d+\s+\S+Z\s+direct\.message\.created\s+from demo_2fa in \d+: tail me$/m, 'one line for the message');
+    t.equal(ended.code, 0, 'Ctrl-C ends it cleanly');
+  };
+  await Promise.all([webhooks(), tailing()]);
+  t.equal((await usage).code, 2, 'tail without a session shows the usage');
 });

@@ -7,8 +7,10 @@ import { testConfig } from '../../engine/config.js';
 import { createLogger } from '../../engine/log.js';
 import type { UpstreamAdapter } from '../../engine/types.js';
 import { createStore } from '../../adapters/store/keyv.js';
-import type { SandboxAdapter } from '../../adapters/upstream/sandbox/index.js';
+import { createSandbox, type SandboxAdapter } from '../../adapters/upstream/sandbox/index.js';
 import { serve, type Client } from './http.js';
+
+export const count = (calls: readonly string[], method: string): number => calls.filter((m) => m === method).length;
 
 export interface Counted {
   readonly upstream: UpstreamAdapter;
@@ -18,8 +20,8 @@ export interface Counted {
   hold(method: string): { arrived: Promise<void>; release(): void };
 }
 
-export function countedUpstream(sandbox: SandboxAdapter): Counted {
-  const calls: string[] = [];
+/** A sandbox (seed 1 unless given) whose clients push every method they call into `calls` (a new list unless given: one kept across restarts). */
+export function countedUpstream(sandbox: SandboxAdapter = createSandbox({ seed: 1 }), calls: string[] = []): Counted {
   let gate: { method: string; arrive: () => void; open: Promise<void> } | undefined;
   const upstream = new Proxy(sandbox, {
     get(target, prop) {

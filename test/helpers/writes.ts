@@ -1,26 +1,8 @@
-// Scheduled and deferred writes' tests: a sandbox whose calls are counted by method, one event
-// recorder on the background layer, and a wait for a scheduled write to settle.
-import { createSandbox } from '../../adapters/upstream/sandbox/index.js';
+// Scheduled and deferred writes' tests: one event recorder on the background layer, and a wait for a
+// scheduled write to settle (their sandbox's calls are counted by ./counted-upstream.ts).
 import type { App } from '../../engine/app.js';
-import type { UpstreamAdapter, WorkEvent } from '../../engine/types.js';
+import type { WorkEvent } from '../../engine/types.js';
 import type { Client } from './http.js';
-
-/** A sandbox whose clients push every method they call into `calls`. */
-export function countedSandbox(calls: string[], seed = 1): UpstreamAdapter {
-  const upstream = createSandbox({ seed });
-  return new Proxy(upstream, {
-    get(target, prop) {
-      if (prop !== 'open') return Reflect.get(target, prop) as unknown;
-      return async (options: Parameters<typeof upstream.open>[0]) => {
-        const client = await target.open(options);
-        return new Proxy(client, {
-          get: (c, p) =>
-            p === 'call' ? (m: string, k: Record<string, unknown>, o?: unknown) => (calls.push(m), c.call(m, k, o as never)) : (Reflect.get(c, p) as unknown),
-        });
-      };
-    },
-  });
-}
 
 /** Records every event the app emits (and still emits it to the outbox: webhooks and the stream). */
 export function recordEvents(app: App, into: WorkEvent[]): void {
@@ -38,5 +20,3 @@ export async function settled(http: Client, headers: Record<string, string>, id:
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
-
-export const count = (calls: readonly string[], method: string): number => calls.filter((m) => m === method).length;

@@ -29,6 +29,41 @@ export function onEachSharedStore(title: string, run: (t: Test, server: SharedSe
   });
 }
 
+/**
+ * Several scenarios on one Redis and then on one PostgreSQL: one server start per kind instead of one
+ * per scenario, each scenario in a database of its own on it (Redis: a numbered database; PostgreSQL:
+ * a new one), so none sees what another stored.
+ */
+export function eachScenarioOnSharedStores(scenarios: readonly (readonly [string, (t: Test, server: SharedServer) => Promise<void>])[]): void {
+  t.test('on Redis', async (t) => {
+    const redis = await startRedis();
+    t.teardown(() => redis.stop());
+    for (const [i, [title, run]] of scenarios.entries()) await t.test(`${title} on Redis`, (t) => run(t, at(redis, `${redis.url}/${i + 1}`)));
+  });
+  t.test('on PostgreSQL', async (t) => {
+    const server = installPostgres();
+    if ('missing' in server) return void t.fail(server.missing);
+    const postgres = await startPostgres(server.bin);
+    t.teardown(() => postgres.stop());
+    for (const [i, [title, run]] of scenarios.entries()) {
+      await postgres.sql(`CREATE DATABASE scenario_${i + 1}`);
+      await t.test(`${title} on PostgreSQL`, (t) => run(t, at(postgres, postgres.url.replace(/\/postgres$/, `/scenario_${i + 1}`))));
+    }
+  });
+}
+
+/** The server under another URL (another database on it). */
+function at(server: SharedServer, url: string): SharedServer {
+  return {
+    url,
+    get pid() {
+      return server.pid;
+    },
+    halt: () => server.halt(),
+    resume: () => server.resume(),
+  };
+}
+
 /** How a store goes away and comes back, named for the test's comments. */
 export interface Outage {
   readonly name: string;

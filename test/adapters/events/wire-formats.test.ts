@@ -6,7 +6,7 @@ import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { eventId, logOf } from '../../../adapters/events/ids.js';
 import { frame } from '../../../adapters/events/sse.js';
-import { newSecret, sign, webhookBody } from '../../../adapters/events/webhooks.js';
+import { newSecret, sign, webhookBody } from '../../../adapters/events/webhook-wire.js';
 import type { WorkEvent } from '../../../engine/types.js';
 import { viewOf, type WatchState } from '../../../plugins/events/watch-state.js';
 

@@ -14,8 +14,9 @@ const LEASE_MS = 1000;
 async function leased(t: Test, store: string): Promise<void> {
   const key = randomBytes(32).toString('hex');
   const env = { SOCIALGATE_SANDBOX_LATENCY_MS: String(LATENCY_MS), SOCIALGATE_LEASE_MS: String(LEASE_MS) };
-  const [a, b] = await startServices(2, { store, key, env, sessionCacheTtlMs: 200 });
-  t.teardown(() => Promise.all([a.dispose(), b.dispose()]));
+  // The third instance, whose calls take 5 s, is the holder killed below; started beside the other two.
+  const [a, b, slow] = await startServices(3, { store, key, env, sessionCacheTtlMs: 200 }, [{}, {}, { SOCIALGATE_SANDBOX_LATENCY_MS: '5000' }]);
+  t.teardown(() => Promise.all([a.dispose(), b.dispose(), slow.dispose()]));
   const session = (await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;
   const call = (on: Service) => on.request('GET', '/user?username=demo', { headers: { 'x-session-id': session } });
   await Promise.all([call(a), call(b)]); // both have the session cached
@@ -30,10 +31,8 @@ async function leased(t: Test, store: string): Promise<void> {
   );
   t.ok(took >= 20 * LATENCY_MS * 0.95, `20 calls of ${LATENCY_MS} ms over two instances took ${took} ms: one at a time`);
 
-  // A holder killed mid-call: a slow call on A (the sandbox's latency is per call, so a second
-  // instance with a long latency holds the lease for seconds), then B's call waits for the lease.
-  const [slow] = await startServices(1, { store, key, env: { ...env, SOCIALGATE_SANDBOX_LATENCY_MS: '5000' }, sessionCacheTtlMs: 200 });
-  t.teardown(() => slow.dispose());
+  // A holder killed mid-call: a slow call (the sandbox's latency is per call, so the third instance,
+  // with a long latency, holds the lease for seconds), then B's call waits for the lease.
   const held = call(slow).catch(() => undefined);
   await new Promise((resolve) => setTimeout(resolve, 500)); // the slow call holds the lease now
   await slow.kill();

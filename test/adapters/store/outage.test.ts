@@ -6,7 +6,7 @@
 // too; /ready answers 503 within 2 s. After the thaw everything works again without a restart and
 // no session is lost.
 import type { Test } from 'tap';
-import { onEachSharedStore, stopped, type Outage } from '../../support/shared-servers.js';
+import { eachScenarioOnSharedStores, stopped, type Outage } from '../../support/shared-servers.js';
 import { composeApp } from '../../../bin/compose.js';
 import { testConfig } from '../../../engine/config.js';
 import { serve, type Client } from '../../helpers/http.js';
@@ -68,6 +68,7 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
   t.equal((await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).status, 200, 'logins work again');
 }
 
-onEachSharedStore('frozen and thawed', (t, server) => outage(t, server.url, { name: 'frozen', down: () => freeze(server.pid), up: () => thaw(server.pid) }));
-
-onEachSharedStore('stopped and started', (t, server) => outage(t, server.url, stopped(server)));
+eachScenarioOnSharedStores([
+  ['frozen and thawed', (t, server) => outage(t, server.url, { name: 'frozen', down: () => freeze(server.pid), up: () => thaw(server.pid) })],
+  ['stopped and started', (t, server) => outage(t, server.url, stopped(server))],
+]);

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { readZip } from '../../helpers/zip.js';
 
 // multer and the request workdirs use os.tmpdir(): a private one lets the test see every temp file.
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'sg-e2e-tmp-'));
@@ -387,21 +388,3 @@ t.test('the OpenAPI document names and documents every multipart file field', as
     }
   }
 });
-
-/** Entries of a stored zip, read through its central directory. */
-function readZip(zip: Buffer): Map<string, Buffer> {
-  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const count = zip.readUInt16LE(eocd + 10);
-  let at = zip.readUInt32LE(eocd + 16);
-  const entries = new Map<string, Buffer>();
-  for (let i = 0; i < count; i++) {
-    const size = zip.readUInt32LE(at + 20);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const local = zip.readUInt32LE(at + 42);
-    const name = zip.subarray(at + 46, at + 46 + nameLength).toString();
-    const dataAt = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    entries.set(name, zip.subarray(dataAt, dataAt + size));
-    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-  }
-  return entries;
-}

@@ -10,12 +10,10 @@ import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { fetchToFile, transferSettingsFromEnv, TransferError, type FetchSettings, type Resolver } from '../../../adapters/transfer/index.js';
 import { product } from '../../helpers/full-app.js';
+import { loopbackServer } from '../../helpers/loopback.js';
 
 const BODY = Buffer.alloc(256 * 1024, 7);
-let hits: string[] = [];
-
-const server = http.createServer((req, res) => {
-  hits.push(req.url ?? '');
+const { base, port, hits } = await loopbackServer(t, (req, res) => {
   const url = new URL(req.url ?? '/', 'http://x');
   const routes: Record<string, () => void> = {
     '/file': () => res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': BODY.length }).end(BODY),
@@ -37,27 +35,12 @@ const server = http.createServer((req, res) => {
   };
   (routes[url.pathname] ?? (() => res.writeHead(404).end()))();
 });
-let base = '';
-let port = 0;
 let dir = '';
 
 t.before(async () => {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  // The root test's teardown runs when the process would exit, so the server must not hold it.
-  server.unref();
-  port = (server.address() as AddressInfo).port;
-  base = `http://127.0.0.1:${port}`;
   dir = await mkdtemp(path.join(os.tmpdir(), 'sg-fetch-'));
 });
-t.after(async () => {
-  server.closeAllConnections();
-  server.close();
-  await rm(dir, { recursive: true, force: true });
-});
-t.beforeEach(() => {
-  hits = [];
-});
+t.after(() => rm(dir, { recursive: true, force: true }));
 
 function settings(extra: Record<string, string> = {}): FetchSettings {
   return transferSettingsFromEnv({ FETCH_TIMEOUT_MS: '300', FETCH_CONNECT_TIMEOUT_MS: '300', ...extra }).fetch;
@@ -128,7 +111,7 @@ t.test('redirects: followed when allowed, bounded, http(s) only', async (t) => {
   const got = await fetchToFile(`${base}/redirect?to=%2Ffile`, { dir, settings: LOOPBACK });
   t.equal(got.size, BODY.length);
   await rm(got.path);
-  hits = [];
+  hits.length = 0;
   t.match(await refusal(`${base}/loop`, LOOPBACK), { problem: 'redirect', message: 'more than 3 redirects' });
   t.equal(hits.length, 4, 'first request and three redirects');
   t.match(await refusal(`${base}/loop`, settings({ FETCH_ALLOW: '127.0.0.1', FETCH_MAX_REDIRECTS: '0' })), { problem: 'redirect' });

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { readZip } from '../../helpers/zip.js';
 import {
   checkKind,
   contentTypeFor,
@@ -157,25 +158,3 @@ t.test('zip of a missing file fails on the stream', async (t) => {
 t.test('unique entry names', async (t) => {
   t.same(uniqueNames(['/a/x.jpg', '/b/x.jpg', '/c/x.jpg', '/d/y']), ['x.jpg', 'x-2.jpg', 'x-3.jpg', 'y']);
 });
-
-/** Entries of a stored (uncompressed) zip, read through its central directory. */
-function readZip(zip: Buffer): Map<string, Buffer> {
-  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const count = zip.readUInt16LE(eocd + 10);
-  let at = zip.readUInt32LE(eocd + 16);
-  const entries = new Map<string, Buffer>();
-  for (let i = 0; i < count; i++) {
-    const method = zip.readUInt16LE(at + 10);
-    const size = zip.readUInt32LE(at + 20);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const extraLength = zip.readUInt16LE(at + 30);
-    const commentLength = zip.readUInt16LE(at + 32);
-    const local = zip.readUInt32LE(at + 42);
-    const name = zip.subarray(at + 46, at + 46 + nameLength).toString();
-    if (method !== 0) throw new Error(`${name} is compressed (method ${method})`);
-    const dataAt = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    entries.set(name, zip.subarray(dataAt, dataAt + size));
-    at += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
-}

@@ -9,19 +9,19 @@
 
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { onEachSharedStore, stopped, type Outage } from '../../support/shared-servers.js';
+import { eachScenarioOnSharedStores, stopped, type Outage } from '../../support/shared-servers.js';
 import { composeApp } from '../../../bin/compose.js';
 import { testConfig } from '../../../engine/config.js';
 import { createLogger } from '../../../engine/log.js';
 import { serve, stringBody, type Client, type Reply } from '../../helpers/http.js';
 import { poll } from '../../helpers/poll.js';
+import { fromRoot } from '../../helpers/root.js';
 import { freeze, thaw } from '../../support/freeze.js';
 import { sleep } from '../../support/process.js';
 import { startReceiver } from '../../support/webhook-receiver.js';
 import { startRedis } from '../../support/redis.js';
 import { openLease } from '../../../adapters/store/lease.js';
 import t, { type Test } from 'tap';
-import { fromRoot } from '../../helpers/root.js';
 
 t.setTimeout(300_000); // 45 s alone; four outages on two servers run past tap's 120 s while another file shares the 2 cores
 
@@ -165,11 +165,13 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
   t.comment(`${fault.name}: ${lines.length} log lines`);
 }
 
-onEachSharedStore('background routes, store frozen and thawed', (t, server) =>
-  outage(t, server.url, { name: 'frozen', down: () => freeze(server.pid), up: () => thaw(server.pid) }),
-);
-
-onEachSharedStore('background routes, store stopped and started', (t, server) => outage(t, server.url, stopped(server)));
+eachScenarioOnSharedStores([
+  [
+    'background routes, store frozen and thawed',
+    (t, server) => outage(t, server.url, { name: 'frozen', down: () => freeze(server.pid), up: () => thaw(server.pid) }),
+  ],
+  ['background routes, store stopped and started', (t, server) => outage(t, server.url, stopped(server))],
+]);
 
 t.test('a lease taken while Redis is frozen does not outlive the freeze', async (t) => {
   const redis = await startRedis();

@@ -9,7 +9,7 @@ import { testConfig } from '../../../engine/config.js';
 import { serviceError } from '../../../plugins/pools/errors.js';
 import type { GuardedCall, RouteGuard } from '../../../engine/types.js';
 import { serve } from '../../helpers/http.js';
-import { countedSandbox } from '../../helpers/writes.js';
+import { countedUpstream } from '../../helpers/counted-upstream.js';
 import { answerOf, errorOf, mcpOverHttp } from '../../helpers/mcp.js';
 
 const seen: { guard: string; route: string; origin: string; media?: unknown }[] = [];
@@ -28,9 +28,8 @@ const recording = (name: string): RouteGuard => ({
         },
 });
 
-const calls: string[] = [];
-const counted = countedSandbox(calls);
-const app = await composeApp(testConfig({ logLevel: 'silent' }), { upstream: counted, guards: [recording('outer'), recording('inner')] });
+const { upstream, calls } = countedUpstream();
+const app = await composeApp(testConfig({ logLevel: 'silent' }), { upstream, guards: [recording('outer'), recording('inner')] });
 const http = await serve(app);
 t.teardown(() => http.close());
 const session = (await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } })).body as string;

@@ -1,16 +1,14 @@
 // The upload plugins against a fake PluginInput: what reaches the route's calls, which outcomes
 // are 413 and 422 and which field they name, and that every temp file is gone after cleanup.
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { HttpError } from '../../../engine/http-error.js';
 import type { InputBag, ParamSpec, PluginInput, RouteSpec, Services, UploadedFile } from '../../../engine/types.js';
 import { CENTRED, uploadPlugins } from '../../../plugins/upload/index.js';
+import { loopbackServer } from '../../helpers/loopback.js';
 
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(2000, 1)]);
 const MP4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2'), Buffer.alloc(4000, 3)]);
@@ -229,29 +227,11 @@ t.test('decorations: mentions, locations and hashtags without a position are cen
 // ── upload.url against a loopback server ─────────────────────────────────────────────────────
 
 const served: Record<string, Buffer> = { '/photo.jpg': JPEG, '/clip.mp4': MP4, '/page.html': TEXT };
-let hits: string[] = [];
-const server = http.createServer((req, res) => {
-  hits.push(req.url ?? '');
+const { base, port, hits } = await loopbackServer(t, (req, res) => {
   const body = served[req.url ?? ''];
   if (req.url === '/to-loopback') res.writeHead(302, { location: `http://[::1]:${port}/photo.jpg` }).end();
   else if (body) res.writeHead(200, { 'content-length': body.length }).end(body);
   else res.writeHead(404).end();
-});
-let port = 0;
-let base = '';
-t.before(async () => {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  server.unref();
-  port = (server.address() as AddressInfo).port;
-  base = `http://127.0.0.1:${port}`;
-});
-t.after(() => {
-  server.closeAllConnections();
-  server.close();
-});
-t.beforeEach(() => {
-  hits = [];
 });
 const ALLOW = { FETCH_ALLOW: '127.0.0.1' };
 

@@ -12,7 +12,8 @@ import type { GuardedCall, RouteGuard, WorkEvent } from '../../../engine/types.j
 import { PASSWORD } from '../../../adapters/upstream/sandbox/index.js';
 import { deferGuard, prefersAsync } from '../../../plugins/writes/defer.js';
 import { serve, stringBody } from '../../helpers/http.js';
-import { count, countedSandbox, recordEvents, settled } from '../../helpers/writes.js';
+import { count, countedUpstream } from '../../helpers/counted-upstream.js';
+import { recordEvents, settled } from '../../helpers/writes.js';
 
 /** Spends the like budget until `spentUntil`, refusing as the policy would, for every origin (background runs too). */
 let spentUntil = 0;
@@ -32,10 +33,10 @@ const standInPolicy: RouteGuard = {
         },
 };
 
-const calls: string[] = [];
+const { upstream, calls } = countedUpstream();
 const events: WorkEvent[] = [];
 // The deferral guard wraps the stand-in here as it wraps the policy in bin/compose.ts (test guards go outside the product's).
-const app = await composeApp(testConfig({ sessionCacheTtlMs: 0 }), { upstream: countedSandbox(calls), guards: [deferGuard, standInPolicy] });
+const app = await composeApp(testConfig({ sessionCacheTtlMs: 0 }), { upstream, guards: [deferGuard, standInPolicy] });
 recordEvents(app, events);
 const http = await serve(app);
 t.teardown(() => http.close());

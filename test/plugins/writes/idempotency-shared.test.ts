@@ -6,7 +6,6 @@ import type { Test } from 'tap';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { composeApp } from '../../../bin/compose.js';
 import { testConfig } from '../../../engine/config.js';
-import { createSandbox } from '../../../adapters/upstream/sandbox/index.js';
 import { onEachSharedStore } from '../../support/shared-servers.js';
 import { serve, type Client } from '../../helpers/http.js';
 import { countedUpstream } from '../../helpers/counted-upstream.js';
@@ -14,7 +13,7 @@ import { countedUpstream } from '../../helpers/counted-upstream.js';
 const media = '3955340313237098052_5000000001';
 
 async function instances(t: Test, store: string): Promise<{ a: Client; b: Client; counted: ReturnType<typeof countedUpstream> }> {
-  const counted = countedUpstream(createSandbox({ seed: 1 }));
+  const counted = countedUpstream();
   const config = testConfig({ store, extra: { SESSION_KEY: randomBytes(32).toString('hex'), SANDBOX_LIVE_SECONDS: '0' } });
   const apps = [await composeApp(config, { upstream: counted.upstream }), await composeApp(config, { upstream: counted.upstream })];
   const [a, b] = await Promise.all(apps.map(serve));

@@ -11,7 +11,8 @@ import { testConfig } from '../../../engine/config.js';
 import type { WorkEvent } from '../../../engine/types.js';
 import { PASSWORD, sandboxFileBytes } from '../../../adapters/upstream/sandbox/index.js';
 import { serve, stringBody, type Client } from '../../helpers/http.js';
-import { count, countedSandbox, recordEvents, settled } from '../../helpers/writes.js';
+import { count, countedUpstream } from '../../helpers/counted-upstream.js';
+import { recordEvents, settled } from '../../helpers/writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'socialgate-sched-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,7 +21,7 @@ const calls: string[] = [];
 const events: WorkEvent[] = [];
 
 async function start(): Promise<Client> {
-  const app = await composeApp(config, { upstream: countedSandbox(calls) });
+  const app = await composeApp(config, { upstream: countedUpstream(undefined, calls).upstream });
   recordEvents(app, events);
   return serve(app);
 }

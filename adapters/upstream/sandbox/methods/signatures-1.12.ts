@@ -1,22 +1,13 @@
 // What aiograpi 1.12 changed in the signatures the sandbox implements, read from the 1.12.13
 // release's source: the user-facing methods it added, and the keywords it added to older methods.
-// A sandbox playing 1.0.9 (the default) has neither; one playing 1.12.13 has both.
-import type { ParamDecl } from './signatures.js';
+// A sandbox playing 1.0.9 (the default) has neither; one playing 1.12.13 has both. Runs of parameters
+// 1.0.9's signatures already have come from signature-rows.ts, so each is written once.
+import { type ParamDecl, STORY_STICKERS } from './signature-rows.js';
 
 /** The version that brought the changes below. */
 export const SINCE_1_12 = '1.12';
 
-const STORY_EXTRAS: readonly ParamDecl[] = [
-  ['thumbnail', null],
-  ['mentions', []],
-  ['locations', []],
-  ['links', []],
-  ['hashtags', []],
-  ['stickers', []],
-  ['medias', []],
-  ['polls', []],
-  ['extra_data', {}],
-];
+const STORY_EXTRAS: readonly ParamDecl[] = [['thumbnail', null], ...STORY_STICKERS];
 const STORY_MUSIC: readonly ParamDecl[] = [
   ['audio_asset_start_time', null],
   ['overlap_duration', null],

@@ -3,12 +3,9 @@
 // co-authors, cross-posting) passed to 1.12 and refused by name, before any call, under 1.0.9 and
 // on the sandbox (which plays 1.0.9).
 import t, { type Test } from 'tap';
-import { createApp } from '../../../../engine/app.js';
 import { testConfig } from '../../../../engine/config.js';
-import { createLogger } from '../../../../engine/log.js';
-import { createStore } from '../../../../adapters/store/keyv.js';
-import { productParts } from '../../../../bin/compose.js';
 import { serve } from '../../../helpers/http.js';
+import { servedOnAiograpi } from '../../../helpers/aiograpi-product.js';
 import { PASSWORD, standInAdapter } from '../../../helpers/sidecar.js';
 import { probeUpstream } from '../../../support/probe-upstream.js';
 import { composeApp } from '../../../../bin/compose.js';
@@ -18,17 +15,7 @@ async function setup(t: Test, version: string) {
   process.env.AIOGRAPI_STANDIN_VERSION = version;
   const probe = probeUpstream(standInAdapter(t, { timeoutMs: 5000 }));
   const upstream = probe.adapter;
-  const config = testConfig({ upstream: 'aiograpi' });
-  const app = createApp({
-    config,
-    upstream,
-    store: await createStore('memory://'),
-    ...productParts(config),
-    log: createLogger('silent'),
-    deps: { node: process.versions.node },
-  });
-  const http = await serve(app);
-  t.teardown(() => http.close());
+  const http = await servedOnAiograpi(t, upstream);
   const reply = await http.request('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD } });
   delete process.env.AIOGRAPI_STANDIN_VERSION;
   const headers = { 'X-Session-ID': (reply.body as { session_id?: string }).session_id ?? (reply.body as string) };

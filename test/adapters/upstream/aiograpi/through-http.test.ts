@@ -1,31 +1,19 @@
 // The aiograpi sidecar end to end through HTTP: the real manifest and plugins on the engine, the
 // stand-in library behind the sidecar. Results, error mapping (including the sidecar's own 504 and
 // 503), challenge resolution, downloads and uploads, a killed sidecar, readiness and versions.
-import { composeApp, productParts } from '../../../../bin/compose.js';
+import { composeApp } from '../../../../bin/compose.js';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { createApp } from '../../../../engine/app.js';
 import { testConfig } from '../../../../engine/config.js';
-import { createLogger } from '../../../../engine/log.js';
-import { createStore } from '../../../../adapters/store/keyv.js';
 import { serve } from '../../../helpers/http.js';
+import { servedOnAiograpi } from '../../../helpers/aiograpi-product.js';
 import { CHALLENGE_CODE, PASSWORD, standInAdapter } from '../../../helpers/sidecar.js';
 
 async function setup(t: Test, timeoutMs = 5000) {
   const upstream = standInAdapter(t, { timeoutMs });
-  const config = testConfig({ upstream: 'aiograpi' });
-  const app = createApp({
-    config,
-    upstream,
-    store: await createStore('memory://'),
-    ...productParts(config),
-    log: createLogger('silent'),
-    deps: { node: process.versions.node },
-  });
-  const http = await serve(app);
-  t.teardown(() => http.close());
+  const http = await servedOnAiograpi(t, upstream);
   const login = async (username: string) => http.request('POST', '/auth/login', { form: { username, password: PASSWORD } });
   const session = async (username = 'demo') => {
     const reply = await login(username);
