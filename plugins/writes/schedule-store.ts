@@ -119,7 +119,7 @@ export class ScheduledWrites {
       updated_at: now,
     };
     await this.store.put(BUCKET, id, write);
-    await this.deps.work.queue.add(WRITE_WORK, id, { id }, { delayMs: Math.max(0, runAt - now) });
+    await this.deps.work.queue.add(WRITE_WORK, id, { id }, { delayMs: this.sleepUntil(runAt) });
     return write;
   }
 
@@ -191,7 +191,7 @@ export class ScheduledWrites {
     if (!write) return;
     if (write.state === 'running') return this.finish(write, { failed: UNKNOWN_OUTCOME });
     if (write.state !== 'scheduled') return;
-    if (write.run_at > this.now()) return { retryAt: write.run_at };
+    if (write.run_at > this.now()) return { delayMs: this.sleepUntil(write.run_at) };
     if (!(await this.claim(write.id))) return;
     const record = await this.deps.sessions.find(this.store.open(write.session, write.id));
     const route = this.deps.routes.route(write.route);
@@ -248,7 +248,12 @@ export class ScheduledWrites {
     await this.store.update<ScheduledWrite>(BUCKET, write.id, (w) =>
       w?.state === 'running' ? { ...w, state: 'scheduled', run_at: runAt, reason, updated_at: this.now() } : undefined,
     );
-    return { retryAt: runAt };
+    return { delayMs: this.sleepUntil(runAt) };
+  }
+
+  /** How long the queue sleeps before the item looks again: until `runAt` on the service's clock, at most the recheck. */
+  private sleepUntil(runAt: number): number {
+    return Math.max(0, Math.min(runAt - this.now(), this.deps.settings.recheckMs));
   }
 
   private async finish(write: ScheduledWrite, outcome: { result?: unknown; status?: number; failed?: Failure }): Promise<void> {

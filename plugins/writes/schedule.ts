@@ -11,6 +11,14 @@ import { ScheduledWrites, writeView } from './schedule-store.js';
 export { SCHEDULE_SETTING_KEYS, scheduleSettings } from './schedule-settings.js';
 
 const installed = new WeakMap<Services, ScheduledWrites>();
+/**
+ * The app's clock for writes that run later, set when the writes' guards bind (bin/compose.ts gives
+ * them the policy's): a deferred write's time comes from the policy's Retry-After, so both must
+ * read one clock. Read at each use: the background module is installed before the guards bind.
+ */
+const clocks = new WeakMap<Services, () => number>();
+export const useClock = (services: Services, now: () => number): void => void clocks.set(services, now);
+export const clockOf = (services: Services): number => (clocks.get(services) ?? Date.now)();
 
 /** The background module: defines the scheduled write's work kind before the queue starts. */
 export function installWrites(services: Services): void {
@@ -22,6 +30,7 @@ export function installWrites(services: Services): void {
     log: services.log,
     dataDir: services.config.dataDir,
     settings: scheduleSettings(services.config.extra),
+    now: () => clockOf(services),
   });
   writes.install();
   installed.set(services, writes);
@@ -44,7 +53,7 @@ export const scheduleGuard: RouteGuard = {
     return async (call, next) => {
       const given = call.bag.publish_at;
       if (given === undefined || call.origin === 'background') return next();
-      const runAt = publishTime(String(given), settings, Date.now());
+      const runAt = publishTime(String(given), settings, clockOf(services));
       if (native && libraryHas(native, services.upstream.library.version)) {
         delete call.bag.publish_at;
         call.bag.schedule_at = Math.floor(runAt / 1000);
