@@ -14,12 +14,15 @@ export interface Counted {
   readonly upstream: UpstreamAdapter;
   /** Every method called, in order. */
   readonly calls: string[];
+  /** Every call with its keywords, in order. */
+  readonly made: { readonly method: string; readonly kwargs: Readonly<Record<string, unknown>> }[];
   /** Calls of this method wait for release() (one gate at a time); answers when one arrived. */
   hold(method: string): { arrived: Promise<void>; release(): void };
 }
 
 export function countedUpstream(sandbox: SandboxAdapter): Counted {
   const calls: string[] = [];
+  const made: Counted['made'] = [];
   let gate: { method: string; arrive: () => void; open: Promise<void> } | undefined;
   const upstream = new Proxy(sandbox, {
     get(target, prop) {
@@ -28,6 +31,7 @@ export function countedUpstream(sandbox: SandboxAdapter): Counted {
         const client = await target.open(options);
         const call = async (method: string, kwargs: Record<string, unknown>, opts?: unknown) => {
           calls.push(method);
+          made.push({ method, kwargs });
           if (gate && gate.method === method) {
             const waiting = gate;
             gate = undefined;
@@ -43,6 +47,7 @@ export function countedUpstream(sandbox: SandboxAdapter): Counted {
   return {
     upstream,
     calls,
+    made,
     hold(method) {
       let arrive!: () => void;
       let release!: () => void;
