@@ -5,7 +5,7 @@
 // bin/compose.ts, inside the idempotency keys (a replay answers the stored 202).
 import type { RouteGuard } from '../../engine/types.js';
 import { clockOf, writesOf } from './schedule.js';
-import { writeView } from './schedule-store.js';
+import { writeView } from './schedule-view.js';
 
 /** The policy's refusals that time cures; any other error is answered as it is. */
 export const DEFERRABLE: ReadonlySet<string> = new Set(['ActionBudgetExceeded', 'OutsideActivityWindow']);

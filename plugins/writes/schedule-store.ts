@@ -27,6 +27,7 @@ import type {
   WorkLayer,
   WorkOutcome,
 } from '../../engine/types.js';
+import { KEY_HEADER } from './idempotency.js';
 import type { ScheduleSettings } from './schedule-settings.js';
 
 export const WRITE_WORK = 'write';
@@ -111,7 +112,7 @@ export class ScheduledWrites {
       account: session.account,
       session_ref: sessionRef(session.id),
       owner: ownerOf(call.caller),
-      idempotency_key: call.header?.('idempotency-key') || null,
+      idempotency_key: call.header?.(KEY_HEADER) || null,
       state: 'scheduled',
       run_at: runAt,
       reason: reason ?? null,
@@ -298,22 +299,10 @@ const UNKNOWN_OUTCOME: Failure = {
   detail: 'The instance stopped while this write was being sent; it was not sent again. Check the account before sending it again.',
 };
 
-/** The key a run carries for an exactly-once layer: one per scheduled write, whatever the request's own was. */
+/**
+ * A run's headers (the engine's one channel to guards, as HTTP's and MCP's `_meta` are): an
+ * Idempotency-Key per scheduled write, whatever the request's own was (that one answered the 202).
+ */
 function keyHeader(write: ScheduledWrite): (name: string) => string {
-  return (name) => (name.toLowerCase() === 'idempotency-key' ? `scheduled-${write.id}` : '');
-}
-
-/** What the routes show: times as RFC 3339, files by field and name, nothing sealed. */
-export function writeView(write: ScheduledWrite): Record<string, unknown> {
-  const { session: _sealed, owner: _owner, bag, files, run_at, created_at, updated_at, finished_at, ...shown } = write;
-  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-  return {
-    ...shown,
-    params: bag,
-    files: files.map((f) => ({ field: f.field, name: f.originalName, size: f.size })),
-    run_at: iso(run_at),
-    created_at: iso(created_at),
-    updated_at: iso(updated_at),
-    finished_at: iso(finished_at),
-  };
+  return (name) => (name.toLowerCase() === KEY_HEADER.toLowerCase() ? `scheduled-${write.id}` : '');
 }

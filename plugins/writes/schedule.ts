@@ -6,7 +6,8 @@ import { serviceError as jobsError } from '../jobs/errors.js';
 import { compareVersions, VERSION } from '../../engine/versions.js';
 import type { GuardedCall, Plugin, PluginInput, RouteGuard, RouteSpec, Services } from '../../engine/types.js';
 import { publishTime, scheduleSettings } from './schedule-settings.js';
-import { ScheduledWrites, writeView } from './schedule-store.js';
+import { ScheduledWrites } from './schedule-store.js';
+import { writeView } from './schedule-view.js';
 
 export { SCHEDULE_SETTING_KEYS, scheduleSettings } from './schedule-settings.js';
 

@@ -13,6 +13,7 @@ import { createSandbox, sandboxOptionsFromEnv } from '../../../adapters/upstream
 import { writesTo } from '../../../adapters/upstream/sandbox/lost-answers.js';
 import { exampleFetch } from '../../helpers/examples.js';
 import { countedProduct } from '../../helpers/counted-upstream.js';
+import { settled } from '../../helpers/writes.js';
 
 const sandbox = createSandbox({ seed: 1, ...sandboxOptionsFromEnv({ SANDBOX_LOST_ANSWER_RATE: '1', SANDBOX_LIVE_SECONDS: '0', SANDBOX_VERSION: '1.12.13' }) });
 const { app, http, counted, session } = await countedProduct(t, sandbox);
@@ -117,6 +118,18 @@ t.test('state writes whose answers were lost: the state read back, each sent onc
     t.ok(row.holds(), `${row.route}: the platform holds it`);
   }
   t.equal(rows.length, 15);
+});
+
+t.test("a scheduled message whose answer was lost: its run carries the write's own key, so it is read back, sent once", async (t) => {
+  const text = `scheduled lost ${randomUUID()}`;
+  const as = { 'x-session-id': session };
+  const form = { text, user_ids: '5000000100', publish_at: new Date(Date.now() + 400).toISOString() };
+  const reply = await http.request('POST', '/direct/message', { form, headers: as });
+  t.equal(reply.status, 202, reply.text);
+  const id = (reply.body as { id: string }).id;
+  const done = await settled(http, as, id);
+  t.match(done, { state: 'completed', result: { text } }, 'the run answered the message read back, not the lost connection');
+  t.equal([...sandbox.world.messages.values()].filter((m) => m.text === text).length, 1, 'one message with the text');
 });
 
 t.test('no read-back (reconcile: none): 502 WriteOutcomeUnknown naming what to check; the keyed repeat never re-sends', async (t) => {
