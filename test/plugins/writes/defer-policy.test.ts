@@ -26,7 +26,8 @@ const session = stringBody(await http.request('POST', '/auth/login', { form: { u
 const as = { 'x-session-id': session };
 await patchPolicy(http, as, { warmup_days: 0, limits: { like: { minute: 1, hour: 100, day: 1000 } } });
 
-const like = (media_id: string, headers: Record<string, string> = {}) => http.request('POST', '/media/like', { form: { media_id }, headers: { ...as, ...headers } });
+const like = (media_id: string, headers: Record<string, string> = {}) =>
+  http.request('POST', '/media/like', { form: { media_id }, headers: { ...as, ...headers } });
 const liked = async (id: string) => ((await http.request('GET', '/media', { query: { id }, headers: as })).body as { has_liked?: boolean }).has_liked;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Two of demo's posts that it has not liked.
