@@ -3,7 +3,7 @@
 // would have answered (the relationship's `true`, the comment, the post, the message), `absent`
 // when the state shows the write did not happen, and throws when it cannot tell. A manifest route
 // names its check (`reconcile:`), or `none`; without, the check of its upstream write method below.
-import type { InputBag } from '../../engine/types.js';
+import { type InputBag, UpstreamError } from '../../engine/types.js';
 
 export interface ReadBack {
   readonly bag: InputBag;
@@ -47,7 +47,7 @@ function state(what: string, read: (input: ReadBack) => Promise<Found>, on: bool
 }
 
 function describe(bag: InputBag): string {
-  return ['media_id', 'media_pk', 'collection_pk', 'user_id', 'username', 'hashtag', 'story_id']
+  return ['media_id', 'media_pk', 'collection_pk', 'user_id', 'username', 'hashtag', 'story_id', 'story_pk']
     .filter((name) => bag[name] !== undefined)
     .map((name) => `${name} ${text(bag[name])}`)
     .join(', ');
@@ -83,6 +83,23 @@ function member(items: readonly Json[], wanted: (item: Json) => boolean, full: b
   if (full && !on) throw new Error('the item may be past the first page');
   return { holds: false };
 }
+
+/** Whether a record still exists: the platform's not-found for it says it is gone; any other failure cannot tell. */
+const exists =
+  (method: string, key: string, bagKey: string, gone: string) =>
+  async (input: ReadBack): Promise<Found> => {
+    try {
+      await input.call(method, { [key]: pkOf(input.bag[bagKey]), use_cache: false });
+      return { holds: true };
+    } catch (error) {
+      if (error instanceof UpstreamError && error.excType === gone) return { holds: false };
+      throw error;
+    }
+  };
+/** The account's own record (aiograpi's Account: is_private, biography). */
+const own =
+  (holds: (account: Json, bag: InputBag) => boolean) =>
+  async (input: ReadBack): Promise<Found> => ({ holds: holds((await input.call('account_info', {})) as Json, input.bag) });
 
 const SAVED_PAGE = 50;
 /** The saved posts (or the named collection's), newest first: `collection_medias` of the platform's "All posts" collection. */
@@ -177,6 +194,20 @@ export const CHECKS: Readonly<Record<string, Check>> = {
   unsaved: state("whether the post is still in this account's saved posts (or the collection)", saved(false), false),
   pinned: state("whether the post is pinned to this account's profile", pinned, true),
   unpinned: state("whether the post is still pinned to this account's profile", pinned, false),
+  media_deleted: state('whether the post still exists', exists('media_info', 'media_pk', 'media_id', 'MediaNotFound'), false),
+  story_deleted: state('whether the story still exists', exists('story_info', 'story_pk', 'story_pk', 'StoryNotFound'), false),
+  privacy: state(
+    'whether the account is private as asked',
+    own((account, bag) => account.is_private === bag.is_private),
+    true,
+  ),
+  biography: state(
+    "the account's biography",
+    own((account, bag) => text(account.biography) === text(bag.biography)),
+    true,
+  ),
+  request_approved: state('whether the user follows this account now', relation('followed_by'), true),
+  request_declined: state("whether the user's follow request is still pending", relation('incoming_request'), false),
   story_liked: state('whether this account likes the story (its likers)', storyLiked, true),
   story_unliked: state('whether this account still likes the story (its likers)', storyLiked, false),
   hashtag_followed: state('whether this account follows the hashtag', hashtagFollowed, true),
@@ -206,6 +237,13 @@ export const CHECK_OF_METHOD: Readonly<Record<string, keyof typeof CHECKS>> = {
   media_unsave: 'unsaved',
   media_pin: 'pinned',
   media_unpin: 'unpinned',
+  media_delete: 'media_deleted',
+  story_delete: 'story_deleted',
+  account_set_private: 'privacy',
+  account_set_public: 'privacy',
+  account_set_biography: 'biography',
+  user_follow_request_approve: 'request_approved',
+  user_follow_request_decline: 'request_declined',
   story_like: 'story_liked',
   story_unlike: 'story_unliked',
   hashtag_follow: 'hashtag_followed',

@@ -4,7 +4,7 @@
 // whose item is missing from a full first page cannot be told either; a state write is confirmed
 // only by its own flag of the relationship.
 import t from 'tap';
-import type { RouteSpec } from '../../../engine/types.js';
+import { type RouteSpec, UpstreamError } from '../../../engine/types.js';
 import type { ReadBack } from '../../../plugins/writes/reconcile-checks.js';
 import { CHECKS } from '../../../plugins/writes/reconcile-checks.js';
 import { reconcile } from '../../../plugins/writes/reconcile.js';
@@ -23,6 +23,7 @@ function readBack(bag: Record<string, unknown>, answers: Record<string, unknown>
     async call(method) {
       calls.push(method);
       if (!(method in answers)) throw new Error(`AttributeError: 'Client' object has no attribute '${method}'`);
+      if (answers[method] instanceof Error) throw answers[method];
       return answers[method];
     },
   };
@@ -65,4 +66,27 @@ t.test('pins read the pinned posts; mutes, close friends and a removed follower 
   t.same(await run('close_friend', { user_id: '7' }, relation({ is_bestie: true })), { state: 'done', value: true });
   t.same(await run('follower_removed', { user_id: '7' }, relation({ followed_by: true })), { state: 'absent' });
   t.same(await run('follower_removed', { user_id: '7' }, relation({ followed_by: false })), { state: 'done', value: true });
+});
+
+t.test("a deletion is read back by the platform's not-found for the record, and nothing else", async (t) => {
+  const gone = { media_info: new UpstreamError('MediaNotFound', 'Media not found or unavailable') };
+  t.same(await run('media_deleted', { media_id: '42_5' }, gone), { state: 'done', value: true });
+  t.same(await run('media_deleted', { media_id: '42_5' }, { media_info: { pk: '42' } }), { state: 'absent' }, 'still there');
+  const throttled = { media_info: new UpstreamError('PleaseWaitFewMinutes', 'Please wait a few minutes') };
+  t.match(await run('media_deleted', { media_id: '42_5' }, throttled), { state: 'unknown', check: /still exists.*media_id 42_5/ });
+  const story = { story_info: new UpstreamError('StoryNotFound', 'Story not found') };
+  t.same(await run('story_deleted', { story_pk: '31' }, story), { state: 'done', value: true });
+  t.match(await run('story_deleted', { story_pk: '31' }, gone), { state: 'unknown' }, "another record's not-found says nothing");
+});
+
+t.test("privacy and biography read the account's own record; an answered follow request the relationship", async (t) => {
+  const account = { account_info: { is_private: true, biography: 'hello' } };
+  t.same(await run('privacy', { is_private: true }, account), { state: 'done', value: true });
+  t.same(await run('privacy', { is_private: false }, account), { state: 'absent' });
+  t.same(await run('biography', { biography: 'hello' }, account), { state: 'done', value: true });
+  t.same(await run('biography', { biography: 'bye' }, account), { state: 'absent' });
+  const pending = { user_friendship_v1: { incoming_request: true, followed_by: false } };
+  t.same(await run('request_approved', { user_id: '7' }, pending), { state: 'absent' });
+  t.same(await run('request_declined', { user_id: '7' }, pending), { state: 'absent' });
+  t.same(await run('request_declined', { user_id: '7' }, { user_friendship_v1: { incoming_request: false } }), { state: 'done', value: true });
 });

@@ -2,7 +2,8 @@
 // (SOCIALGATE_SANDBOX_LOST_ANSWER_RATE=1), playing aiograpi 1.12 (whose story_likers and
 // hashtag_following read back story likes and hashtag follows). A keyed upload, comment, follow,
 // like, message, and each state write (saves, pins, mutes, close friends, story likes, hashtag
-// follows, a removed follower) answer the confirmed result read back from the platform, the
+// follows, a removed follower, a deleted post or story, privacy, biography, an answered follow
+// request) answer the confirmed result read back from the platform, the
 // platform holds the write once, and the keyed repeat replays it without a call; a route with no
 // read-back (manifest `reconcile: none`) answers 502 WriteOutcomeUnknown naming what to check, and
 // its keyed repeat never sends it again.
@@ -91,8 +92,13 @@ function stateRows(): StateRow[] {
   const user = others.find((u) => !me.mutedPosts.has(u.pk) && !me.mutedStories.has(u.pk) && !me.closeFriends.has(u.pk))!;
   const follower = others.find((u) => me.followers.has(u.pk))!;
   const post = [...sandbox.world.media.values()].find((m) => m.owner !== me.pk && !me.saved.includes(m.pk))!;
-  const own = [...sandbox.world.media.values()].find((m) => m.owner === me.pk && !me.pinned.includes(m.pk))!;
-  const story = [...sandbox.world.stories.values()].find((s) => s.owner !== me.pk && !s.likers.has(me.pk))!;
+  const mine = [...sandbox.world.media.values()].filter((m) => m.owner === me.pk && !me.pinned.includes(m.pk) && m.pk !== '3955340313237098052');
+  const [own, doomed] = mine;
+  const story = me.stories[0];
+  const [approved, declined] = [...me.requests];
+  const bio = `lost answer ${randomUUID().slice(0, 8)}`;
+  const privately = !me.isPrivate;
+  const liked = [...sandbox.world.stories.values()].find((s) => s.owner !== me.pk && !s.likers.has(me.pk))!;
   const tag = [...sandbox.world.hashtags.keys()].find((name) => !me.hashtags.has(name))!;
   const pair = (route: string, input: Record<string, string[]>, write: string, unwrite: string, holds: () => boolean): StateRow[] => [
     { route: `POST ${route}`, input, write, holds },
@@ -101,12 +107,28 @@ function stateRows(): StateRow[] {
   return [
     ...pair('/media/save', { media_id: [`${post.pk}_${post.owner}`] }, 'media_save', 'media_unsave', () => me.saved.includes(post.pk)),
     ...pair('/media/pin', { media_pk: [own.pk] }, 'media_pin', 'media_unpin', () => me.pinned.includes(own.pk)),
-    ...pair('/story/like', { story_id: [`${story.pk}_${story.owner}`] }, 'story_like', 'story_unlike', () => story.likers.has(me.pk)),
+    ...pair('/story/like', { story_id: [`${liked.pk}_${liked.owner}`] }, 'story_like', 'story_unlike', () => liked.likers.has(me.pk)),
     ...pair('/hashtag/follow', { hashtag: [tag] }, 'hashtag_follow', 'hashtag_unfollow', () => me.hashtags.has(tag)),
     ...pair('/user/mute/posts', { user_id: [user.pk] }, 'mute_posts_from_follow', 'unmute_posts_from_follow', () => me.mutedPosts.has(user.pk)),
     ...pair('/user/mute/stories', { user_id: [user.pk] }, 'mute_stories_from_follow', 'unmute_stories_from_follow', () => me.mutedStories.has(user.pk)),
     ...pair('/user/close-friend', { user_id: [user.pk] }, 'close_friend_add', 'close_friend_remove', () => me.closeFriends.has(user.pk)),
     { route: 'DELETE /user/follower', input: { user_id: [follower.pk] }, write: 'user_remove_follower', holds: () => !me.followers.has(follower.pk) },
+    { route: 'DELETE /media', input: { media_id: [`${doomed.pk}_${me.pk}`] }, write: 'media_delete', holds: () => !sandbox.world.media.has(doomed.pk) },
+    { route: 'DELETE /story', input: { story_pk: [story] }, write: 'story_delete', holds: () => !sandbox.world.stories.has(story) },
+    { route: 'PATCH /account/biography', input: { biography: [bio] }, write: 'account_set_biography', holds: () => me.biography === bio },
+    {
+      route: 'PATCH /account/privacy',
+      input: { is_private: [String(privately)] },
+      write: privately ? 'account_set_private' : 'account_set_public',
+      holds: () => me.isPrivate === privately,
+    },
+    {
+      route: 'POST /account/follow/request/approve',
+      input: { user_id: [approved] },
+      write: 'user_follow_request_approve',
+      holds: () => me.followers.has(approved),
+    },
+    { route: 'DELETE /account/follow/request', input: { user_id: [declined] }, write: 'user_follow_request_decline', holds: () => !me.requests.has(declined) },
   ];
 }
 
@@ -117,7 +139,7 @@ t.test('state writes whose answers were lost: the state read back, each sent onc
     t.equal(await twice(t, row.route, row.input, row.write), true, `${row.route}: confirmed`);
     t.ok(row.holds(), `${row.route}: the platform holds it`);
   }
-  t.equal(rows.length, 15);
+  t.equal(rows.length, 21);
 });
 
 t.test("a scheduled message whose answer was lost: its run carries the write's own key, so it is read back, sent once", async (t) => {
