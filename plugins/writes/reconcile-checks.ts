@@ -47,7 +47,7 @@ function state(what: string, read: (input: ReadBack) => Promise<Found>, on: bool
 }
 
 function describe(bag: InputBag): string {
-  return ['media_id', 'media_pk', 'collection_pk', 'user_id', 'username', 'hashtag', 'story_id', 'story_pk']
+  return ['media_id', 'media_pk', 'collection_pk', 'user_id', 'username', 'hashtag', 'story_id', 'story_pk', 'highlight_pk', 'thread_id']
     .filter((name) => bag[name] !== undefined)
     .map((name) => `${name} ${text(bag[name])}`)
     .join(', ');
@@ -86,16 +86,22 @@ function member(items: readonly Json[], wanted: (item: Json) => boolean, full: b
 
 /** Whether a record still exists: the platform's not-found for it says it is gone; any other failure cannot tell. */
 const exists =
-  (method: string, key: string, bagKey: string, gone: string) =>
+  (method: string, key: string, bagKey: string, gone: string, fresh: Json = { use_cache: false }) =>
   async (input: ReadBack): Promise<Found> => {
     try {
-      await input.call(method, { [key]: pkOf(input.bag[bagKey]), use_cache: false });
+      await input.call(method, { [key]: pkOf(input.bag[bagKey]), ...fresh });
       return { holds: true };
     } catch (error) {
       if (error instanceof UpstreamError && error.excType === gone) return { holds: false };
       throw error;
     }
   };
+/** One flag of the account's side of a conversation (aiograpi's DirectThread: muted, vc_muted). */
+const thread =
+  (flag: string) =>
+  async (input: ReadBack): Promise<Found> => ({
+    holds: ((await input.call('direct_thread', { thread_id: input.bag.thread_id, amount: 1 })) as Json)[flag] === true,
+  });
 /** The account's own record (aiograpi's Account: is_private, biography). */
 const own =
   (holds: (account: Json, bag: InputBag) => boolean) =>
@@ -196,6 +202,11 @@ export const CHECKS: Readonly<Record<string, Check>> = {
   unpinned: state("whether the post is still pinned to this account's profile", pinned, false),
   media_deleted: state('whether the post still exists', exists('media_info', 'media_pk', 'media_id', 'MediaNotFound'), false),
   story_deleted: state('whether the story still exists', exists('story_info', 'story_pk', 'story_pk', 'StoryNotFound'), false),
+  highlight_deleted: state('whether the highlight still exists', exists('highlight_info', 'highlight_pk', 'highlight_pk', 'HighlightNotFound', {}), false),
+  thread_muted: state('whether this account mutes the conversation', thread('muted'), true),
+  thread_unmuted: state('whether this account still mutes the conversation', thread('muted'), false),
+  calls_muted: state("whether this account mutes the conversation's video calls", thread('vc_muted'), true),
+  calls_unmuted: state("whether this account still mutes the conversation's video calls", thread('vc_muted'), false),
   privacy: state(
     'whether the account is private as asked',
     own((account, bag) => account.is_private === bag.is_private),
@@ -239,6 +250,11 @@ export const CHECK_OF_METHOD: Readonly<Record<string, keyof typeof CHECKS>> = {
   media_unpin: 'unpinned',
   media_delete: 'media_deleted',
   story_delete: 'story_deleted',
+  highlight_delete: 'highlight_deleted',
+  direct_thread_mute: 'thread_muted',
+  direct_thread_unmute: 'thread_unmuted',
+  direct_thread_mute_video_call: 'calls_muted',
+  direct_thread_unmute_video_call: 'calls_unmuted',
   account_set_private: 'privacy',
   account_set_public: 'privacy',
   account_set_biography: 'biography',

@@ -90,3 +90,10 @@ t.test("privacy and biography read the account's own record; an answered follow 
   t.same(await run('request_declined', { user_id: '7' }, pending), { state: 'absent' });
   t.same(await run('request_declined', { user_id: '7' }, { user_friendship_v1: { incoming_request: false } }), { state: 'done', value: true });
 });
+
+t.test("a conversation's mutes read its own flags", async (t) => {
+  const calls = { direct_thread: { id: '9', muted: false, vc_muted: true } };
+  t.same(await run('thread_muted', { thread_id: '9' }, calls), { state: 'absent' }, 'calls muted is not the conversation muted');
+  t.same(await run('calls_muted', { thread_id: '9' }, calls), { state: 'done', value: true });
+  t.same(await run('thread_unmuted', { thread_id: '9' }, calls), { state: 'done', value: true });
+});

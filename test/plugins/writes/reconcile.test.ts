@@ -2,8 +2,8 @@
 // (SOCIALGATE_SANDBOX_LOST_ANSWER_RATE=1), playing aiograpi 1.12 (whose story_likers and
 // hashtag_following read back story likes and hashtag follows). A keyed upload, comment, follow,
 // like, message, and each state write (saves, pins, mutes, close friends, story likes, hashtag
-// follows, a removed follower, a deleted post or story, privacy, biography, an answered follow
-// request) answer the confirmed result read back from the platform, the
+// follows, a removed follower, a deleted post, story or highlight, privacy, biography, an answered
+// follow request, a muted conversation or its calls) answer the confirmed result read back from the platform, the
 // platform holds the write once, and the keyed repeat replays it without a call; a route with no
 // read-back (manifest `reconcile: none`) answers 502 WriteOutcomeUnknown naming what to check, and
 // its keyed repeat never sends it again.
@@ -98,6 +98,9 @@ function stateRows(): StateRow[] {
   const [approved, declined] = [...me.requests];
   const bio = `lost answer ${randomUUID().slice(0, 8)}`;
   const privately = !me.isPrivate;
+  const conversation = [...sandbox.world.threads.values()].find((c) => c.state.has(me.pk) && !c.state.get(me.pk)!.muted && !c.state.get(me.pk)!.vcMuted)!;
+  const side = () => conversation.state.get(me.pk)!;
+  const highlight = me.highlights[0];
   const liked = [...sandbox.world.stories.values()].find((s) => s.owner !== me.pk && !s.likers.has(me.pk))!;
   const tag = [...sandbox.world.hashtags.keys()].find((name) => !me.hashtags.has(name))!;
   const pair = (route: string, input: Record<string, string[]>, write: string, unwrite: string, holds: () => boolean): StateRow[] => [
@@ -113,6 +116,15 @@ function stateRows(): StateRow[] {
     ...pair('/user/mute/stories', { user_id: [user.pk] }, 'mute_stories_from_follow', 'unmute_stories_from_follow', () => me.mutedStories.has(user.pk)),
     ...pair('/user/close-friend', { user_id: [user.pk] }, 'close_friend_add', 'close_friend_remove', () => me.closeFriends.has(user.pk)),
     { route: 'DELETE /user/follower', input: { user_id: [follower.pk] }, write: 'user_remove_follower', holds: () => !me.followers.has(follower.pk) },
+    ...pair('/direct/thread/mute', { thread_id: [conversation.id] }, 'direct_thread_mute', 'direct_thread_unmute', () => side().muted),
+    ...pair(
+      '/direct/thread/video/call/mute',
+      { thread_id: [conversation.id] },
+      'direct_thread_mute_video_call',
+      'direct_thread_unmute_video_call',
+      () => side().vcMuted,
+    ),
+    { route: 'DELETE /highlight', input: { highlight_pk: [highlight] }, write: 'highlight_delete', holds: () => !sandbox.world.highlights.has(highlight) },
     { route: 'DELETE /media', input: { media_id: [`${doomed.pk}_${me.pk}`] }, write: 'media_delete', holds: () => !sandbox.world.media.has(doomed.pk) },
     { route: 'DELETE /story', input: { story_pk: [story] }, write: 'story_delete', holds: () => !sandbox.world.stories.has(story) },
     { route: 'PATCH /account/biography', input: { biography: [bio] }, write: 'account_set_biography', holds: () => me.biography === bio },
@@ -139,7 +151,7 @@ t.test('state writes whose answers were lost: the state read back, each sent onc
     t.equal(await twice(t, row.route, row.input, row.write), true, `${row.route}: confirmed`);
     t.ok(row.holds(), `${row.route}: the platform holds it`);
   }
-  t.equal(rows.length, 21);
+  t.equal(rows.length, 26);
 });
 
 t.test("a scheduled message whose answer was lost: its run carries the write's own key, so it is read back, sent once", async (t) => {
