@@ -37,9 +37,7 @@ import { streamCapFor } from '../plugins/upload/index.js';
 import { policyGuard } from '../plugins/policy/index.js';
 import { freezeGuard, freezeSettings } from '../plugins/policy/freeze.js';
 import { policyModule } from '../plugins/policy/module.js';
-import { idempotencyGuards } from '../plugins/writes/index.js';
-import { scheduleGuard } from '../plugins/writes/schedule.js';
-import { deferGuard } from '../plugins/writes/defer.js';
+import { idempotencyGuards, laterGuards } from '../plugins/writes/index.js';
 import { writesModule } from '../plugins/writes/module.js';
 
 export interface ComposeOverrides {
@@ -49,7 +47,7 @@ export interface ComposeOverrides {
   readonly keys?: KeyStore;
   /** Route guards run outside the product's own (tests observe or refuse calls with them). */
   readonly guards?: readonly RouteGuard[];
-  /** The account-safety policy's clock (tests move it). */
+  /** The account-safety policy's clock, which deferred and scheduled writes read too (tests move it). */
   readonly policyClock?: () => number;
 }
 
@@ -121,7 +119,8 @@ export function productParts(config: Config, options: { readonly policyClock?: (
  * account-safety policy: the freeze of a class the platform blocked, then the budgets.
  */
 function featureGuards(config: Config, options: { readonly policyClock?: () => number }): RouteGuard[] {
-  return [...idempotencyGuards(config.extra), deferGuard, scheduleGuard, freezeGuard(freezeSettings(config.extra)), policyGuard({ now: options.policyClock })];
+  const guards = [freezeGuard(freezeSettings(config.extra)), policyGuard({ now: options.policyClock })];
+  return [...idempotencyGuards(config.extra), ...laterGuards(options.policyClock), ...guards];
 }
 
 /** For tools that load the manifest without serving (openapi, routes, audit). */

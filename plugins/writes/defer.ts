@@ -4,8 +4,8 @@
 // 202 with `Preference-Applied: respond-async`. The guard wraps the policy's: it sits outside it in
 // bin/compose.ts, inside the idempotency keys (a replay answers the stored 202).
 import type { RouteGuard } from '../../engine/types.js';
-import { writesOf } from './schedule.js';
-import { writeView } from './schedule-store.js';
+import { clockOf, writesOf } from './schedule.js';
+import { writeView } from './schedule-view.js';
 
 /** The policy's refusals that time cures; any other error is answered as it is. */
 export const DEFERRABLE: ReadonlySet<string> = new Set(['ActionBudgetExceeded', 'OutsideActivityWindow']);
@@ -21,7 +21,7 @@ export const deferGuard: RouteGuard = {
       } catch (error) {
         const refused = services.routes.statusOf(error);
         if (!DEFERRABLE.has(refused.excType) || refused.retryAfter === undefined) throw error;
-        const write = await writesOf(services).create(call, 'deferred', Date.now() + refused.retryAfter * 1000, refused.excType);
+        const write = await writesOf(services).create(call, 'deferred', clockOf(services) + refused.retryAfter * 1000, refused.excType);
         call.reply.status = 202;
         call.reply.headers['Preference-Applied'] = 'respond-async';
         return writeView(write);

@@ -32,6 +32,7 @@ export const writesModule: FeatureModule = {
     schedule('SCHEDULE_MAX_AHEAD_DAYS', '90', 'how far ahead publish_at may be'),
     schedule('SCHEDULE_MAX_PENDING', '100', 'scheduled and deferred writes of one account waiting to run'),
     schedule('SCHEDULE_MAX_MB', '1024', 'bytes of uploaded files kept for waiting writes'),
+    schedule('SCHEDULE_RECHECK_MS', '60000', 'the longest a waiting write sleeps before it looks at the clock again'),
     schedule('SCHEDULE_NATIVE', 'false', "`true`: publish_at goes to the library's own schedule_at where it has one"),
   ],
 };

@@ -2,7 +2,7 @@
 // start (bin/compose.ts), so a bad value stops the start by name.
 import { invalidParams } from '../../engine/service-errors.js';
 
-export const SCHEDULE_SETTING_KEYS = ['SCHEDULE_MAX_AHEAD_DAYS', 'SCHEDULE_MAX_PENDING', 'SCHEDULE_MAX_MB', 'SCHEDULE_NATIVE'];
+export const SCHEDULE_SETTING_KEYS = ['SCHEDULE_MAX_AHEAD_DAYS', 'SCHEDULE_MAX_PENDING', 'SCHEDULE_MAX_MB', 'SCHEDULE_NATIVE', 'SCHEDULE_RECHECK_MS'];
 
 export interface ScheduleSettings {
   /** How far ahead `publish_at` may be. */
@@ -13,6 +13,12 @@ export interface ScheduleSettings {
   readonly maxBytes: number;
   /** Hand `publish_at` to the library's own `schedule_at` where the route has it (aiograpi 1.12+, professional accounts). */
   readonly native: boolean;
+  /**
+   * The longest a waiting write sleeps in the queue before it looks at the clock again: a run's time
+   * is kept in the service's clock, which may move otherwise than the queue's timers (a clock set
+   * forward, a test's clock).
+   */
+  readonly recheckMs: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -23,6 +29,7 @@ export function scheduleSettings(extra: Readonly<Record<string, string | undefin
     maxPending: numberSetting(extra, 'SCHEDULE_MAX_PENDING', 100, 1, 100_000, 'writes'),
     maxBytes: numberSetting(extra, 'SCHEDULE_MAX_MB', 1024, 0, 1_000_000, 'MB') * 1024 * 1024,
     native: switchSetting(extra, 'SCHEDULE_NATIVE'),
+    recheckMs: numberSetting(extra, 'SCHEDULE_RECHECK_MS', 60_000, 10, 86_400_000, 'milliseconds'),
   };
 }
 

@@ -27,6 +27,7 @@ import type {
   WorkLayer,
   WorkOutcome,
 } from '../../engine/types.js';
+import { KEY_HEADER } from './idempotency.js';
 import type { ScheduleSettings } from './schedule-settings.js';
 
 export const WRITE_WORK = 'write';
@@ -111,7 +112,7 @@ export class ScheduledWrites {
       account: session.account,
       session_ref: sessionRef(session.id),
       owner: ownerOf(call.caller),
-      idempotency_key: call.header?.('idempotency-key') || null,
+      idempotency_key: call.header?.(KEY_HEADER) || null,
       state: 'scheduled',
       run_at: runAt,
       reason: reason ?? null,
@@ -119,7 +120,7 @@ export class ScheduledWrites {
       updated_at: now,
     };
     await this.store.put(BUCKET, id, write);
-    await this.deps.work.queue.add(WRITE_WORK, id, { id }, { delayMs: Math.max(0, runAt - now) });
+    await this.deps.work.queue.add(WRITE_WORK, id, { id }, { delayMs: this.sleepUntil(runAt) });
     return write;
   }
 
@@ -191,7 +192,7 @@ export class ScheduledWrites {
     if (!write) return;
     if (write.state === 'running') return this.finish(write, { failed: UNKNOWN_OUTCOME });
     if (write.state !== 'scheduled') return;
-    if (write.run_at > this.now()) return { retryAt: write.run_at };
+    if (write.run_at > this.now()) return { delayMs: this.sleepUntil(write.run_at) };
     if (!(await this.claim(write.id))) return;
     const record = await this.deps.sessions.find(this.store.open(write.session, write.id));
     const route = this.deps.routes.route(write.route);
@@ -248,7 +249,12 @@ export class ScheduledWrites {
     await this.store.update<ScheduledWrite>(BUCKET, write.id, (w) =>
       w?.state === 'running' ? { ...w, state: 'scheduled', run_at: runAt, reason, updated_at: this.now() } : undefined,
     );
-    return { retryAt: runAt };
+    return { delayMs: this.sleepUntil(runAt) };
+  }
+
+  /** How long the queue sleeps before the item looks again: until `runAt` on the service's clock, at most the recheck. */
+  private sleepUntil(runAt: number): number {
+    return Math.max(0, Math.min(runAt - this.now(), this.deps.settings.recheckMs));
   }
 
   private async finish(write: ScheduledWrite, outcome: { result?: unknown; status?: number; failed?: Failure }): Promise<void> {
@@ -293,22 +299,10 @@ const UNKNOWN_OUTCOME: Failure = {
   detail: 'The instance stopped while this write was being sent; it was not sent again. Check the account before sending it again.',
 };
 
-/** The key a run carries for an exactly-once layer: one per scheduled write, whatever the request's own was. */
+/**
+ * A run's headers (the engine's one channel to guards, as HTTP's and MCP's `_meta` are): an
+ * Idempotency-Key per scheduled write, whatever the request's own was (that one answered the 202).
+ */
 function keyHeader(write: ScheduledWrite): (name: string) => string {
-  return (name) => (name.toLowerCase() === 'idempotency-key' ? `scheduled-${write.id}` : '');
-}
-
-/** What the routes show: times as RFC 3339, files by field and name, nothing sealed. */
-export function writeView(write: ScheduledWrite): Record<string, unknown> {
-  const { session: _sealed, owner: _owner, bag, files, run_at, created_at, updated_at, finished_at, ...shown } = write;
-  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-  return {
-    ...shown,
-    params: bag,
-    files: files.map((f) => ({ field: f.field, name: f.originalName, size: f.size })),
-    run_at: iso(run_at),
-    created_at: iso(created_at),
-    updated_at: iso(updated_at),
-    finished_at: iso(finished_at),
-  };
+  return (name) => (name.toLowerCase() === KEY_HEADER.toLowerCase() ? `scheduled-${write.id}` : '');
 }

@@ -4,13 +4,25 @@
 // outside the account-safety policy: a scheduled write spends its budget when it runs, not now.
 import { serviceError as jobsError } from '../jobs/errors.js';
 import { compareVersions, VERSION } from '../../engine/versions.js';
-import type { Plugin, PluginInput, RouteGuard, RouteSpec, Services } from '../../engine/types.js';
+import type { GuardedCall, Plugin, PluginInput, RouteGuard, RouteSpec, Services } from '../../engine/types.js';
 import { publishTime, scheduleSettings } from './schedule-settings.js';
-import { ScheduledWrites, writeView } from './schedule-store.js';
+import { ScheduledWrites } from './schedule-store.js';
+import { writeView } from './schedule-view.js';
 
 export { SCHEDULE_SETTING_KEYS, scheduleSettings } from './schedule-settings.js';
 
+/** Who keeps a write sent with publish_at: `platform` (the library's schedule_at) or `service` (a scheduled write, 202). */
+export const SCHEDULED_BY = 'Scheduled-By';
+
 const installed = new WeakMap<Services, ScheduledWrites>();
+/**
+ * The app's clock for writes that run later, set when the writes' guards bind (bin/compose.ts gives
+ * them the policy's): a deferred write's time comes from the policy's Retry-After, so both must
+ * read one clock. Read at each use: the background module is installed before the guards bind.
+ */
+const clocks = new WeakMap<Services, () => number>();
+export const useClock = (services: Services, now: () => number): void => void clocks.set(services, now);
+export const clockOf = (services: Services): number => (clocks.get(services) ?? Date.now)();
 
 /** The background module: defines the scheduled write's work kind before the queue starts. */
 export function installWrites(services: Services): void {
@@ -22,6 +34,7 @@ export function installWrites(services: Services): void {
     log: services.log,
     dataDir: services.config.dataDir,
     settings: scheduleSettings(services.config.extra),
+    now: () => clockOf(services),
   });
   writes.install();
   installed.set(services, writes);
@@ -44,18 +57,36 @@ export const scheduleGuard: RouteGuard = {
     return async (call, next) => {
       const given = call.bag.publish_at;
       if (given === undefined || call.origin === 'background') return next();
-      const runAt = publishTime(String(given), settings, Date.now());
-      if (native && libraryHas(native, services.upstream.library.version)) {
+      const runAt = publishTime(String(given), settings, clockOf(services));
+      if (native && libraryHas(native, services.upstream.library.version) && (await professional(call, services))) {
         delete call.bag.publish_at;
         call.bag.schedule_at = Math.floor(runAt / 1000);
+        call.reply.headers[SCHEDULED_BY] = 'platform';
         return next();
       }
       const write = await writesOf(services).create(call, 'scheduled', runAt);
       call.reply.status = 202;
+      call.reply.headers[SCHEDULED_BY] = 'service';
       return writeView(write);
     };
   },
 };
+
+/**
+ * Whether the session's account is professional (business or creator: aiograpi's User
+ * `account_type` 2 or 3, or `is_business`), the only accounts the platform schedules posts for.
+ * One read of the account's own record; a read that fails leaves the scheduling to the service.
+ */
+async function professional(call: GuardedCall, services: Services): Promise<boolean> {
+  const session = call.session;
+  if (!session) return false;
+  try {
+    const user = (await services.sessions.client(session).call('user_info', { user_id: session.account.pk })) as Record<string, unknown>;
+    return user.account_type === 2 || user.account_type === 3 || user.is_business === true;
+  } catch {
+    return false;
+  }
+}
 
 /** The library version that added the route's own `schedule_at`; undefined when the route has none. */
 function nativeSince(route: RouteSpec): string | undefined {

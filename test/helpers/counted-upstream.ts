@@ -16,12 +16,15 @@ export interface Counted {
   readonly upstream: UpstreamAdapter;
   /** Every method called, in order. */
   readonly calls: string[];
+  /** Every call with its keywords, in order. */
+  readonly made: { readonly method: string; readonly kwargs: Readonly<Record<string, unknown>> }[];
   /** Calls of this method wait for release() (one gate at a time); answers when one arrived. */
   hold(method: string): { arrived: Promise<void>; release(): void };
 }
 
 /** A sandbox (seed 1 unless given) whose clients push every method they call into `calls` (a new list unless given: one kept across restarts). */
 export function countedUpstream(sandbox: SandboxAdapter = createSandbox({ seed: 1 }), calls: string[] = []): Counted {
+  const made: Counted['made'] = [];
   let gate: { method: string; arrive: () => void; open: Promise<void> } | undefined;
   const upstream = new Proxy(sandbox, {
     get(target, prop) {
@@ -30,6 +33,7 @@ export function countedUpstream(sandbox: SandboxAdapter = createSandbox({ seed: 
         const client = await target.open(options);
         const call = async (method: string, kwargs: Record<string, unknown>, opts?: unknown) => {
           calls.push(method);
+          made.push({ method, kwargs });
           if (gate && gate.method === method) {
             const waiting = gate;
             gate = undefined;
@@ -45,6 +49,7 @@ export function countedUpstream(sandbox: SandboxAdapter = createSandbox({ seed: 
   return {
     upstream,
     calls,
+    made,
     hold(method) {
       let arrive!: () => void;
       let release!: () => void;
