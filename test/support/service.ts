@@ -3,8 +3,8 @@
 // given one SOCIALGATE_SESSION_KEY. Ready once GET /ready answers 200, which means the store is
 // reachable. The environment is cleaned of SOCIALGATE_* names: an unknown one stops the start.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort, killOnExit, removeFolder, stopChild, tail, tempFolder, waitFor } from './process.js';
 import { fromRoot } from '../helpers/root.js';
+import { freePort, killOnExit, removeFolder, stopChild, tail, tempFolder, waitFor } from './process.js';
 
 const CLI = fromRoot('bin', 'socialgate.js');
 
@@ -39,9 +39,12 @@ export interface Service {
   pid(): number | undefined;
 }
 
-/** Starts `count` instances in parallel; on any failure the others are disposed of too. */
-export async function startServices(count: number, options: ServiceOptions): Promise<Service[]> {
-  const services = await Promise.all(Array.from({ length: count }, () => service(options)));
+/**
+ * Starts `count` instances in parallel; on any failure the others are disposed of too. `apart[i]` adds
+ * settings of its own to the i-th (one started beside the others instead of after them).
+ */
+export async function startServices(count: number, options: ServiceOptions, apart: readonly ServiceOptions['env'][] = []): Promise<Service[]> {
+  const services = await Promise.all(Array.from({ length: count }, (_, i) => service({ ...options, env: { ...options.env, ...apart[i] } })));
   const started = await Promise.allSettled(services.map((s) => s.start()));
   const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {

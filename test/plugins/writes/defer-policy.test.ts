@@ -11,14 +11,15 @@ import type { WorkEvent } from '../../../engine/types.js';
 import { PASSWORD } from '../../../adapters/upstream/sandbox/index.js';
 import { serve, stringBody } from '../../helpers/http.js';
 import { patchPolicy } from '../../helpers/policy.js';
-import { count, countedSandbox, recordEvents, settled } from '../../helpers/writes.js';
+import { count, countedUpstream } from '../../helpers/counted-upstream.js';
+import { recordEvents, settled } from '../../helpers/writes.js';
 
 const MINUTE = 60_000;
 let now = Math.floor(Date.now() / MINUTE) * MINUTE + 1000; // a second into a minute of the policy's clock
-const calls: string[] = [];
 const events: WorkEvent[] = [];
 const config = testConfig({ policy: 'standard', sessionCacheTtlMs: 0, extra: { SCHEDULE_RECHECK_MS: '50' } });
-const app = await composeApp(config, { upstream: countedSandbox(calls), policyClock: () => now });
+const { upstream, calls } = countedUpstream();
+const app = await composeApp(config, { upstream, policyClock: () => now });
 recordEvents(app, events);
 const http = await serve(app);
 t.teardown(() => http.close());
