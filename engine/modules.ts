@@ -6,6 +6,19 @@ import type { ServiceErrorRow } from './service-errors.js';
 import type { Background, EventTypeRow, FeatureModule, KeyProof, Plugin, Resolver, RouteGuard, SessionSource, SettingRow } from './types.js';
 import type Koa from 'koa';
 
+/** Reads a module's settings from config.extra (throwing an Error that names a bad one). */
+export type SettingsParser = (extra: Record<string, string>) => unknown;
+
+/**
+ * Rows checked by the module's own parser, so a bad value stops the start naming the setting:
+ * `const row = settingRow(mySettings); row('MY_SETTING', '10', 'what it does')`. Without a parser
+ * the row takes any text.
+ */
+export function settingRow(parse?: SettingsParser) {
+  return (name: string, value: string, describe: string): SettingRow =>
+    parse ? { name, default: value, describe, parse: (raw) => parse({ [name]: raw }) } : { name, default: value, describe };
+}
+
 /** A setting row with the module that declares it (the table's "module" column). */
 export interface DeclaredSetting extends SettingRow {
   readonly module: string;

@@ -3,7 +3,8 @@
 import { eventsSettingsFrom } from '../../adapters/events/settings.js';
 import { WEBHOOK_ERRORS } from '../../adapters/events/errors.js';
 import { WATCH_EVENT_TYPES } from '../../adapters/events/sources.js';
-import type { FeatureModule, Plugin, SettingRow } from '../../engine/types.js';
+import { settingRow } from '../../engine/modules.js';
+import type { FeatureModule, Plugin } from '../../engine/types.js';
 import { EVENT_ERRORS } from './errors.js';
 import { eventPlugins, installEvents, SESSION_STATE_CHANGED } from './index.js';
 import { sandboxPlugins } from './sandbox.js';
@@ -11,13 +12,7 @@ import { sandboxPlugins } from './sandbox.js';
 const pick = (prefix: string, webhooks: boolean): Record<string, Plugin> =>
   Object.fromEntries(Object.entries(eventPlugins).filter(([name]) => name.startsWith(prefix) === webhooks));
 
-/** A row checked by the module's own parser, so a bad value stops the start naming the setting. */
-const row = (name: string, value: string, describe: string): SettingRow => ({
-  name,
-  default: value,
-  describe,
-  parse: (raw) => eventsSettingsFrom({ [name]: raw }),
-});
+const row = settingRow(eventsSettingsFrom);
 
 export const eventsModule: FeatureModule = {
   name: 'events',

@@ -1,16 +1,12 @@
 // The account-safety policy: budgets per action class, activity windows and warm-up (GET/PATCH
 // /policy), and the freeze of a class the platform blocked. Its route guards are built per app in
 // bin/compose.ts (they read the app's settings and, in tests, a clock).
-import type { FeatureModule, SettingRow } from '../../engine/types.js';
+import { settingRow } from '../../engine/modules.js';
+import type { FeatureModule } from '../../engine/types.js';
 import { freezeSettings } from './freeze.js';
 import { policyPlugins, policySettings } from './index.js';
 
-const policy = (name: string, value: string, describe: string): SettingRow => ({
-  name,
-  default: value,
-  describe,
-  parse: (raw) => policySettings('standard', { [name]: raw }),
-});
+const policy = settingRow((extra) => policySettings('standard', extra));
 
 export const policyModule: FeatureModule = {
   name: 'policy',
@@ -20,11 +16,6 @@ export const policyModule: FeatureModule = {
     policy('POLICY_WARMUP_DAYS', '14', 'days over which the write budgets reach the preset (`0`: no warm-up)'),
     policy('POLICY_INTERACTIVE_SHARE', '0.2', 'the share of each budget background work leaves to interactive calls'),
     policy('POLICY_WINDOW_READS', 'allow', '`refuse` refuses reads outside the activity window too'),
-    {
-      name: 'FREEZE_BACKOFF_SECONDS',
-      default: '3600',
-      describe: 'how long a class the platform blocked stays frozen when the block carries no hint',
-      parse: (raw) => freezeSettings({ FREEZE_BACKOFF_SECONDS: raw }),
-    },
+    settingRow(freezeSettings)('FREEZE_BACKOFF_SECONDS', '3600', 'how long a class the platform blocked stays frozen when the block carries no hint'),
   ],
 };

@@ -1,22 +1,13 @@
 // Exactly-once writes: idempotency keys with lost answers read back, scheduled writes (publish_at)
 // and deferred ones (Prefer: respond-async), each outcome an event. Its route guards are built per
 // app in bin/compose.ts (they read the app's settings).
-import type { FeatureModule, SettingRow } from '../../engine/types.js';
+import { settingRow } from '../../engine/modules.js';
+import type { FeatureModule } from '../../engine/types.js';
 import { idempotencySettings } from './idempotency-settings.js';
 import { installWrites, scheduleSettings, writePlugins } from './schedule.js';
 
-const keys = (name: string, value: string, describe: string): SettingRow => ({
-  name,
-  default: value,
-  describe,
-  parse: (raw) => idempotencySettings({ [name]: raw }),
-});
-const schedule = (name: string, value: string, describe: string): SettingRow => ({
-  name,
-  default: value,
-  describe,
-  parse: (raw) => scheduleSettings({ [name]: raw }),
-});
+const keys = settingRow(idempotencySettings);
+const schedule = settingRow(scheduleSettings);
 
 export const writesModule: FeatureModule = {
   name: 'writes',
