@@ -10,11 +10,12 @@ import { ScheduledWrites, writeView } from './schedule-store.js';
 
 export { SCHEDULE_SETTING_KEYS, scheduleSettings } from './schedule-settings.js';
 
-const installed = new WeakMap<Services, ScheduledWrites>();
+/** One app's scheduled writes; undefined on an app without the background layer. */
+export type WritesParts = ScheduledWrites | undefined;
 
-/** The background module: defines the scheduled write's work kind before the queue starts. */
-export function installWrites(services: Services): void {
-  if (!services.work) return;
+/** The module's start: defines the scheduled write's work kind before the queue starts. */
+export function startWrites(services: Services): WritesParts {
+  if (!services.work) return undefined;
   const writes = new ScheduledWrites({
     work: services.work,
     sessions: services.sessions,
@@ -24,18 +25,17 @@ export function installWrites(services: Services): void {
     settings: scheduleSettings(services.config.extra),
   });
   writes.install();
-  installed.set(services, writes);
+  return writes;
 }
 
 /** The app's scheduled writes; 503 on an instance built without the background layer. */
-export function writesOf(services: Services): ScheduledWrites {
-  const found = installed.get(services);
+export function writesOf(found: WritesParts): ScheduledWrites {
   if (!found) throw jobsError('JobsUnavailable', 'Background work is not available on this instance: writes cannot run later');
   return found;
 }
 
 /** Answers `publish_at` with a scheduled write (202), or hands it to the library's `schedule_at` where the setting chooses it. */
-export const scheduleGuard: RouteGuard = {
+export const scheduleGuard = (writes: WritesParts): RouteGuard => ({
   name: 'writes.schedule',
   bind(route, services) {
     if (!route.params.some((p) => p.name === 'publish_at')) return undefined;
@@ -50,12 +50,12 @@ export const scheduleGuard: RouteGuard = {
         call.bag.schedule_at = Math.floor(runAt / 1000);
         return next();
       }
-      const write = await writesOf(services).create(call, 'scheduled', runAt);
+      const write = await writesOf(writes).create(call, 'scheduled', runAt);
       call.reply.status = 202;
       return writeView(write);
     };
   },
-};
+});
 
 /** The library version that added the route's own `schedule_at`; undefined when the route has none. */
 function nativeSince(route: RouteSpec): string | undefined {
@@ -68,13 +68,13 @@ function libraryHas(since: string, version: string): boolean {
   return VERSION.test(version) && compareVersions(version, since) >= 0;
 }
 
-const plugin = (handle: (input: PluginInput) => Promise<unknown>): Plugin => ({ uses: [], handle });
+const plugin = (handle: (input: PluginInput<WritesParts>) => Promise<unknown>): Plugin<WritesParts> => ({ uses: [], handle });
 
-export const writePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
+export const writePlugins: Readonly<Record<string, Plugin<WritesParts>>> = Object.freeze({
   'writes.scheduled.list': plugin(async (input) => {
     const state = typeof input.input.state === 'string' ? input.input.state : undefined;
-    return (await writesOf(input.services).list(input.caller, { pk: input.session?.account.pk, state })).map(writeView);
+    return (await writesOf(input.parts).list(input.caller, { pk: input.session?.account.pk, state })).map(writeView);
   }),
-  'writes.scheduled.show': plugin(async (input) => writeView(await writesOf(input.services).get(String(input.input.id), input.caller))),
-  'writes.scheduled.cancel': plugin(async (input) => writeView(await writesOf(input.services).cancel(String(input.input.id), input.caller))),
+  'writes.scheduled.show': plugin(async (input) => writeView(await writesOf(input.parts).get(String(input.input.id), input.caller))),
+  'writes.scheduled.cancel': plugin(async (input) => writeView(await writesOf(input.parts).cancel(String(input.input.id), input.caller))),
 });

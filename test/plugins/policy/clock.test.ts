@@ -13,7 +13,7 @@ const HOUR = 3_600_000;
 let now = Date.now();
 const { upstream, calls } = countingSandbox();
 const config = testConfig({ policy: 'standard', extra: { POLICY_WARMUP_DAYS: '10', POLICY_WARMUP_START: '0.2' } });
-const app = await composeApp(config, { upstream, policyClock: () => now });
+const app = await composeApp(config, { upstream, clock: () => now });
 const http = await serve(app);
 t.teardown(() => http.close());
 const tz = 3600; // UTC+1, as the session logs in with

@@ -10,7 +10,8 @@ import { HttpError } from '../../../engine/http-error.js';
 import { serviceError } from '../../../plugins/pools/errors.js';
 import type { GuardedCall, RouteGuard, WorkEvent } from '../../../engine/types.js';
 import { PASSWORD } from '../../../adapters/upstream/sandbox/index.js';
-import { deferGuard, prefersAsync } from '../../../plugins/writes/defer.js';
+import { prefersAsync } from '../../../plugins/writes/defer.js';
+import { POLICY_ORDER } from '../../../plugins/policy/module.js';
 import { serve, stringBody } from '../../helpers/http.js';
 import { count, countedSandbox, recordEvents, settled } from '../../helpers/writes.js';
 
@@ -34,8 +35,9 @@ const standInPolicy: RouteGuard = {
 
 const calls: string[] = [];
 const events: WorkEvent[] = [];
-// The deferral guard wraps the stand-in here as it wraps the policy in bin/compose.ts (test guards go outside the product's).
-const app = await composeApp(testConfig({ sessionCacheTtlMs: 0 }), { upstream: countedSandbox(calls), guards: [deferGuard, standInPolicy] });
+// The product's deferral guard wraps the stand-in as it wraps the policy: the stand-in sits just outside the policy.
+const placedGuards = [{ order: POLICY_ORDER - 1, guard: standInPolicy }];
+const app = await composeApp(testConfig({ sessionCacheTtlMs: 0 }), { upstream: countedSandbox(calls), placedGuards });
 recordEvents(app, events);
 const http = await serve(app);
 t.teardown(() => http.close());
