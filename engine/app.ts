@@ -1,7 +1,7 @@
 // The Koa application: request id and timing, the one error writer, the route table compiled from
 // the manifest, and a JSON 404 for everything else. Adapters and plugins are injected.
 import Koa from 'koa';
-import { type ServiceErrorTable } from './service-errors.js';
+import type { ServiceErrorTable } from './service-errors.js';
 import { loadManifest, defaultManifestDir } from './manifest/load.js';
 import type { SettingBounds } from './manifest/bounds.js';
 import { createMetrics, type Metrics } from './metrics.js';

@@ -66,7 +66,8 @@ function startContext(
     clock,
     sessionViews: module.readsSessionViews ? [...views] : [],
     partsOf<Q>(needed: FeatureModule<Q>): Q {
-      if (!module.needs?.includes(needed as FeatureModule)) throw new Error(`feature modules: ${module.name} reads ${needed.name}'s parts without naming it in needs`);
+      if (!module.needs?.includes(needed as FeatureModule))
+        throw new Error(`feature modules: ${module.name} reads ${needed.name}'s parts without naming it in needs`);
       return started.get(needed as FeatureModule) as Q;
     },
   };

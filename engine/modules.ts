@@ -1,11 +1,11 @@
 // Merges the feature modules the composition root lists into what the engine consumes: one table of
-// plugins, errors, settings, event types, session sources, session views, record fields, resolvers and
+// plugins, errors, settings, event types, session sources, session views, resolvers and
 // assets. Two modules declaring one name stop the boot with an error naming both (Fastify refuses a
 // second decorator of one name the same way): a later module never silently replaces an earlier one.
 // Per app, startModules starts them in the order their `needs` ask for and binds each module's parts
 // to its plugins, guards, session sources and views (./module-start.ts).
 import type { ServiceErrorRow } from './service-errors.js';
-import type { EventTypeRow, FeatureModule, KeyProof, Plugin, RecordField, Resolver, SessionSource, SettingRow } from './types.js';
+import type { EventTypeRow, FeatureModule, KeyProof, Plugin, Resolver, SessionSource, SettingRow } from './types.js';
 import type Koa from 'koa';
 
 /** Reads a module's settings from config.extra (throwing an Error that names a bad one). */
@@ -33,7 +33,6 @@ export interface MergedModules {
   readonly settings: readonly DeclaredSetting[];
   readonly eventTypes: readonly EventTypeRow[];
   readonly sessionSources: readonly SessionSource[];
-  readonly recordFields: readonly RecordField[];
   /** The modules in the order the composition root lists them (createApp starts them). */
   readonly modules: readonly FeatureModule[];
   readonly resolvers: Readonly<Record<string, Resolver>>;
@@ -60,7 +59,6 @@ export function mergeModules(modules: readonly FeatureModule[], reserved: Reserv
     settings: Object.freeze(modules.flatMap((m) => (m.settings ?? []).map((row) => ({ ...row, module: m.name })))),
     eventTypes: Object.freeze(modules.flatMap((m) => m.eventTypes ?? [])),
     sessionSources: Object.freeze(modules.flatMap((m) => m.sessionSources ?? [])),
-    recordFields: Object.freeze(modules.flatMap((m) => m.recordFields ?? [])),
     modules: Object.freeze([...modules]),
     resolvers: Object.freeze(Object.assign({}, ...modules.map((m) => m.resolvers ?? {})) as Record<string, Resolver>),
     keyProofs: Object.freeze(modules.flatMap((m) => m.keyProofs ?? [])),
@@ -77,7 +75,6 @@ function claimAll(claims: Claims, module: FeatureModule): void {
   for (const row of module.eventTypes ?? []) claims.claim('event type', row.type, owner);
   for (const source of module.sessionSources ?? []) claims.claim('session source', source.name, owner);
   for (const view of module.sessionViews ?? []) claims.claim('session view', view.name, owner);
-  for (const field of module.recordFields ?? []) claims.claim('session record field', field.name, owner);
   for (const name of Object.keys(module.resolvers ?? {})) claims.claim('resolver', name, owner);
   for (const proof of module.keyProofs ?? []) claims.claim('key proof', proof.name, owner);
 }

@@ -95,4 +95,3 @@ function writeError(ctx: Koa.Context, error: unknown, manifest: Manifest, reques
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ ...mapped.body, request_id: requestId });
 }
-

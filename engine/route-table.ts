@@ -142,4 +142,3 @@ const notAllowed = (allow: string) => serviceError('MethodNotAllowed', `Method n
 export const noSuchRoute = (): never => {
   throw serviceError('NoSuchRoute', 'No such route');
 };
-

@@ -129,17 +129,6 @@ export interface BoundSessionView {
   read(records: readonly SessionRecord[], now: number): Promise<ReadonlyMap<string, JsonValue>>;
 }
 
-/**
- * A field of the session record a module owns (the events plugin's `watch`, the policy's `frozen`): its
- * name, and the normaliser that reads it back from a stored record (dropping what it does not accept).
- */
-export interface RecordField {
-  readonly name: string;
-  readonly describe: string;
-  /** The stored value as the module accepts it; undefined drops it. */
-  normalise(value: unknown): unknown;
-}
-
 /** `P`: what the module's `start` answers for each app (its state), handed to its plugins, guards, sources and views. */
 export interface FeatureModule<P = unknown> {
   /** For boot errors and the settings table's "module" column. */
@@ -167,8 +156,6 @@ export interface FeatureModule<P = unknown> {
   readonly sessionViews?: readonly SessionView<P>[];
   /** The module renders the other modules' session views (it starts after every module that declares some). */
   readonly readsSessionViews?: boolean;
-  /** Fields of the session record the module owns. */
-  readonly recordFields?: readonly RecordField[];
   /** Resolvers by the name the manifest uses. */
   readonly resolvers?: Readonly<Record<string, Resolver>>;
   /** Served by exact path, without a key (the page's assets carry no secret). */

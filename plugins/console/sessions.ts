@@ -65,13 +65,7 @@ export async function viewsOf(records: readonly SessionRecord[], services: Servi
   const now = Date.now();
   const [pools, ...panels] = await Promise.all([poolsByAccount(parts.jobs), ...parts.views.map((view) => panelsOf(view, records, now))]);
   return records.map((record) =>
-    viewOf(
-      record,
-      services,
-      now,
-      pools,
-      Object.fromEntries(parts.views.map((view, v) => [view.name, panels[v].get(record.id) ?? view.empty])),
-    ),
+    viewOf(record, services, now, pools, Object.fromEntries(parts.views.map((view, v) => [view.name, panels[v].get(record.id) ?? view.empty]))),
   );
 }
 

@@ -63,7 +63,12 @@ const text = (input: PluginInput<JobsParts>, name: string): string | undefined =
 
 export const jobPlugins: Readonly<Record<string, Plugin<JobsParts>>> = Object.freeze({
   'jobs.kinds': plugin(async (input) =>
-    [...running(input.parts).jobs.kinds.values()].map((k) => ({ route: k.route.key, cursor_param: k.cursorParam, key: k.keyField ?? null, columns: k.columns })),
+    [...running(input.parts).jobs.kinds.values()].map((k) => ({
+      route: k.route.key,
+      cursor_param: k.cursorParam,
+      key: k.keyField ?? null,
+      columns: k.columns,
+    })),
   ),
 
   'jobs.create': plugin(async (input) => {

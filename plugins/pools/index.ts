@@ -20,8 +20,7 @@ export const poolPlugins: Readonly<Record<string, Plugin<PoolsParts>>> = Object.
   'pools.create': plugin(async (input) => present(input.parts).create(String(input.input.name), (input.input.sessions ?? []) as string[], input.caller)),
   'pools.list': plugin(async (input) => present(input.parts).list(input.caller)),
   'pools.delete': plugin(async (input) => {
-    if (!(await present(input.parts).remove(String(input.input.name), input.caller)))
-      throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
+    if (!(await present(input.parts).remove(String(input.input.name), input.caller))) throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
     return true;
   }),
   'pools.add_member': plugin(async (input) => present(input.parts).addMember(String(input.input.name), String(input.input.session_id), input.caller)),
