@@ -38,9 +38,9 @@ export function freezeSettings(extra: Readonly<Record<string, string>>): FreezeS
 }
 
 /**
- * The guard, outermost-first after idempotency (bin/compose.ts). Routes that never reach the platform are
- * left unbound, and so is the session's own management (auth: relogin, settings, challenge), which a
- * freeze must never lock out.
+ * The guard, inside the writes module's and outside the budgets (FREEZE_ORDER, ./module.ts). Routes
+ * that never reach the platform are left unbound, and so is the session's own management (auth:
+ * relogin, settings, challenge), which a freeze must never lock out.
  */
 export function freezeGuard(freezer: Freezer): RouteGuard {
   const step = freezer.step;

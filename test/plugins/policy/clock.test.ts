@@ -1,4 +1,4 @@
-// The policy on a clock the test moves (composeApp's policyClock): a new session's write budgets
+// The policy on a clock the test moves (composeApp's clock): a new session's write budgets
 // ramp from the warm-up's start to the preset over its days, reads do not; an activity window in
 // the session's own timezone refuses writes outside it with Retry-After until it opens, leaves reads
 // alone, and GET /policy says where both stand.
