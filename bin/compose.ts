@@ -11,7 +11,7 @@ import { codes } from '../engine/service-errors.js';
 import { createLogger } from '../engine/log.js';
 import { projectRoot } from '../engine/manifest/load.js';
 import { SERVICE_VERSION } from '../engine/openapi.js';
-import type { Config, FeatureModule, KeyStore, Logger, RouteGuard, SessionStore, UpstreamAdapter } from '../engine/types.js';
+import type { Config, FeatureModule, KeyStore, Logger, OrderedGuard, RouteGuard, SessionStore, UpstreamAdapter } from '../engine/types.js';
 import { openKeyStore } from '../adapters/store/keys.js';
 import { openStore, storeTimeoutMs } from '../adapters/store/index.js';
 import { openLease } from '../adapters/store/lease.js';
@@ -34,10 +34,7 @@ import { systemModule } from '../plugins/system/module.js';
 import { uploadModule } from '../plugins/upload/module.js';
 import { eventsSettingsFrom } from '../adapters/events/settings.js';
 import { streamCapFor } from '../plugins/upload/index.js';
-import { policyGuard } from '../plugins/policy/index.js';
-import { freezeGuard, freezeSettings } from '../plugins/policy/freeze.js';
 import { policyModule } from '../plugins/policy/module.js';
-import { idempotencyGuards, laterGuards } from '../plugins/writes/index.js';
 import { writesModule } from '../plugins/writes/module.js';
 
 export interface ComposeOverrides {
@@ -47,13 +44,16 @@ export interface ComposeOverrides {
   readonly keys?: KeyStore;
   /** Route guards run outside the product's own (tests observe or refuse calls with them). */
   readonly guards?: readonly RouteGuard[];
-  /** The account-safety policy's clock, which deferred and scheduled writes read too (tests move it). */
-  readonly policyClock?: () => number;
+  /** Route guards placed among the product's by order (a test's stand-in for one of them). */
+  readonly placedGuards?: readonly OrderedGuard[];
+  /** The clock the modules' state reads: the account-safety policy's (tests move it). */
+  readonly clock?: () => number;
 }
 
 /**
- * The feature modules, in order: what each brings (plugins, errors, settings, event types, guards,
- * session sources, background work, assets) is merged at boot, and two declaring one name stop it.
+ * The feature modules, in order: what each brings (plugins, errors, settings, event types, session
+ * sources and views, assets) is merged at boot, and two declaring one name stop it. Each app starts
+ * them after the modules they need (engine/module-start.ts) and orders their guards by their `order`.
  */
 export const FEATURES: readonly FeatureModule[] = [
   systemModule,
@@ -84,13 +84,13 @@ export async function composeApp(config: Config, overrides: ComposeOverrides = {
   const lease = openLease(config, log);
   const keys = overrides.keys ?? (await openKeyStore(config.store, storeTimeoutMs(config.extra)));
   const keysAtBoot = (await keys.all().catch(() => [])).length > 0;
-  const parts = productParts(config, { policyClock: overrides.policyClock });
-  const guards = [...(overrides.guards ?? []), ...parts.guards];
-  return createApp({ config, upstream, store, log, lease, keys, keysAtBoot, ...parts, guards, build: buildInfo(), deps: depsInfo() });
+  const parts = productParts(config, overrides.placedGuards);
+  const { guards, clock } = overrides;
+  return createApp({ config, upstream, store, log, lease, keys, keysAtBoot, ...parts, guards, clock, build: buildInfo(), deps: depsInfo() });
 }
 
-/** The product's plugins, extra resolvers, file helpers and background layer: what createApp and the loader need. */
-export function productParts(config: Config, options: { readonly policyClock?: () => number } = {}) {
+/** The product's modules, plugins, extra resolvers, file helpers and background layer: what createApp and the loader need. */
+export function productParts(config: Config, placedGuards: readonly OrderedGuard[] = []) {
   const modules = productModules();
   // Each file field is cut off at its own kind's limit while it streams, not after it is on disk.
   const limits = { fileCap: streamCapFor(transferSettingsFor(config.extra)) };
@@ -102,26 +102,16 @@ export function productParts(config: Config, options: { readonly policyClock?: (
     contentType: contentTypeFor,
     limits,
     work,
-    background: modules.background,
+    modules: placedGuards.length ? [...modules.modules, placed(placedGuards)] : modules.modules,
     bounds: productBounds(config),
-    guards: [...modules.guards, ...featureGuards(config, options)],
-    sessionSources: modules.sessionSources,
     assets: modules.assets,
     keyProofs: modules.keyProofs,
     errors: modules.errors,
   };
 }
 
-/**
- * The route guards that read the app's own settings (and, in tests, a clock), built per app, outermost
- * first: exactly-once writes (idempotency keys) first, since a replay spends no budget; a deferred
- * write catches the policy's refusal and a scheduled one spends no budget now, so both sit outside the
- * account-safety policy: the freeze of a class the platform blocked, then the budgets.
- */
-function featureGuards(config: Config, options: { readonly policyClock?: () => number }): RouteGuard[] {
-  const guards = [freezeGuard(freezeSettings(config.extra)), policyGuard({ now: options.policyClock })];
-  return [...idempotencyGuards(config.extra), ...laterGuards(options.policyClock), ...guards];
-}
+/** A module of nothing but guards placed among the product's (tests). */
+const placed = (guards: readonly OrderedGuard[]): FeatureModule => ({ name: 'placed-guards', guards: () => guards });
 
 /** For tools that load the manifest without serving (openapi, routes, audit). */
 export function productRegistries(config: Config) {

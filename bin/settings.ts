@@ -2,6 +2,7 @@
 // SOCIALGATE_* variables, each checked at start by the adapter's own parser. The feature modules
 // declare theirs beside their code (plugins/*/module.ts); engine/config.ts holds the core flags.
 import type { FeatureModule, SettingRow } from '../engine/types.js';
+import { settingRow } from '../engine/modules.js';
 import { storeTimeoutMs } from '../adapters/store/index.js';
 import { leaseSettings } from '../adapters/store/lease.js';
 import { lockMsOf } from '../adapters/work/index.js';
@@ -9,11 +10,8 @@ import { TRANSFER_DEFAULTS, transferSettingsFromEnv } from '../adapters/transfer
 import { sandboxOptionsFromEnv } from '../adapters/upstream/sandbox/index.js';
 import { aiograpiOptionsFromEnv } from '../adapters/upstream/aiograpi/options.js';
 
-type Parser = (extra: Record<string, string>) => unknown;
-const by =
-  (parse: Parser) =>
-  (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe, parse: (raw) => parse({ [name]: raw }) });
-const text = (name: string, value: string, describe: string): SettingRow => ({ name, default: value, describe });
+const by = settingRow;
+const text = settingRow();
 
 const store = by(storeTimeoutMs);
 const lease = by(leaseSettings);

@@ -1,10 +1,25 @@
 // Merges the feature modules the composition root lists into what the engine consumes: one table of
-// plugins, errors, settings, event types, guards, session sources, resolvers, background work and
+// plugins, errors, settings, event types, session sources, session views, resolvers and
 // assets. Two modules declaring one name stop the boot with an error naming both (Fastify refuses a
 // second decorator of one name the same way): a later module never silently replaces an earlier one.
+// Per app, startModules starts them in the order their `needs` ask for and binds each module's parts
+// to its plugins, guards, session sources and views (./module-start.ts).
 import type { ServiceErrorRow } from './service-errors.js';
-import type { Background, EventTypeRow, FeatureModule, KeyProof, Plugin, Resolver, RouteGuard, SessionSource, SettingRow } from './types.js';
+import type { EventTypeRow, FeatureModule, KeyProof, Plugin, Resolver, SessionSource, SettingRow } from './types.js';
 import type Koa from 'koa';
+
+/** Reads a module's settings from config.extra (throwing an Error that names a bad one). */
+export type SettingsParser = (extra: Record<string, string>) => unknown;
+
+/**
+ * Rows checked by the module's own parser, so a bad value stops the start naming the setting:
+ * `const row = settingRow(mySettings); row('MY_SETTING', '10', 'what it does')`. Without a parser
+ * the row takes any text.
+ */
+export function settingRow(parse?: SettingsParser) {
+  return (name: string, value: string, describe: string): SettingRow =>
+    parse ? { name, default: value, describe, parse: (raw) => parse({ [name]: raw }) } : { name, default: value, describe };
+}
 
 /** A setting row with the module that declares it (the table's "module" column). */
 export interface DeclaredSetting extends SettingRow {
@@ -17,9 +32,9 @@ export interface MergedModules {
   readonly errors: Readonly<Record<string, ServiceErrorRow>>;
   readonly settings: readonly DeclaredSetting[];
   readonly eventTypes: readonly EventTypeRow[];
-  readonly guards: readonly RouteGuard[];
   readonly sessionSources: readonly SessionSource[];
-  readonly background: readonly Background[];
+  /** The modules in the order the composition root lists them (createApp starts them). */
+  readonly modules: readonly FeatureModule[];
   readonly resolvers: Readonly<Record<string, Resolver>>;
   readonly keyProofs: readonly KeyProof[];
   /** Every module's served assets, by exact path. */
@@ -43,9 +58,8 @@ export function mergeModules(modules: readonly FeatureModule[], reserved: Reserv
     errors: Object.freeze(Object.assign({}, ...modules.map((m) => m.errors ?? {})) as Record<string, ServiceErrorRow>),
     settings: Object.freeze(modules.flatMap((m) => (m.settings ?? []).map((row) => ({ ...row, module: m.name })))),
     eventTypes: Object.freeze(modules.flatMap((m) => m.eventTypes ?? [])),
-    guards: Object.freeze(modules.flatMap((m) => m.guards ?? [])),
     sessionSources: Object.freeze(modules.flatMap((m) => m.sessionSources ?? [])),
-    background: Object.freeze(modules.flatMap((m) => (m.background ? [m.background] : []))),
+    modules: Object.freeze([...modules]),
     resolvers: Object.freeze(Object.assign({}, ...modules.map((m) => m.resolvers ?? {})) as Record<string, Resolver>),
     keyProofs: Object.freeze(modules.flatMap((m) => m.keyProofs ?? [])),
     assets: () => new Map(modules.flatMap((m) => [...(m.assets?.() ?? [])])),
@@ -59,8 +73,8 @@ function claimAll(claims: Claims, module: FeatureModule): void {
   for (const code of Object.keys(module.errors ?? {})) claims.claim('error code', code, owner);
   for (const row of module.settings ?? []) claims.claim('setting', row.name, owner);
   for (const row of module.eventTypes ?? []) claims.claim('event type', row.type, owner);
-  for (const guard of module.guards ?? []) claims.claim('route guard', guard.name, owner);
   for (const source of module.sessionSources ?? []) claims.claim('session source', source.name, owner);
+  for (const view of module.sessionViews ?? []) claims.claim('session view', view.name, owner);
   for (const name of Object.keys(module.resolvers ?? {})) claims.claim('resolver', name, owner);
   for (const proof of module.keyProofs ?? []) claims.claim('key proof', proof.name, owner);
 }

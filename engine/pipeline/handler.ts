@@ -23,7 +23,7 @@ import type {
   SessionClient,
   SessionFinder,
   SessionRecord,
-  SessionSource,
+  BoundSessionSource,
   ShapeEntry,
   StreamResult,
 } from '../types.js';
@@ -40,6 +40,8 @@ export interface RouteDeps {
   readonly validator: RouteValidator;
   readonly shape: ShapeEntry;
   readonly plugin?: Plugin;
+  /** What the plugin's module made for this app, handed to the plugin (engine/module-start.ts). */
+  readonly parts?: unknown;
   readonly resolvers: Readonly<Record<string, Resolver>>;
   readonly resolverCache: LRUCache<string, NonNullable<unknown>>;
   readonly limits: BodyLimits;
@@ -51,7 +53,7 @@ export interface RouteDeps {
   /** The features' steps around the upstream work (policy, idempotency), outermost first; bound per route below. */
   readonly guards?: readonly RouteGuard[];
   /** The features' session sources (X-Pool), tried when a request names no session by id. */
-  readonly sessionSources?: readonly SessionSource[];
+  readonly sessionSources?: readonly BoundSessionSource[];
 }
 
 /**
@@ -303,6 +305,7 @@ function pluginInput(route: RouteSpec, state: RequestState, client: SessionClien
     address: state.address,
     client: state.session ? client : undefined,
     services: deps.services,
+    parts: deps.parts,
     requestId: state.requestId,
     header: state.header,
     invoke: (bag: InputBag) => invoke(bag, client),

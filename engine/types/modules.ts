@@ -1,13 +1,21 @@
 // Feature modules: what a feature brings to the service (its plugins by the manifest's name, its
-// errors, settings, event types, route guards, background work, resolvers, session sources and
-// served assets), declared in one object the composition root lists. The engine merges the list at
-// boot (engine/modules.ts) and refuses two modules declaring one name; it knows no feature by name.
+// errors, settings, event types, route guards, background work, resolvers, session sources, session
+// views and served assets), declared in one object the composition root lists. The engine merges the
+// list at boot (engine/modules.ts) and refuses two modules declaring one name; it knows no feature by
+// name.
+//
+// A module's state lives in the parts its `start` answers, once per app. The engine starts the modules
+// after their `needs` (a module reads a needed module's parts through `partsOf`, typed by that module)
+// and hands each module's parts to its own plugins, guards, session sources and views, bound at boot:
+// no module finds another's state by a lookup at request time.
 import type Koa from 'koa';
 import type { ServiceErrorRow } from '../service-errors.js';
 import type { Caller, KeyGrant } from './caller.js';
 import type { KeyRing } from '../keys.js';
 import type { RouteGuard } from './guards.js';
-import type { Background, Plugin } from './plugins.js';
+import type { Plugin } from './plugins.js';
+import type { Config } from './plugins.js';
+import type { JsonValue } from './route.js';
 import type { SessionRecord } from './ports.js';
 import type { Resolver } from './registries.js';
 import type { RouteSpec } from './route.js';
@@ -38,7 +46,14 @@ export interface EventTypeRow {
  * Finds the session a request acts for when it names none (X-Pool: a healthy member of a pool).
  * Bound once per route at boot: undefined when the route never takes one from this source.
  */
-export interface SessionSource {
+export interface SessionSource<P = unknown> {
+  readonly name: string;
+  /** `parts`: what the owning module's start made for this app. */
+  bind(route: RouteSpec, services: Services, parts: P): SessionFinder | undefined;
+}
+
+/** A session source with its module's parts bound (what the route table binds per route). */
+export interface BoundSessionSource {
   readonly name: string;
   bind(route: RouteSpec, services: Services): SessionFinder | undefined;
 }
@@ -78,21 +93,69 @@ export interface ProofRequest {
 /** Static answers served by exact path beside the route table (the console's built assets). */
 export type AssetHandlers = () => ReadonlyMap<string, Koa.Middleware>;
 
-export interface FeatureModule {
+/** What a module's start receives: the app's services, the parts of the modules it needs, the session views. */
+export interface ModuleStart {
+  readonly services: Services;
+  /** The parts a module named in `needs` made for this app (that module started first); any other module is a boot error. */
+  partsOf<Q>(module: FeatureModule<Q>): Q;
+  /** Every module's session views, bound to its parts; only for a module that sets `readsSessionViews` (it starts after them). */
+  readonly sessionViews: readonly BoundSessionView[];
+  /** The clock module state reads (tests move it); Date.now unless the app was given another. */
+  readonly clock: () => number;
+}
+
+/** A route guard a module builds for an app, with where it sits: a lower order is further out (runs first). */
+export interface OrderedGuard {
+  readonly order: number;
+  readonly guard: RouteGuard;
+}
+
+/**
+ * A panel of the console's session view that a module owns the data of (budgets, frozen classes,
+ * the watcher): read for many records at once, one value per record id (absent: the panel's `empty`).
+ */
+export interface SessionView<P = unknown> {
+  /** The field of the console's session view. */
+  readonly name: string;
+  /** What a record the module says nothing of shows. */
+  readonly empty: JsonValue;
+  read(parts: P, records: readonly SessionRecord[], now: number): Promise<ReadonlyMap<string, JsonValue>>;
+}
+
+/** A session view with its module's parts bound (what the console reads). */
+export interface BoundSessionView {
+  readonly name: string;
+  readonly empty: JsonValue;
+  read(records: readonly SessionRecord[], now: number): Promise<ReadonlyMap<string, JsonValue>>;
+}
+
+/** `P`: what the module's `start` answers for each app (its state), handed to its plugins, guards, sources and views. */
+export interface FeatureModule<P = unknown> {
   /** For boot errors and the settings table's "module" column. */
   readonly name: string;
-  /** Route handlers by the name the manifest's `plugin` uses. */
-  readonly plugins?: Readonly<Record<string, Plugin>>;
+  /** Route handlers by the name the manifest's `plugin` uses; each receives this module's parts. */
+  readonly plugins?: Readonly<Record<string, Plugin<P>>>;
   /** The module's own error codes (rows like engine/service-errors.ts's). */
   readonly errors?: Readonly<Record<string, ServiceErrorRow>>;
   readonly settings?: readonly SettingRow[];
   readonly eventTypes?: readonly EventTypeRow[];
-  /** Route guards, outermost first (engine/types/guards.ts). */
-  readonly guards?: readonly RouteGuard[];
+  /** Modules whose parts this one's start reads (they start before it). */
+  readonly needs?: readonly FeatureModule[];
+  /**
+   * Makes the module's state for one app, before the routes are bound and the queue starts (a
+   * background module defines its work kinds here; it answers undefined where it cannot run).
+   */
+  start?(context: ModuleStart): P;
+  /** Ends what start opened, when the app closes. */
+  stop?(parts: P): Promise<void>;
+  /** The module's route guards for an app (engine/types/guards.ts), built from its settings and parts; the engine orders all modules' by `order`. */
+  guards?(config: Config, parts: P): readonly OrderedGuard[];
   /** Where a request's session can come from besides its id (pools). */
-  readonly sessionSources?: readonly SessionSource[];
-  /** Background work: defines the module's kinds on the queue before it starts. */
-  readonly background?: Background;
+  readonly sessionSources?: readonly SessionSource<P>[];
+  /** Panels of the console's session view whose data the module owns. */
+  readonly sessionViews?: readonly SessionView<P>[];
+  /** The module renders the other modules' session views (it starts after every module that declares some). */
+  readonly readsSessionViews?: boolean;
   /** Resolvers by the name the manifest uses. */
   readonly resolvers?: Readonly<Record<string, Resolver>>;
   /** Served by exact path, without a key (the page's assets carry no secret). */

@@ -19,8 +19,13 @@ import type { KeyRing, WrongKeys } from '../keys.js';
 
 // ── Plugins ─────────────────────────────────────────────────────────────────────────────────
 
-/** What the engine hands a plugin: the validated input, the session (if any) and the services. */
-export interface PluginInput {
+/**
+ * What the engine hands a plugin: the validated input, the session (if any), the services, and the
+ * parts its module's start made for this app (bound to the route at boot).
+ */
+export interface PluginInput<P = unknown> {
+  /** What the owning module's `start` answered for this app (engine/types/modules.ts); undefined for a module without one. */
+  readonly parts: P;
   readonly route: RouteSpec;
   readonly input: InputBag;
   readonly files: readonly UploadedFile[];
@@ -55,12 +60,12 @@ export interface SessionClient {
 /** Wraps a session's client for one background run: the calls go through it, then (or instead) through the session's lane and governor. */
 export type ClientVia = (client: SessionClient) => SessionClient;
 
-export interface Plugin {
+export interface Plugin<P = unknown> {
   /** Upstream methods the plugin may call (for the audit). */
   readonly uses: readonly string[];
   /** The keywords it passes each of those methods, so the audit can check them against the installed library. */
   readonly keywords?: Readonly<Record<string, readonly string[]>>;
-  handle(input: PluginInput): Promise<unknown>;
+  handle(input: PluginInput<P>): Promise<unknown>;
 }
 
 /** Shared services, injected at boot; tests replace one at a time. */
@@ -76,8 +81,6 @@ export interface Services {
   readonly routes: BackgroundRoutes;
   /** The background layer (queue, store, events); absent when the app was built without one. */
   readonly work?: WorkLayer;
-  /** Which sessions have a class's budget spent, as this instance knows without asking a store; set by the account-safety policy at boot. */
-  budgets?: BudgetPeek;
   /** Requests and errors per session and route family, counted by this instance (the console's). */
   readonly usage: UsageCounter;
   /** The API keys (legacy and named) and the count of wrong ones per client address. */
@@ -85,9 +88,6 @@ export interface Services {
   /** MCP tool calls: written by /mcp, read by operators (GET /console/audit). */
   readonly audit: ToolAudit;
 }
-
-/** A background module (jobs, events): defines its work kinds on the queue before it starts. */
-export type Background = (services: Services) => void;
 
 /**
  * The engine's per-route steps for callers that are not an HTTP request: the same coercion,

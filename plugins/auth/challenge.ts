@@ -6,16 +6,16 @@
 import type { CallOptions, JsonValue, Plugin, PluginInput, SessionClient, SessionRecord, Services } from '../../engine/types.js';
 import { UpstreamError } from '../../engine/types.js';
 import { closeQuietly } from './options.js';
-import { PendingLogins } from './pending.js';
+import type { PendingLogins } from './pending.js';
 
-export const challenge: Plugin = {
+export const challenge: Plugin<PendingLogins> = {
   uses: ['challenge_resolve', 'get_settings'],
   keywords: { challenge_resolve: ['last_json'] },
-  async handle({ input, session, client, services }: PluginInput) {
+  async handle({ input, session, client, services, parts: pending }: PluginInput<PendingLogins>) {
     const lastJson = input.last_json as JsonValue;
     const opts: CallOptions | undefined = typeof input.security_code === 'string' && input.security_code ? { challengeCode: input.security_code } : undefined;
     if (session && client) return resolveForSession(session, client, services, lastJson, opts);
-    return resolveForLogin(services, lastJson, opts);
+    return resolveForLogin(services, pending, lastJson, opts);
   },
 };
 
@@ -28,8 +28,7 @@ async function resolveForSession(session: SessionRecord, client: SessionClient, 
   return resolved;
 }
 
-async function resolveForLogin(services: Services, lastJson: JsonValue, opts?: CallOptions): Promise<boolean> {
-  const pending = PendingLogins.of(services);
+async function resolveForLogin(services: Services, pending: PendingLogins, lastJson: JsonValue, opts?: CallOptions): Promise<boolean> {
   const entry = pending.takeByChallenge(lastJson);
   const client = entry?.client ?? (await services.upstream.open({ settings: {} }));
   let next: JsonValue | undefined;

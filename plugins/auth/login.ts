@@ -6,15 +6,14 @@
 import type { Plugin, PluginInput, Services, UpstreamClient } from '../../engine/types.js';
 import { UpstreamError } from '../../engine/types.js';
 import { accountOf, closeQuietly, requestedOptions } from './options.js';
-import { PendingLogins } from './pending.js';
+import type { PendingLogins } from './pending.js';
 
-export const login: Plugin = {
+export const login: Plugin<PendingLogins> = {
   uses: ['login'],
   keywords: { login: ['username', 'password', 'verification_code'] },
-  async handle({ input, services, signal }: PluginInput) {
+  async handle({ input, services, signal, parts: pending }: PluginInput<PendingLogins>) {
     const username = String(input.username).trim();
     const options = requestedOptions(input);
-    const pending = PendingLogins.of(services);
     const resumed = pending.takeByUsername(username, options);
     const client = resumed?.client ?? (await services.upstream.open({ settings: {}, ...options }));
     try {

@@ -2,9 +2,10 @@
 // minutes, so that resolving the challenge and retrying the login happen on the same client (the
 // same device, cookies and challenge context the platform saw) instead of a fresh one the platform
 // may challenge again. An entry is taken out while in use, so two requests never share a client;
-// it is put back while its flow is unfinished and closed when it is forgotten. Memory only.
+// it is put back while its flow is unfinished and closed when it is forgotten. Memory only: one per
+// app, made by the auth module's start and handed to its login and challenge routes.
 import { LRUCache } from 'lru-cache';
-import type { JsonValue, Services, UpstreamClient } from '../../engine/types.js';
+import type { JsonValue, UpstreamClient } from '../../engine/types.js';
 import { closeQuietly } from './options.js';
 
 export interface PendingLogin {
@@ -15,7 +16,6 @@ export interface PendingLogin {
 }
 
 const TTL_MS = 10 * 60_000;
-const byServices = new WeakMap<Services, PendingLogins>();
 
 export class PendingLogins {
   private taking = false;
@@ -26,13 +26,6 @@ export class PendingLogins {
       if (!this.taking) void closeQuietly(entry.client); // evicted, expired or replaced: nobody will resume it
     },
   });
-
-  /** One registry per running app (tests run several apps in one process). */
-  static of(services: Services): PendingLogins {
-    let pending = byServices.get(services);
-    if (!pending) byServices.set(services, (pending = new PendingLogins()));
-    return pending;
-  }
 
   /** Takes the pending login of this username, when it was started with the same proxy, locale and timezone. */
   takeByUsername(username: string, options: PendingLogin['options']): PendingLogin | undefined {
@@ -56,6 +49,11 @@ export class PendingLogins {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Closes every kept client (the app is closing). */
+  clear(): void {
+    this.entries.clear();
   }
 
   private take(entry: PendingLogin): PendingLogin {

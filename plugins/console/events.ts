@@ -9,10 +9,9 @@ import type { EventNotice, Services, StreamResult } from '../../engine/types.js'
 import { healthOf } from './health.js';
 import { listSessions } from './sessions.js';
 import { allJobs } from './jobs.js';
-import { jobsOf } from '../jobs/index.js';
-import { eventsOf } from '../events/index.js';
 import { consoleWebhooks } from './webhooks.js';
-import { onConsoleChange, type Topic } from './changes.js';
+import type { Topic } from './changes.js';
+import type { ConsoleParts } from './parts.js';
 
 export interface EventTimings {
   /** A burst of changes is sent as one list after this delay. */
@@ -33,8 +32,8 @@ export function listsOf(notice: Pick<EventNotice, 'type'>): readonly List[] {
   return []; // platform events (messages, follows...): their deliveries are told as webhook notices
 }
 
-export function consoleEvents(services: Services, signal: AbortSignal, timings: EventTimings = TIMINGS): StreamResult {
-  const live = new LiveStream(services, timings);
+export function consoleEvents(services: Services, parts: ConsoleParts, signal: AbortSignal, timings: EventTimings = TIMINGS): StreamResult {
+  const live = new LiveStream(services, parts, timings);
   signal.addEventListener('abort', () => live.stop(), { once: true });
   return {
     kind: 'stream',
@@ -55,12 +54,13 @@ class LiveStream {
 
   constructor(
     private readonly services: Services,
+    private readonly parts: ConsoleParts,
     private readonly timings: EventTimings,
   ) {
     this.unsubscribe = [
       services.sessions.subscribe(() => this.soon(['sessions'])),
-      onConsoleChange(services, (topic: Topic) => this.soon([topic])),
-      eventsOf(services)?.outbox.listen((notice) => this.soon(listsOf(notice))) ?? (() => undefined),
+      parts.changes.listen((topic: Topic) => this.soon([topic])),
+      parts.events?.outbox.listen((notice) => this.soon(listsOf(notice))) ?? (() => undefined),
     ];
     this.tick = setInterval(() => this.look(), timings.tickMs);
     this.stream.once('close', () => this.stop());
@@ -117,9 +117,9 @@ class LiveStream {
   }
 
   private read(list: List): Promise<unknown> | undefined {
-    if (list === 'sessions') return listSessions(this.services);
-    if (list === 'jobs') return jobsOf(this.services) ? allJobs(this.services) : undefined;
-    return eventsOf(this.services) ? consoleWebhooks(this.services) : undefined;
+    if (list === 'sessions') return listSessions(this.services, this.parts);
+    if (list === 'jobs') return this.parts.jobs ? allJobs(this.parts.jobs) : undefined;
+    return this.parts.events ? consoleWebhooks(this.parts.events.webhooks) : undefined;
   }
 
   private pushHealth(): void {

@@ -1,14 +1,15 @@
 // The console's view of sessions: every record of the store as the operator may see it (no id, no
 // setting, no cookie, the proxy's host only), named by a ref, a one-way digest of the id, so the
-// page never holds a credential; and finding a record again by its ref.
+// page never holds a credential; and finding a record again by its ref. Beside the record's own
+// fields, a row carries the panels other modules declare (their session views: the policy's budgets
+// and frozen classes, the events module's watcher), read for many records at once.
 import { serviceError } from './errors.js';
 import { effectiveState, proxyHost, sessionRef } from '../../engine/session-record.js';
 
 export { proxyHost };
-import type { Services, SessionRecord } from '../../engine/types.js';
+import type { BoundSessionView, JsonValue, Services, SessionRecord } from '../../engine/types.js';
+import type { ConsoleParts } from './parts.js';
 import { poolsByAccount } from './pools.js';
-import { eventsOf } from '../events/index.js';
-import type { WatchState } from '../events/watch.js';
 
 /** A console listing reads (and decrypts) every record: past this many it stops and says so. */
 export const LIST_LIMIT = 2000;
@@ -19,8 +20,6 @@ export interface ConsoleSession {
   /** The state now (engine/session-record.ts effectiveState): an ended throttle reads active. */
   readonly state: SessionRecord['state'];
   readonly label: string | null;
-  /** Action classes frozen for the session (frozenClassesFrom); empty without a policy. */
-  readonly frozen_classes: readonly string[];
   readonly throttled_until: string | null;
   readonly created_at: string;
   readonly last_used_at: string;
@@ -29,73 +28,20 @@ export interface ConsoleSession {
   readonly usage: Record<string, { requests: number; errors: number }>;
   /** The pools the session's account is a member of. */
   readonly pools: readonly string[];
-  /** The session's watcher (events), or null when it is not watched. */
-  readonly watch: ConsoleWatch | null;
-  /** The account-safety policy's budgets used today and the activity window (budgetsFrom); null without a policy. */
-  readonly budgets: ConsoleBudgets | null;
-}
-
-export interface ConsoleBudgets {
-  /** "HH:MM-HH:MM" in the session's timezone, or null when it has none. */
-  readonly window: string | null;
-  /** Per action class with a limit today: "used/limit" in the current UTC day. */
-  readonly today: Readonly<Record<string, string>>;
-}
-
-/** What the account-safety policy tells the console of many sessions at once (one batched read of its counters). */
-export type BudgetSummaries = (records: readonly SessionRecord[]) => Promise<ReadonlyMap<string, ConsoleBudgets>>;
-const budgetsBy = new WeakMap<Services, BudgetSummaries>();
-
-/** The policy module registers how the console reads budgets; without one, sessions show none. */
-export function budgetsFrom(services: Services, summaries: BudgetSummaries): void {
-  budgetsBy.set(services, summaries);
-}
-
-export interface ConsoleWatch {
-  readonly source: string;
-  readonly interval_seconds: number;
-  readonly paused: string | null;
-  readonly last_check_at: string | null;
-  readonly emitted: number;
-}
-
-/** What says which action classes are frozen for a session: the account-safety policy registers one (frozenClassesFrom). */
-export type FrozenClasses = (record: SessionRecord, now: number) => readonly string[];
-const frozenBy = new WeakMap<Services, FrozenClasses>();
-
-/** A later policy module tells the console which of a session's action classes it has frozen; without one, none are. */
-export function frozenClassesFrom(services: Services, frozen: FrozenClasses): void {
-  frozenBy.set(services, frozen);
-}
-
-/** The watchers' states by session ref, when this app runs events. */
-export async function watchesByRef(services: Services): Promise<ReadonlyMap<string, WatchState>> {
-  const watchers = eventsOf(services)?.watchers;
-  return new Map((watchers ? await watchers.all() : []).map((state) => [state.ref, state]));
-}
-
-/** From the watcher's state in the work store: the one place that says whether a session is watched. */
-function watchOf(state: WatchState | undefined): ConsoleWatch | null {
-  if (!state) return null;
-  return {
-    source: state.source,
-    interval_seconds: state.interval_ms / 1000,
-    paused: state.paused?.reason ?? null,
-    last_check_at: state.last_check_at ? new Date(state.last_check_at).toISOString() : null,
-    emitted: state.emitted,
-  };
+  /** The modules' session views (budgets, frozen_classes, watch...), each its view's `empty` for a record it says nothing of. */
+  readonly [panel: string]: unknown;
 }
 
 /** The session's ref (engine/sessions.ts): the console, events and webhooks name a session alike. */
 export const refOf = sessionRef;
 
+/** A row of the list: the record's own fields, then each module's panel. */
 export function viewOf(
   record: SessionRecord,
   services: Services,
   now = Date.now(),
   pools: ReadonlyMap<string, readonly string[]> = new Map(),
-  watches: ReadonlyMap<string, WatchState> = new Map(),
-  budgets: ReadonlyMap<string, ConsoleBudgets> = new Map(),
+  panels: Readonly<Record<string, JsonValue>> = {},
 ): ConsoleSession {
   const throttled = record.throttledUntil !== undefined && record.throttledUntil > now;
   return {
@@ -103,7 +49,6 @@ export function viewOf(
     account: { pk: record.account.pk, username: record.account.username },
     state: effectiveState(record, now),
     label: record.label ?? null,
-    frozen_classes: frozenBy.get(services)?.(record, now) ?? [],
     throttled_until: throttled ? new Date(record.throttledUntil!).toISOString() : null,
     created_at: new Date(record.createdAt).toISOString(),
     last_used_at: new Date(record.lastUsedAt).toISOString(),
@@ -111,12 +56,30 @@ export function viewOf(
     locale: record.locale ?? null,
     usage: services.usage.of(record.id),
     pools: pools.get(record.account.pk) ?? [],
-    watch: watchOf(watches.get(refOf(record.id))),
-    budgets: budgets.get(record.id) ?? null,
+    ...panels,
   };
 }
 
-export async function listSessions(services: Services): Promise<{ sessions: ConsoleSession[]; truncated: boolean }> {
+/** The rows of these records, with every module's panels (one read of each view for all of them). */
+export async function viewsOf(records: readonly SessionRecord[], services: Services, parts: ConsoleParts): Promise<ConsoleSession[]> {
+  const now = Date.now();
+  const [pools, ...panels] = await Promise.all([poolsByAccount(parts.jobs), ...parts.views.map((view) => panelsOf(view, records, now))]);
+  return records.map((record) =>
+    viewOf(record, services, now, pools, Object.fromEntries(parts.views.map((view, v) => [view.name, panels[v].get(record.id) ?? view.empty]))),
+  );
+}
+
+/** One record's row, as the list shows it. */
+export async function oneView(record: SessionRecord, services: Services, parts: ConsoleParts): Promise<ConsoleSession> {
+  return (await viewsOf([record], services, parts))[0];
+}
+
+/** A view that cannot be read (the policy's counters are down) shows its empty panel, not a failed list. */
+function panelsOf(view: BoundSessionView, records: readonly SessionRecord[], now: number): Promise<ReadonlyMap<string, JsonValue>> {
+  return view.read(records, now).catch(() => new Map<string, JsonValue>());
+}
+
+export async function listSessions(services: Services, parts: ConsoleParts): Promise<{ sessions: ConsoleSession[]; truncated: boolean }> {
   const records: SessionRecord[] = [];
   let truncated = false;
   for await (const record of services.store.list()) {
@@ -127,13 +90,7 @@ export async function listSessions(services: Services): Promise<{ sessions: Cons
     records.push(record);
   }
   records.sort((a, b) => b.lastUsedAt - a.lastUsedAt);
-  const now = Date.now();
-  const budgets =
-    budgetsBy
-      .get(services)?.(records)
-      .catch(() => new Map<string, ConsoleBudgets>()) ?? new Map<string, ConsoleBudgets>();
-  const [pools, watches, used] = await Promise.all([poolsByAccount(services), watchesByRef(services), budgets]);
-  return { sessions: records.map((record) => viewOf(record, services, now, pools, watches, used)), truncated };
+  return { sessions: await viewsOf(records, services, parts), truncated };
 }
 
 /** The record a ref names, read through the session service (so its cache sees what follows). */

@@ -1,13 +1,10 @@
 // The console's view of webhooks: every endpoint (never its secret) with its newest deliveries,
 // newest first. Read from the shared work store, so every instance shows the same.
-import type { Services } from '../../engine/types.js';
-import { eventsOf } from '../events/index.js';
+import type { Webhooks } from '../../adapters/events/webhooks.js';
 
 const RECENT = 10;
 
-export async function consoleWebhooks(services: Services): Promise<{ endpoints: Record<string, unknown>[] }> {
-  const webhooks = eventsOf(services)?.webhooks;
-  if (!webhooks) return { endpoints: [] };
+export async function consoleWebhooks(webhooks: Webhooks): Promise<{ endpoints: Record<string, unknown>[] }> {
   const endpoints = await webhooks.list();
   return {
     endpoints: await Promise.all(

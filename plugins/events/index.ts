@@ -6,7 +6,7 @@ import { ownerOf } from '../../engine/owner.js';
 import { serviceError } from './errors.js';
 import { ownedFilter } from './webhook-filter.js';
 import { errorCode } from '../../engine/log.js';
-import type { EventTypeRow, Plugin, PluginInput, Services, SessionStateChange, WorkEvent, WorkItem } from '../../engine/types.js';
+import type { EventTypeRow, ModuleStart, Plugin, PluginInput, Services, SessionStateChange, WorkEvent, WorkItem } from '../../engine/types.js';
 import { eventId, sessionRef } from '../../adapters/events/ids.js';
 import { FANOUT, Outbox } from '../../adapters/events/outbox.js';
 import { eventsSettingsFrom, type EventsSettings } from '../../adapters/events/settings.js';
@@ -23,13 +23,12 @@ export interface EventsParts {
   readonly settings: EventsSettings;
 }
 
-const installed = new WeakMap<Services, EventsParts>();
 const LATENCY_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
 
-/** The background module. */
-export function installEvents(services: Services): void {
+/** The module's start: its parts for one app, or undefined on an app without the background layer. */
+export function startEvents({ services }: ModuleStart): EventsParts | undefined {
   const work = services.work;
-  if (!work) return;
+  if (!work) return undefined;
   const settings = eventsSettingsFrom(services.config.extra);
   const metrics = eventMetrics(services);
   const outbox = new Outbox(work, services.log, { retentionMs: settings.retentionMs, retainCount: settings.retainCount, counted: metrics.emitted });
@@ -59,8 +58,8 @@ export function installEvents(services: Services): void {
   requeueEvery(watchers, services);
   void linkRealtime(services, watchers, metrics.realtime);
   services.sessions.subscribe((_id, change) => change && onStateChange(outbox, watchers, change));
-  installed.set(services, { outbox, webhooks, watchers, settings });
   watchGauges(services, watchers);
+  return { outbox, webhooks, watchers, settings };
 }
 
 /** Realtime streams for watched sessions when the upstream has them (asked once; a sidecar may have to start). */
@@ -198,27 +197,23 @@ function watchGauges(services: Services, watchers: Watchers): void {
   );
 }
 
-/** The app's events parts, when its background layer runs them (the console and CLI read them too). */
-export function eventsOf(services: Services): EventsParts | undefined {
-  return installed.get(services);
-}
-
-function parts(services: Services): EventsParts {
-  const found = installed.get(services);
+/** The app's events parts, or 503 when the instance runs no background layer. */
+function parts(found: EventsParts | undefined): EventsParts {
   if (!found) throw serviceError('EventsUnavailable', 'Events are not available on this instance (no background layer)');
   return found;
 }
 
-const plugin = (handle: (input: PluginInput) => Promise<unknown>, uses: readonly string[] = []): Plugin => ({ uses, handle });
+type Input = PluginInput<EventsParts | undefined>;
+const plugin = (handle: (input: Input) => Promise<unknown>, uses: readonly string[] = []): Plugin<EventsParts | undefined> => ({ uses, handle });
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String).filter(Boolean) : typeof value === 'string' && value ? [value] : []);
-const session = (input: PluginInput) =>
+const session = (input: Input) =>
   input.session ??
   (() => {
     throw serviceError('SessionRequired', 'This route acts for a session: send X-Session-ID');
   })();
 
 /** Where a new listener starts: the query parameter, else the SSE reconnect header, else the log's end. */
-function resumePoint(input: PluginInput): number | undefined {
+function resumePoint(input: Input): number | undefined {
   const given = input.input.last_event_id;
   if (given !== undefined && given !== '') {
     if (!/^\d{1,15}$/.test(String(given)))
@@ -236,18 +231,18 @@ function resumePoint(input: PluginInput): number | undefined {
   return Number(header);
 }
 
-export const eventPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
+export const eventPlugins: Readonly<Record<string, Plugin<EventsParts | undefined>>> = Object.freeze({
   'events.watch.start': plugin(async (input) =>
-    parts(input.services).watchers.start(session(input), {
+    parts(input.parts).watchers.start(session(input), {
       kinds: strings(input.input.kinds),
       interval_seconds: input.input.interval_seconds as number | undefined,
     }),
   ),
-  'events.watch.status': plugin(async (input) => parts(input.services).watchers.status(session(input))),
-  'events.watch.stop': plugin(async (input) => parts(input.services).watchers.stop(session(input))),
+  'events.watch.status': plugin(async (input) => parts(input.parts).watchers.status(session(input))),
+  'events.watch.stop': plugin(async (input) => parts(input.parts).watchers.stop(session(input))),
 
   'events.stream': plugin(async (input) => {
-    const { outbox, settings } = parts(input.services);
+    const { outbox, settings } = parts(input.parts);
     return eventStream(outbox, sessionRef(session(input).id), resumePoint(input), input.signal, {
       keepAliveMs: settings.keepAliveMs,
       pollMs: settings.streamPollMs,
@@ -256,7 +251,7 @@ export const eventPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   }),
 
   'webhooks.create': plugin(async (input) =>
-    parts(input.services).webhooks.create({
+    parts(input.parts).webhooks.create({
       url: String(input.input.url),
       kinds: strings(input.input.kinds),
       description: String(input.input.description ?? ''),
@@ -265,15 +260,15 @@ export const eventPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
       owner: ownerOf(input.caller),
     }),
   ),
-  'webhooks.list': plugin(async (input) => parts(input.services).webhooks.list(input.caller)),
+  'webhooks.list': plugin(async (input) => parts(input.parts).webhooks.list(input.caller)),
   'webhooks.delete': plugin(async (input) => {
-    await parts(input.services).webhooks.remove(String(input.input.id), input.caller);
+    await parts(input.parts).webhooks.remove(String(input.input.id), input.caller);
     return true;
   }),
-  'webhooks.rotate': plugin(async (input) => parts(input.services).webhooks.rotate(String(input.input.id), input.caller)),
-  'webhooks.enable': plugin(async (input) => parts(input.services).webhooks.enable(String(input.input.id), input.caller)),
+  'webhooks.rotate': plugin(async (input) => parts(input.parts).webhooks.rotate(String(input.input.id), input.caller)),
+  'webhooks.enable': plugin(async (input) => parts(input.parts).webhooks.enable(String(input.input.id), input.caller)),
   'webhooks.deliveries': plugin(async (input) => {
-    const rows = await parts(input.services).webhooks.attempts(
+    const rows = await parts(input.parts).webhooks.attempts(
       String(input.input.id),
       Number(input.input.after ?? 0),
       Number(input.input.limit ?? 100),
@@ -282,7 +277,7 @@ export const eventPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     return rows.map(({ seq, attempt }) => ({ seq, ...attempt, session: attempt.session ?? null, at: new Date(attempt.at).toISOString() }));
   }),
   'webhooks.replay': plugin(async (input) => {
-    const { webhooks, outbox } = parts(input.services);
+    const { webhooks, outbox } = parts(input.parts);
     const id = String(input.input.id);
     const eventId = String(input.input.event_id);
     const sent = (await webhooks.attempts(id, 0, 100_000, input.caller)).find((row) => row.attempt.event_id === eventId);

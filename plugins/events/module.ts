@@ -3,27 +3,24 @@
 import { eventsSettingsFrom } from '../../adapters/events/settings.js';
 import { WEBHOOK_ERRORS } from '../../adapters/events/errors.js';
 import { WATCH_EVENT_TYPES } from '../../adapters/events/sources.js';
-import type { FeatureModule, Plugin, SettingRow } from '../../engine/types.js';
+import { settingRow } from '../../engine/modules.js';
+import type { FeatureModule, Plugin } from '../../engine/types.js';
 import { EVENT_ERRORS } from './errors.js';
-import { eventPlugins, installEvents, SESSION_STATE_CHANGED } from './index.js';
+import { eventPlugins, type EventsParts, startEvents, SESSION_STATE_CHANGED } from './index.js';
 import { sandboxPlugins } from './sandbox.js';
+import { watchView } from './session-view.js';
 
-const pick = (prefix: string, webhooks: boolean): Record<string, Plugin> =>
+const pick = (prefix: string, webhooks: boolean): Record<string, Plugin<EventsParts | undefined>> =>
   Object.fromEntries(Object.entries(eventPlugins).filter(([name]) => name.startsWith(prefix) === webhooks));
 
-/** A row checked by the module's own parser, so a bad value stops the start naming the setting. */
-const row = (name: string, value: string, describe: string): SettingRow => ({
-  name,
-  default: value,
-  describe,
-  parse: (raw) => eventsSettingsFrom({ [name]: raw }),
-});
+const row = settingRow(eventsSettingsFrom);
 
-export const eventsModule: FeatureModule = {
+export const eventsModule: FeatureModule<EventsParts | undefined> = {
   name: 'events',
   plugins: { ...pick('webhooks.', false), ...sandboxPlugins },
   errors: EVENT_ERRORS,
-  background: installEvents,
+  start: startEvents,
+  sessionViews: [watchView],
   eventTypes: [...WATCH_EVENT_TYPES, SESSION_STATE_CHANGED],
   settings: [
     row('WATCH_INTERVAL_SECONDS', '60', "default interval between a watcher's checks"),
@@ -37,8 +34,11 @@ export const eventsModule: FeatureModule = {
   ],
 };
 
-export const webhooksModule: FeatureModule = {
+/** The webhooks' routes work on the events module's parts (the endpoints and the outbox they deliver from). */
+export const webhooksModule: FeatureModule<EventsParts | undefined> = {
   name: 'webhooks',
+  needs: [eventsModule],
+  start: (context) => context.partsOf(eventsModule),
   plugins: pick('webhooks.', true),
   errors: WEBHOOK_ERRORS,
   settings: [

@@ -1,20 +1,21 @@
-// The jobs and pools routes (manifest/jobs.yaml, manifest/pools.yaml) and the background module
-// that runs jobs. The module is installed once per app (bin/compose.ts lists it); the plugins find
-// its Jobs and Pools through the app's services.
+// The jobs routes (manifest/jobs.yaml) and the start of the module that runs jobs: once per app it
+// makes the Jobs and the Pools (the pools module's routes and X-Pool reads work on them), which the
+// engine hands to the module's plugins.
 import { serviceError } from './errors.js';
 import { millisSetting } from '../../engine/config.js';
 import { ownerOf } from '../../engine/owner.js';
-import type { Plugin, PluginInput, Services } from '../../engine/types.js';
+import type { BudgetPeek, Plugin, PluginInput, Services } from '../../engine/types.js';
 import { exportJob, type ExportFormat } from './export.js';
 import { Pools } from '../pools/pools.js';
 import { jobView, Jobs, type JobSettings } from './service.js';
 
-const installed = new WeakMap<Services, { jobs: Jobs; pools: Pools }>();
+/** A running app's jobs and the pools they spread pages over; undefined on an app without the background layer. */
+export type JobsParts = { readonly jobs: Jobs; readonly pools: Pools } | undefined;
 
-/** The background module: defines the job work kind, keeps the pools (X-Pool reads find them here), adds the gauges. */
-export function installJobs(services: Services): void {
-  if (!services.work) return;
-  const pools = new Pools(services.work.store, services.sessions, services.config.sessionCacheTtlMs, Date.now, () => services.budgets);
+/** Defines the job work kind, makes the pools (choosing members with budget left by `budgets`), adds the gauges. */
+export function startJobs(services: Services, budgets: BudgetPeek | undefined): JobsParts {
+  if (!services.work) return undefined;
+  const pools = new Pools(services.work.store, services.sessions, services.config.sessionCacheTtlMs, Date.now, () => budgets);
   const jobs = new Jobs({
     work: services.work,
     sessions: services.sessions,
@@ -25,8 +26,8 @@ export function installJobs(services: Services): void {
     settings: jobSettings(services.config.extra),
   });
   jobs.install();
-  installed.set(services, { jobs, pools });
   poolGauge(services, pools);
+  return { jobs, pools };
 }
 
 /**
@@ -48,34 +49,33 @@ export function jobSettings(extra: Readonly<Record<string, string>>): JobSetting
   return { intervalMs: millisSetting(extra, 'JOB_INTERVAL_MS', 2000, 0, 86_400_000), recheckMs: millisSetting(extra, 'JOB_RECHECK_MS', 60_000, 0, 86_400_000) };
 }
 
-/** The app's jobs and pools, when its background layer runs them (the console reads them too). */
-export function jobsOf(services: Services): { jobs: Jobs; pools: Pools } | undefined {
-  return installed.get(services);
-}
-
 /** The app's jobs and pools, or 503 when the instance runs no background layer. */
-export function parts(services: Services): { jobs: Jobs; pools: Pools } {
-  const found = installed.get(services);
+export function running(found: JobsParts): NonNullable<JobsParts> {
   if (!found) throw serviceError('JobsUnavailable', 'Background work is not available on this instance');
   return found;
 }
 
-const plugin = (handle: (input: PluginInput) => Promise<unknown>): Plugin => ({ uses: [], handle });
-const text = (input: PluginInput, name: string): string | undefined => {
+const plugin = (handle: (input: PluginInput<JobsParts>) => Promise<unknown>): Plugin<JobsParts> => ({ uses: [], handle });
+const text = (input: PluginInput<JobsParts>, name: string): string | undefined => {
   const value = input.input[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
 };
 
-export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
-  'jobs.kinds': plugin(async ({ services }) =>
-    [...parts(services).jobs.kinds.values()].map((k) => ({ route: k.route.key, cursor_param: k.cursorParam, key: k.keyField ?? null, columns: k.columns })),
+export const jobPlugins: Readonly<Record<string, Plugin<JobsParts>>> = Object.freeze({
+  'jobs.kinds': plugin(async (input) =>
+    [...running(input.parts).jobs.kinds.values()].map((k) => ({
+      route: k.route.key,
+      cursor_param: k.cursorParam,
+      key: k.keyField ?? null,
+      columns: k.columns,
+    })),
   ),
 
   'jobs.create': plugin(async (input) => {
     const pool = text(input, 'pool');
     if (!pool && !input.session)
       throw serviceError('SessionRequired', 'A job needs a session (X-Session-ID) or a pool', { hint: 'Send X-Session-ID, or name a pool in `pool`.' });
-    const { jobs, pools } = parts(input.services);
+    const { jobs, pools } = running(input.parts);
     if (pool) await pools.view(pool, input.caller); // 404 for a pool the caller may not read through
     const route = String(input.input.route).includes(' ') ? String(input.input.route) : `GET ${input.input.route}`;
     const job = await jobs.create({
@@ -92,15 +92,15 @@ export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
   'jobs.list': plugin(async (input) => {
     const pool = text(input, 'pool');
     if (!pool && !input.session) throw serviceError('SessionRequired', 'Name a session (X-Session-ID) or a pool to list its jobs');
-    const { jobs, pools } = parts(input.services);
+    const { jobs, pools } = running(input.parts);
     if (pool) await pools.view(pool, input.caller);
     return (await jobs.list(pool ? { pool } : { pk: input.session!.account.pk }, input.caller)).map((job) => jobView(job));
   }),
 
-  'jobs.status': plugin(async (input) => jobView(await parts(input.services).jobs.get(String(input.input.id), input.caller))),
+  'jobs.status': plugin(async (input) => jobView(await running(input.parts).jobs.get(String(input.input.id), input.caller))),
 
   'jobs.results': plugin(async (input) => {
-    const { jobs } = parts(input.services);
+    const { jobs } = running(input.parts);
     const id = String(input.input.id);
     const job = await jobs.get(id, input.caller);
     return exportJob({
@@ -114,5 +114,5 @@ export const jobPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
     });
   }),
 
-  'jobs.cancel': plugin(async (input) => jobView(await parts(input.services).jobs.cancel(String(input.input.id), input.caller))),
+  'jobs.cancel': plugin(async (input) => jobView(await running(input.parts).jobs.cancel(String(input.input.id), input.caller))),
 });

@@ -1,32 +1,23 @@
 // Jobs: every page of a paged route collected in the background (manifest/jobs.yaml).
+import { settingRow } from '../../engine/modules.js';
 import type { FeatureModule } from '../../engine/types.js';
 import { JOB_ERRORS } from './errors.js';
-import { installJobs, jobPlugins, jobSettings } from './index.js';
+import { type JobsParts, jobPlugins, jobSettings, startJobs } from './index.js';
+import { policyModule } from '../policy/module.js';
 import { JOB_EVENT_TYPES } from './service.js';
 
-const millis =
-  (name: string) =>
-  (raw: string): unknown =>
-    jobSettings({ [name]: raw });
+const row = settingRow(jobSettings);
 
-export const jobsModule: FeatureModule = {
+export const jobsModule: FeatureModule<JobsParts> = {
   name: 'jobs',
+  // pools choose members with budget left: the account-safety policy's look at its budgets
+  needs: [policyModule],
+  start: (context) => startJobs(context.services, context.partsOf(policyModule).policy),
   plugins: jobPlugins,
   errors: JOB_ERRORS,
-  background: installJobs,
   eventTypes: JOB_EVENT_TYPES,
   settings: [
-    {
-      name: 'JOB_INTERVAL_MS',
-      default: '2000',
-      describe: 'jobs: milliseconds between two pages of one session (±25 % jitter); `0` turns pacing off',
-      parse: millis('JOB_INTERVAL_MS'),
-    },
-    {
-      name: 'JOB_RECHECK_MS',
-      default: '60000',
-      describe: 'jobs: how often a job paused by a challenge or a dead session looks again',
-      parse: millis('JOB_RECHECK_MS'),
-    },
+    row('JOB_INTERVAL_MS', '2000', 'jobs: milliseconds between two pages of one session (±25 % jitter); `0` turns pacing off'),
+    row('JOB_RECHECK_MS', '60000', 'jobs: how often a job paused by a challenge or a dead session looks again'),
   ],
 };

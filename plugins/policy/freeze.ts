@@ -11,8 +11,6 @@
 import { errorName } from '../../engine/log.js';
 import { serviceError } from '../../engine/service-errors.js';
 import type { ActionClass, ClassFreeze, GuardedCall, GuardNext, RouteGuard, Services, SessionRecord } from '../../engine/types.js';
-import { frozenClassesFrom } from '../console/sessions.js';
-import { frozenClasses } from './frozen.js';
 
 export { frozenClasses, type FrozenClass } from './frozen.js';
 
@@ -40,26 +38,23 @@ export function freezeSettings(extra: Readonly<Record<string, string>>): FreezeS
 }
 
 /**
- * The guard, outermost-first after idempotency (bin/compose.ts). Routes that never reach the platform are
- * left unbound, and so is the session's own management (auth: relogin, settings, challenge), which a
- * freeze must never lock out.
+ * The guard, inside the writes module's and outside the budgets (FREEZE_ORDER, ./module.ts). Routes
+ * that never reach the platform are left unbound, and so is the session's own management (auth:
+ * relogin, settings, challenge), which a freeze must never lock out.
  */
-export function freezeGuard(settings: FreezeSettings, now: () => number = Date.now): RouteGuard {
-  const freezers = new WeakMap<Services, Freezer>();
+export function freezeGuard(freezer: Freezer): RouteGuard {
+  const step = freezer.step;
   return {
     name: 'freeze',
-    bind(route, services) {
+    bind(route) {
       if (route.session === 'none' || route.upstreamMethods.length === 0 || route.area === 'auth') return undefined;
-      let freezer = freezers.get(services);
-      if (!freezer) freezers.set(services, (freezer = new Freezer(services, settings, now)));
-      const step = freezer.step;
       return (call, next) => step(route.action, call, next);
     },
   };
 }
 
-/** One app's freezes: the refusal, the write after a block, the metric. */
-class Freezer {
+/** One app's freezes: the refusal, the write after a block, the metric (made by the policy module's start). */
+export class Freezer {
   /** Freeze writes per session, one after another, so that two classes blocked at once both stay frozen. */
   private readonly writing = new Map<string, Promise<unknown>>();
   private readonly counted: (labels: Readonly<Record<string, string>>) => void;
@@ -67,14 +62,13 @@ class Freezer {
   constructor(
     private readonly services: Services,
     private readonly settings: FreezeSettings,
-    private readonly now: () => number,
+    private readonly now: () => number = Date.now,
   ) {
     this.counted = services.app.counter(
       'socialgate_action_freezes_total',
       'Action classes frozen after the platform blocked them (FeedbackRequired), by class',
       ['action'],
     );
-    frozenClassesFrom(services, (record, at) => frozenClasses(record, at).map((one) => one.action));
   }
 
   readonly step = (action: ActionClass, call: GuardedCall, next: GuardNext): Promise<unknown> => {

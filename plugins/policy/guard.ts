@@ -4,47 +4,16 @@
 // when the budget or the activity window says no.
 import { HttpError } from '../../engine/http-error.js';
 import { serviceError } from '../../engine/service-errors.js';
-import type { GuardedCall, GuardNext, GuardStep, RouteGuard, RouteSpec, Services } from '../../engine/types.js';
+import type { GuardedCall, GuardNext, GuardStep, RouteGuard, RouteSpec } from '../../engine/types.js';
 import type { Standing } from './ledger.js';
-import { Policy } from './policy.js';
-import { budgetSummaries } from './summary.js';
-import { budgetsFrom } from '../console/sessions.js';
-
-const policies = new WeakMap<Services, Policy>();
-
-/** The policy of a running app (its /policy routes and background modules ask for it). */
-export function policyOf(services: Services): Policy | undefined {
-  return policies.get(services);
-}
-
-export interface PolicyGuardOptions {
-  /** The policy's clock (tests move it). */
-  readonly now?: () => number;
-}
+import type { Policy } from './policy.js';
 
 /** Routes that reach the platform for a session: the ones a budget applies to. */
 export const budgeted = (route: RouteSpec): boolean => route.session !== 'none' && route.upstreamMethods.length > 0;
 
-export function policyGuard(options: PolicyGuardOptions = {}): RouteGuard & { close(): Promise<void> } {
-  const made: Policy[] = [];
-  return {
-    name: 'policy',
-    bind(route, services) {
-      let policy = policies.get(services);
-      if (!policy) {
-        policy = new Policy(services.config, options.now ?? Date.now, services);
-        policies.set(services, policy);
-        services.budgets = policy; // pools choose members with budget left
-        const shown = policy;
-        budgetsFrom(services, (records) => budgetSummaries(shown, records));
-        made.push(policy);
-      }
-      return budgeted(route) ? stepFor(route, policy) : undefined;
-    },
-    async close() {
-      await Promise.all(made.map((policy) => policy.close()));
-    },
-  };
+/** The guard of one app's policy (the module's start made it; its stop closes it). */
+export function policyGuard(policy: Policy): RouteGuard {
+  return { name: 'policy', bind: (route) => (budgeted(route) ? stepFor(route, policy) : undefined) };
 }
 
 function stepFor(route: RouteSpec, policy: Policy): GuardStep {

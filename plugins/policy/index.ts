@@ -3,19 +3,25 @@
 import { sessionRef } from '../../engine/session-record.js';
 import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import { ACTION_CLASSES, type ActionClass, type InputBag, type Plugin, type PluginInput, type SessionRecord } from '../../engine/types.js';
-import { policyOf } from './guard.js';
 import { counterKey, windowReset } from './ledger.js';
 import type { Policy } from './policy.js';
+import type { Freezer } from './freeze.js';
 import { presetLimits, WINDOWS, type Limits, type Preset } from './presets.js';
 import { effectiveLimits, presetOf, untilWindowOpens, warmupOf, type SessionPolicy } from './rules.js';
 
-export { policyGuard, policyOf } from './guard.js';
+export { policyGuard } from './guard.js';
 export { POLICY_SETTING_KEYS, policySettings } from './presets.js';
 
-const plugin = (handle: (input: PluginInput) => Promise<unknown>): Plugin => ({ uses: [], handle });
+/** One app's policy and freezes (the module's start makes them; the engine hands them to its routes and guards). */
+export interface PolicyParts {
+  readonly policy: Policy;
+  readonly freezer: Freezer;
+}
 
-function policyFor(input: PluginInput): { policy: Policy; record: SessionRecord } {
-  const policy = policyOf(input.services);
+const plugin = (handle: (input: PluginInput<PolicyParts>) => Promise<unknown>): Plugin<PolicyParts> => ({ uses: [], handle });
+
+function policyFor(input: PluginInput<PolicyParts>): { policy: Policy; record: SessionRecord } {
+  const policy = input.parts?.policy;
   if (!policy || !input.session) throw serviceError('SessionRequired', 'GET and PATCH /policy act for one session');
   return { policy, record: input.session };
 }
@@ -114,7 +120,7 @@ function mergedLimits(
   return merged;
 }
 
-export const policyPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
+export const policyPlugins: Readonly<Record<string, Plugin<PolicyParts>>> = Object.freeze({
   'policy.view': plugin(async (input) => {
     const { policy, record } = policyFor(input);
     return policyView(policy, record);

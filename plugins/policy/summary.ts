@@ -3,11 +3,18 @@
 // number of sessions listed.
 import { sessionRef } from '../../engine/session-record.js';
 import { ACTION_CLASSES, type SessionRecord } from '../../engine/types.js';
-import type { ConsoleBudgets } from '../console/sessions.js';
 import { counterKey } from './ledger.js';
 import type { Policy } from './policy.js';
 
 const KEYS_PER_READ = 400;
+
+/** The console's budgets panel of one session. */
+export type ConsoleBudgets = {
+  /** "HH:MM-HH:MM" in the session's timezone, or null when it has none. */
+  readonly window: string | null;
+  /** Per action class with a limit today: "used/limit" in the current UTC day. */
+  readonly today: Readonly<Record<string, string>>;
+};
 
 export async function budgetSummaries(policy: Policy, records: readonly SessionRecord[]): Promise<ReadonlyMap<string, ConsoleBudgets>> {
   const now = policy.now();

@@ -2,21 +2,29 @@
 // read a healthy member's session, and the pools' errors. The Pools live beside the jobs, which
 // spread their pages over a pool's members (plugins/jobs installs both on the background layer).
 import type { FeatureModule, Plugin, PluginInput, SessionSource } from '../../engine/types.js';
-import { parts } from '../jobs/index.js';
+import type { Pools } from './pools.js';
+import { jobsModule } from '../jobs/module.js';
+import { serviceError as jobsError } from '../jobs/errors.js';
 import { POOL_ERRORS, poolReads, serviceError } from './errors.js';
 
-const plugin = (handle: (input: PluginInput) => Promise<unknown>): Plugin => ({ uses: [], handle });
+type PoolsParts = Pools | undefined;
+const plugin = (handle: (input: PluginInput<PoolsParts>) => Promise<unknown>): Plugin<PoolsParts> => ({ uses: [], handle });
 
-export const poolPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
-  'pools.create': plugin(async (input) => parts(input.services).pools.create(String(input.input.name), (input.input.sessions ?? []) as string[], input.caller)),
-  'pools.list': plugin(async (input) => parts(input.services).pools.list(input.caller)),
+/** The app's pools, or 503 when the instance runs no background layer (the pools' routes answer as the jobs' do). */
+function present(pools: PoolsParts): Pools {
+  if (!pools) throw jobsError('JobsUnavailable', 'Background work is not available on this instance');
+  return pools;
+}
+
+export const poolPlugins: Readonly<Record<string, Plugin<PoolsParts>>> = Object.freeze({
+  'pools.create': plugin(async (input) => present(input.parts).create(String(input.input.name), (input.input.sessions ?? []) as string[], input.caller)),
+  'pools.list': plugin(async (input) => present(input.parts).list(input.caller)),
   'pools.delete': plugin(async (input) => {
-    if (!(await parts(input.services).pools.remove(String(input.input.name), input.caller)))
-      throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
+    if (!(await present(input.parts).remove(String(input.input.name), input.caller))) throw serviceError('PoolNotFound', `No pool named "${input.input.name}"`);
     return true;
   }),
-  'pools.add_member': plugin(async (input) => parts(input.services).pools.addMember(String(input.input.name), String(input.input.session_id), input.caller)),
-  'pools.remove_member': plugin(async (input) => parts(input.services).pools.removeMember(String(input.input.name), String(input.input.member), input.caller)),
+  'pools.add_member': plugin(async (input) => present(input.parts).addMember(String(input.input.name), String(input.input.session_id), input.caller)),
+  'pools.remove_member': plugin(async (input) => present(input.parts).removeMember(String(input.input.name), String(input.input.member), input.caller)),
 });
 
 /**
@@ -24,16 +32,15 @@ export const poolPlugins: Readonly<Record<string, Plugin>> = Object.freeze({
  * to (a member's session is not the caller's own: the key's account limit does not apply to it); a
  * route that acts for one account refuses the header; the rest (no session) never read it.
  */
-export const xPool: SessionSource = {
+export const xPool: SessionSource<PoolsParts> = {
   name: 'pools.x-pool',
-  bind(route, services) {
+  bind(route, _services, parts) {
     if (poolReads(route)) {
       return (request) => {
         const pool = request.header('x-pool').trim();
         if (!pool) return Promise.resolve(undefined);
-        const pools = services.work ? parts(services).pools : undefined;
-        if (!pools) throw serviceError('PoolsUnavailable', 'Pools are not available on this instance');
-        return pools.choose(pool, request.caller);
+        if (!parts) throw serviceError('PoolsUnavailable', 'Pools are not available on this instance');
+        return parts.choose(pool, request.caller);
       };
     }
     if (route.session !== 'required') return undefined;
@@ -45,4 +52,12 @@ export const xPool: SessionSource = {
   },
 };
 
-export const poolsModule: FeatureModule = { name: 'pools', plugins: poolPlugins, errors: POOL_ERRORS, sessionSources: [xPool] };
+/** The pools live beside the jobs (which spread pages over them): the module works on the jobs module's. */
+export const poolsModule: FeatureModule<PoolsParts> = {
+  name: 'pools',
+  needs: [jobsModule],
+  start: (context) => context.partsOf(jobsModule)?.pools,
+  plugins: poolPlugins,
+  errors: POOL_ERRORS,
+  sessionSources: [xPool],
+};

@@ -1,27 +1,20 @@
 // Exactly-once writes: idempotency keys with lost answers read back, scheduled writes (publish_at)
-// and deferred ones (Prefer: respond-async), each outcome an event. Its route guards are built per
-// app in bin/compose.ts (they read the app's settings).
-import type { FeatureModule, SettingRow } from '../../engine/types.js';
+// and deferred ones (Prefer: respond-async), each outcome an event. Its start makes one app's
+// scheduled writes; its guards (./index.ts writeGuards) read the app's settings and work on them.
+import { settingRow } from '../../engine/modules.js';
+import type { FeatureModule } from '../../engine/types.js';
 import { idempotencySettings } from './idempotency-settings.js';
-import { installWrites, scheduleSettings, writePlugins } from './schedule.js';
+import { scheduleSettings, startWrites, type WritesParts, writePlugins } from './schedule.js';
+import { writeGuards } from './index.js';
 
-const keys = (name: string, value: string, describe: string): SettingRow => ({
-  name,
-  default: value,
-  describe,
-  parse: (raw) => idempotencySettings({ [name]: raw }),
-});
-const schedule = (name: string, value: string, describe: string): SettingRow => ({
-  name,
-  default: value,
-  describe,
-  parse: (raw) => scheduleSettings({ [name]: raw }),
-});
+const keys = settingRow(idempotencySettings);
+const schedule = settingRow(scheduleSettings);
 
-export const writesModule: FeatureModule = {
+export const writesModule: FeatureModule<WritesParts> = {
   name: 'writes',
   plugins: writePlugins,
-  background: installWrites,
+  start: ({ services, clock }) => startWrites(services, clock),
+  guards: writeGuards,
   eventTypes: [
     { type: 'write.completed', describe: 'A scheduled or deferred write ran: its route, idempotency key and the answer.' },
     { type: 'write.failed', describe: 'A scheduled or deferred write failed (or its outcome is unknown): its route, idempotency key and the error.' },

@@ -14,19 +14,19 @@ export { SCHEDULE_SETTING_KEYS, scheduleSettings } from './schedule-settings.js'
 /** Who keeps a write sent with publish_at: `platform` (the library's schedule_at) or `service` (a scheduled write, 202). */
 export const SCHEDULED_BY = 'Scheduled-By';
 
-const installed = new WeakMap<Services, ScheduledWrites>();
 /**
- * The app's clock for writes that run later, set when the writes' guards bind (bin/compose.ts gives
- * them the policy's): a deferred write's time comes from the policy's Retry-After, so both must
- * read one clock. Read at each use: the background module is installed before the guards bind.
+ * One app's writes that run later: the scheduled writes (undefined on an app without the background
+ * layer) and the clock they and the guards read. It is the modules' clock, the account-safety policy's
+ * too: a deferred write's time comes from the policy's Retry-After, so both must read one clock.
  */
-const clocks = new WeakMap<Services, () => number>();
-export const useClock = (services: Services, now: () => number): void => void clocks.set(services, now);
-export const clockOf = (services: Services): number => (clocks.get(services) ?? Date.now)();
+export interface WritesParts {
+  readonly writes: ScheduledWrites | undefined;
+  readonly now: () => number;
+}
 
-/** The background module: defines the scheduled write's work kind before the queue starts. */
-export function installWrites(services: Services): void {
-  if (!services.work) return;
+/** The module's start: defines the scheduled write's work kind before the queue starts. */
+export function startWrites(services: Services, now: () => number = Date.now): WritesParts {
+  if (!services.work) return { writes: undefined, now };
   const writes = new ScheduledWrites({
     work: services.work,
     sessions: services.sessions,
@@ -34,21 +34,21 @@ export function installWrites(services: Services): void {
     log: services.log,
     dataDir: services.config.dataDir,
     settings: scheduleSettings(services.config.extra),
-    now: () => clockOf(services),
+    now,
   });
   writes.install();
-  installed.set(services, writes);
+  return { writes, now };
 }
 
 /** The app's scheduled writes; 503 on an instance built without the background layer. */
-export function writesOf(services: Services): ScheduledWrites {
-  const found = installed.get(services);
+export function writesOf(parts: WritesParts): ScheduledWrites {
+  const found = parts.writes;
   if (!found) throw jobsError('JobsUnavailable', 'Background work is not available on this instance: writes cannot run later');
   return found;
 }
 
 /** Answers `publish_at` with a scheduled write (202), or hands it to the library's `schedule_at` where the setting chooses it. */
-export const scheduleGuard: RouteGuard = {
+export const scheduleGuard = (writes: WritesParts): RouteGuard => ({
   name: 'writes.schedule',
   bind(route, services) {
     if (!route.params.some((p) => p.name === 'publish_at')) return undefined;
@@ -57,20 +57,20 @@ export const scheduleGuard: RouteGuard = {
     return async (call, next) => {
       const given = call.bag.publish_at;
       if (given === undefined || call.origin === 'background') return next();
-      const runAt = publishTime(String(given), settings, clockOf(services));
+      const runAt = publishTime(String(given), settings, writes.now());
       if (native && libraryHas(native, services.upstream.library.version) && (await professional(call, services))) {
         delete call.bag.publish_at;
         call.bag.schedule_at = Math.floor(runAt / 1000);
         call.reply.headers[SCHEDULED_BY] = 'platform';
         return next();
       }
-      const write = await writesOf(services).create(call, 'scheduled', runAt);
+      const write = await writesOf(writes).create(call, 'scheduled', runAt);
       call.reply.status = 202;
       call.reply.headers[SCHEDULED_BY] = 'service';
       return writeView(write);
     };
   },
-};
+});
 
 /**
  * Whether the session's account is professional (business or creator: aiograpi's User
@@ -99,13 +99,13 @@ function libraryHas(since: string, version: string): boolean {
   return VERSION.test(version) && compareVersions(version, since) >= 0;
 }
 
-const plugin = (handle: (input: PluginInput) => Promise<unknown>): Plugin => ({ uses: [], handle });
+const plugin = (handle: (input: PluginInput<WritesParts>) => Promise<unknown>): Plugin<WritesParts> => ({ uses: [], handle });
 
-export const writePlugins: Readonly<Record<string, Plugin>> = Object.freeze({
+export const writePlugins: Readonly<Record<string, Plugin<WritesParts>>> = Object.freeze({
   'writes.scheduled.list': plugin(async (input) => {
     const state = typeof input.input.state === 'string' ? input.input.state : undefined;
-    return (await writesOf(input.services).list(input.caller, { pk: input.session?.account.pk, state })).map(writeView);
+    return (await writesOf(input.parts).list(input.caller, { pk: input.session?.account.pk, state })).map(writeView);
   }),
-  'writes.scheduled.show': plugin(async (input) => writeView(await writesOf(input.services).get(String(input.input.id), input.caller))),
-  'writes.scheduled.cancel': plugin(async (input) => writeView(await writesOf(input.services).cancel(String(input.input.id), input.caller))),
+  'writes.scheduled.show': plugin(async (input) => writeView(await writesOf(input.parts).get(String(input.input.id), input.caller))),
+  'writes.scheduled.cancel': plugin(async (input) => writeView(await writesOf(input.parts).cancel(String(input.input.id), input.caller))),
 });

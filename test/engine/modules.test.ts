@@ -1,6 +1,7 @@
 // Feature modules merged at boot (engine/modules.ts): what each declares reaches the engine, and a
-// name two modules declare (a plugin, an error code, a setting, an event type, a guard, a session
-// source), or one the engine itself declares, stops the boot naming both declarers.
+// name two modules declare (a plugin, an error code, a setting, an event type, a session source or
+// view), or one the engine itself declares, stops the boot naming both declarers. Starting them per
+// app is test/engine/module-start.test.ts.
 import t from 'tap';
 import { FEATURES, productModules } from '../../bin/compose.js';
 import { coreSettingNames } from '../../engine/config.js';
@@ -38,10 +39,10 @@ const DUPLICATES: [string, FeatureModule, FeatureModule, RegExp][] = [
     /event type "x.done"/,
   ],
   [
-    'route guard',
-    { name: 'a', guards: [{ name: 'g', bind: () => undefined }] },
-    { name: 'b', guards: [{ name: 'g', bind: () => undefined }] },
-    /route guard "g"/,
+    'session view',
+    { name: 'a', sessionViews: [{ name: 'v', empty: null, read: async () => new Map() }] },
+    { name: 'b', sessionViews: [{ name: 'v', empty: null, read: async () => new Map() }] },
+    /session view "v"/,
   ],
   [
     'session source',
@@ -69,10 +70,10 @@ t.test('a module may not declare again what the engine declares', async (t) => {
 });
 
 t.test('what each module declares reaches the merged table, with its module', async (t) => {
-  const guard = { name: 'g', bind: () => undefined };
+  const source = { name: 's', bind: () => undefined };
   const merged = mergeModules([
-    { name: 'a', plugins: { 'a.one': plugin }, errors: { AGone: row }, settings: [{ name: 'A_MS', default: '1', describe: 'a' }], guards: [guard] },
-    { name: 'b', plugins: { 'b.one': plugin }, eventTypes: [{ type: 'b.done', describe: 'b' }], background: () => undefined },
+    { name: 'a', plugins: { 'a.one': plugin }, errors: { AGone: row }, settings: [{ name: 'A_MS', default: '1', describe: 'a' }], sessionSources: [source] },
+    { name: 'b', plugins: { 'b.one': plugin }, eventTypes: [{ type: 'b.done', describe: 'b' }], start: () => undefined },
   ]);
   t.same(Object.keys(merged.plugins), ['a.one', 'b.one']);
   t.same(Object.keys(merged.errors), ['AGone']);
@@ -84,8 +85,11 @@ t.test('what each module declares reaches the merged table, with its module', as
     merged.eventTypes.map((e) => e.type),
     ['b.done'],
   );
-  t.equal(merged.guards[0], guard);
-  t.equal(merged.background.length, 1);
+  t.equal(merged.sessionSources[0], source);
+  t.same(
+    merged.modules.map((m) => m.name),
+    ['a', 'b'],
+  );
 });
 
 t.test("the product's modules merge, and the engine names none of their errors", async (t) => {

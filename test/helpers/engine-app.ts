@@ -7,17 +7,17 @@ import { join } from 'node:path';
 import { createApp, type App } from '../../engine/app.js';
 import { testConfig } from '../../engine/config.js';
 import { createLogger } from '../../engine/log.js';
-import type { Config, Plugin } from '../../engine/types.js';
+import type { Config, FeatureModule, Plugin } from '../../engine/types.js';
 import { createStore } from '../../adapters/store/keyv.js';
 import { zipFiles } from '../../adapters/transfer/zip.js';
 import { login } from '../../plugins/auth/login.js';
+import { authModule } from '../../plugins/auth/module.js';
 import { systemPlugins } from '../../plugins/system/index.js';
 import { fakeUpstream, type FakeUpstream, type Handler } from './fake-upstream.js';
 import { fromRoot } from './root.js';
 
-const here = fromRoot('test', 'helpers');
-export const FIXTURE_MANIFEST = join(here, '..', 'fixtures', 'engine-manifest');
-export const REAL_MANIFEST = join(here, '..', '..', 'manifest');
+export const FIXTURE_MANIFEST = fromRoot('test', 'fixtures', 'engine-manifest');
+export const REAL_MANIFEST = fromRoot('manifest');
 
 /** A temp folder holding the fixture files and the real error table. */
 export function fixtureManifestDir(): string {
@@ -28,6 +28,8 @@ export function fixtureManifestDir(): string {
 }
 
 export const fixturePlugins: Record<string, Plugin> = { 'auth.login': login, 'system.health': systemPlugins['system.health'] };
+/** The auth module with only the login the fixture routes: its start keeps the logins waiting at a challenge. */
+export const fixtureModules: readonly FeatureModule[] = [{ ...authModule, plugins: { 'auth.login': login } }];
 
 export async function engineApp(handlers: Record<string, Handler> = {}, config: Partial<Config> = {}): Promise<{ app: App; upstream: FakeUpstream }> {
   const upstream = fakeUpstream(handlers);
@@ -37,6 +39,7 @@ export async function engineApp(handlers: Record<string, Handler> = {}, config: 
     upstream,
     store: await createStore('memory://'),
     plugins: fixturePlugins,
+    modules: fixtureModules,
     log: createLogger('silent'),
     zip: zipFiles,
     contentType: contentTypeFor,

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { composeApp } from '../../../bin/compose.js';
 import { testConfig } from '../../../engine/config.js';
 import type { WorkEvent } from '../../../engine/types.js';
-import { eventsOf } from '../../../plugins/events/index.js';
+import { eventsModule } from '../../../plugins/events/module.js';
 import { sessionRef } from '../../../adapters/events/ids.js';
 import { serve } from '../../helpers/http.js';
 import { PASSWORD, standInAdapter } from '../../helpers/sidecar.js';
@@ -27,7 +27,7 @@ async function setUp(t: Test, version: string, env: Record<string, string> = {})
   const login = await http.request('POST', '/auth/login', { form: { username: 'demo', password: PASSWORD } });
   t.equal(login.status, 200, login.text);
   const session = login.body as string;
-  const events = async (): Promise<WorkEvent[]> => (await eventsOf(app.services)!.outbox.read(sessionRef(session), 0, 1000)).map((e) => e.value);
+  const events = async (): Promise<WorkEvent[]> => (await app.partsOf(eventsModule)!.outbox.read(sessionRef(session), 0, 1000)).map((e) => e.value);
   const answer = async (text: string) => {
     const record = (await app.services.sessions.find(session))!;
     await app.services.sessions.client(record).call('direct_answer', { thread_id: THREAD, text });

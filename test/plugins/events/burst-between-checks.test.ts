@@ -7,7 +7,7 @@ import t from 'tap';
 import { composeApp } from '../../../bin/compose.js';
 import { testConfig } from '../../../engine/config.js';
 import type { WorkEvent } from '../../../engine/types.js';
-import { eventsOf } from '../../../plugins/events/index.js';
+import { eventsModule } from '../../../plugins/events/module.js';
 import { sessionRef } from '../../../adapters/events/ids.js';
 import { requestEvents } from '../../../adapters/events/sources.js';
 import { serve, stringBody } from '../../helpers/http.js';
@@ -22,7 +22,7 @@ async function setUp(extra: Record<string, string> = {}) {
   const session = stringBody(await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } }));
   const as = { 'x-session-id': session };
   const watch = async () => (await http.request('GET', '/events/watch', { headers: as })).body as Watch;
-  const events = async (): Promise<WorkEvent[]> => (await eventsOf(app.services)!.outbox.read(sessionRef(session), 0, 10_000)).map((e) => e.value);
+  const events = async (): Promise<WorkEvent[]> => (await app.partsOf(eventsModule)!.outbox.read(sessionRef(session), 0, 10_000)).map((e) => e.value);
   const happen = async (form: Record<string, string>) => {
     const reply = await http.request('POST', '/sandbox/activity', { form, headers: as });
     if (reply.status !== 200) throw new Error(`activity: ${reply.status} ${reply.text}`);

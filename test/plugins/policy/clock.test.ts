@@ -1,4 +1,4 @@
-// The policy on a clock the test moves (composeApp's policyClock): a new session's write budgets
+// The policy on a clock the test moves (composeApp's clock): a new session's write budgets
 // ramp from the warm-up's start to the preset over its days, reads do not; an activity window in
 // the session's own timezone refuses writes outside it with Retry-After until it opens, leaves reads
 // alone, and GET /policy says where both stand.
@@ -13,7 +13,7 @@ const HOUR = 3_600_000;
 let now = Date.now();
 const { upstream, calls } = countingSandbox();
 const config = testConfig({ policy: 'standard', extra: { POLICY_WARMUP_DAYS: '10', POLICY_WARMUP_START: '0.2' } });
-const app = await composeApp(config, { upstream, policyClock: () => now });
+const app = await composeApp(config, { upstream, clock: () => now });
 const http = await serve(app);
 t.teardown(() => http.close());
 const tz = 3600; // UTC+1, as the session logs in with

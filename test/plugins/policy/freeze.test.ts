@@ -13,7 +13,7 @@ import { testConfig } from '../../../engine/config.js';
 import { sessionRef } from '../../../engine/session-record.js';
 import { createSandbox, FIXED, type SandboxAdapter } from '../../../adapters/upstream/sandbox/index.js';
 import { hiddenLimit } from '../../../adapters/upstream/sandbox/limits.js';
-import { eventsOf } from '../../../plugins/events/index.js';
+import { eventsModule } from '../../../plugins/events/module.js';
 import { frozenClasses, nextFreeze } from '../../../plugins/policy/freeze.js';
 import { serve, type Client } from '../../helpers/http.js';
 import { poll } from '../../helpers/poll.js';
@@ -79,7 +79,7 @@ t.test('a blocked like freezes likes alone; follows and reads go on', async (t) 
 
 t.test('the freeze is an event, a metric and a console view; the session itself stays active', async (t) => {
   const ref = sessionRef(session);
-  const outbox = eventsOf(first.app.services)!.outbox;
+  const outbox = first.app.partsOf(eventsModule)!.outbox;
   const events = await poll(
     'the freeze event',
     async () => (await outbox.read(ref, 0)).map((entry) => entry.value),

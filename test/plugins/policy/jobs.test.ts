@@ -17,7 +17,7 @@ const config = testConfig({
   sessionCacheTtlMs: 0,
   extra: { JOB_INTERVAL_MS: '0', JOB_RECHECK_MS: '300', POLICY_INTERACTIVE_SHARE: '0.5' },
 });
-const app = await composeApp(config, { upstream, policyClock: () => Date.now() + shift });
+const app = await composeApp(config, { upstream, clock: () => Date.now() + shift });
 const { http, as } = await servedWithSession(app);
 t.teardown(() => http.close());
 type Job = { id: string; state: string; pages: number; paused?: { reason: string; until: number } };

@@ -97,6 +97,7 @@ async function run(r: RouteSpec, input: InputBag, files: UploadedFile[], extra: 
   const engineBag = { ...input };
   for (const f of files) engineBag[f.field] = f.path;
   const pluginInput: PluginInput = {
+    parts: undefined,
     route: r,
     input: engineBag,
     files,

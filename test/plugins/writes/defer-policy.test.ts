@@ -1,5 +1,5 @@
 // Deferred writes under the real account-safety policy, on a clock the test moves (composeApp's
-// policyClock, which the scheduled writes read too). With the like budget spent (one a minute,
+// clock, which the scheduled writes read too). With the like budget spent (one a minute,
 // PATCH /policy), a like sent with `Prefer: respond-async` is answered 202 with a deferred write
 // timed by the policy's Retry-After; nothing reaches the sandbox while the clock stands, however
 // often the queue looks (SOCIALGATE_SCHEDULE_RECHECK_MS); once the clock passes the minute it runs,
@@ -19,7 +19,7 @@ let now = Math.floor(Date.now() / MINUTE) * MINUTE + 1000; // a second into a mi
 const events: WorkEvent[] = [];
 const config = testConfig({ policy: 'standard', sessionCacheTtlMs: 0, extra: { SCHEDULE_RECHECK_MS: '50' } });
 const { upstream, calls } = countedUpstream();
-const app = await composeApp(config, { upstream, policyClock: () => now });
+const app = await composeApp(config, { upstream, clock: () => now });
 recordEvents(app, events);
 const http = await serve(app);
 t.teardown(() => http.close());

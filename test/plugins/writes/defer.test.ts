@@ -10,7 +10,8 @@ import { HttpError } from '../../../engine/http-error.js';
 import { serviceError } from '../../../plugins/pools/errors.js';
 import type { GuardedCall, RouteGuard, WorkEvent } from '../../../engine/types.js';
 import { PASSWORD } from '../../../adapters/upstream/sandbox/index.js';
-import { deferGuard, prefersAsync } from '../../../plugins/writes/defer.js';
+import { prefersAsync } from '../../../plugins/writes/defer.js';
+import { POLICY_ORDER } from '../../../plugins/policy/module.js';
 import { serve, stringBody } from '../../helpers/http.js';
 import { count, countedUpstream } from '../../helpers/counted-upstream.js';
 import { recordEvents, settled } from '../../helpers/writes.js';
@@ -35,8 +36,9 @@ const standInPolicy: RouteGuard = {
 
 const { upstream, calls } = countedUpstream();
 const events: WorkEvent[] = [];
-// The deferral guard wraps the stand-in here as it wraps the policy in bin/compose.ts (test guards go outside the product's).
-const app = await composeApp(testConfig({ sessionCacheTtlMs: 0 }), { upstream, guards: [deferGuard, standInPolicy] });
+// The product's deferral guard wraps the stand-in as it wraps the policy: the stand-in sits just outside the policy.
+const placedGuards = [{ order: POLICY_ORDER - 1, guard: standInPolicy }];
+const app = await composeApp(testConfig({ sessionCacheTtlMs: 0 }), { upstream, placedGuards });
 recordEvents(app, events);
 const http = await serve(app);
 t.teardown(() => http.close());

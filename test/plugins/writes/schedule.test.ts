@@ -6,7 +6,8 @@ import t from 'tap';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { composeApp, productParts } from '../../../bin/compose.js';
+import { composeApp } from '../../../bin/compose.js';
+import type { App } from '../../../engine/app.js';
 import { testConfig } from '../../../engine/config.js';
 import type { WorkEvent } from '../../../engine/types.js';
 import { PASSWORD, sandboxFileBytes } from '../../../adapters/upstream/sandbox/index.js';
@@ -20,8 +21,9 @@ const config = testConfig({ store: `sqlite://${join(dir, 'sessions.sqlite')}`, d
 const calls: string[] = [];
 const events: WorkEvent[] = [];
 
+let app: App;
 async function start(): Promise<Client> {
-  const app = await composeApp(config, { upstream: countedUpstream(undefined, calls).upstream });
+  app = await composeApp(config, { upstream: countedUpstream(undefined, calls).upstream });
   recordEvents(app, events);
   return serve(app);
 }
@@ -120,7 +122,7 @@ t.test('a restart between the request and its time: the next instance publishes 
 
 t.test('the guards sit in the product in order: idempotency, deferral, scheduling, freeze, budgets', async (t) => {
   t.same(
-    productParts(config).guards.map((guard) => guard.name),
+    app.guards.map((guard) => guard.name),
     ['idempotency', 'writes.defer', 'writes.schedule', 'freeze', 'policy'],
   );
 });
