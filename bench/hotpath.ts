@@ -9,6 +9,8 @@
 //   (an earlier commit's), in the same alternation, for before/after figures under the same noise
 //   BENCH_PROFILE=dir node dist/bench/hotpath.js   also writes each server's CPU profile of the rounds into dir
 //   (node dist/bench/profile-top.js summarises one)
+//   SOCIALGATE_POLICY=safe|standard|fast    the preset the `policy` server counts under (standard); the
+//   `socialgate` server runs with the policy off, so one run gives the policy's cost with and without
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -107,7 +109,10 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
 const TARGETS: Partial<Record<Kind, string>> = { node: ', target ≥ 0.35', koa: ', target ≥ 0.80' };
 
 export function formatHotPath(figures: HotPathFigures): string {
-  const lines = [`load average before: ${figures.loadBefore.toFixed(2)}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections`];
+  const lines = [
+    `load average before: ${figures.loadBefore.toFixed(2)}, after: ${loadavg()[0].toFixed(2)}; ${ROUNDS} rounds of ${SECONDS} s, ` +
+      `${CONNECTIONS} connections; socialgate: policy off, policy: ${process.env.SOCIALGATE_POLICY || 'standard'}`,
+  ];
   const ours = figures.rounds.socialgate!.map((r) => r.cpuUs);
   for (const kind of KINDS) {
     const rps = figures.rounds[kind]!.map((r) => r.rps);

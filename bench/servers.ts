@@ -32,7 +32,7 @@ export interface Started extends Target {
  * `policy`: the same with the account-safety policy counting every read (limits no bench reaches).
  */
 async function socialgate(counted = false): Promise<{ callback: RequestListener; target: Target }> {
-  const app = await composeApp(testConfig({ logLevel: 'silent', policy: counted ? 'standard' : 'off' }), { upstream: createSandbox() });
+  const app = await composeApp(testConfig({ logLevel: 'silent', policy: counted ? countedPreset() : 'off' }), { upstream: createSandbox() });
   const callback = app.callback();
   const ask = await listening(callback);
   const login = await fetch(ask('/auth/login'), { method: 'POST', body: new URLSearchParams({ username: 'demo', password: 'demo-password' }) });
@@ -47,6 +47,16 @@ async function socialgate(counted = false): Promise<{ callback: RequestListener;
   const target = { path, session, body: await reply.text() };
   ask.close();
   return { callback, target };
+}
+
+/**
+ * The preset the `policy` server counts under: SOCIALGATE_POLICY (safe, standard or fast; standard
+ * when unset). The `socialgate` server is the one with the policy off, in the same alternation.
+ */
+export function countedPreset(): string {
+  const preset = process.env.SOCIALGATE_POLICY || 'standard';
+  if (['safe', 'standard', 'fast'].includes(preset)) return preset;
+  throw new Error(`SOCIALGATE_POLICY=${preset}: the policy server counts under safe, standard or fast (the socialgate server runs with it off)`);
 }
 
 type Ask = ((path: string) => string) & { close(): void };
