@@ -25,11 +25,16 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const BASELINE = process.env.BENCH_BASELINE;
 // `policy`: socialgate with the account-safety policy counting each request (bench/servers.ts).
 // `baseline` and `baseline-policy`: the other build's socialgate without and with the policy.
-const KINDS = BASELINE
-  ? (['socialgate', 'policy', 'node', 'koa', 'baseline', 'baseline-policy'] as const)
-  : (['socialgate', 'policy', 'node', 'koa'] as const);
+const KINDS = BASELINE ? (['socialgate', 'policy', 'node', 'koa', 'baseline', 'baseline-policy'] as const) : (['socialgate', 'policy', 'node', 'koa'] as const);
 type Kind = 'socialgate' | 'policy' | 'node' | 'koa' | 'baseline' | 'baseline-policy';
-const SERVED: Record<Kind, BenchKind> = { socialgate: 'socialgate', policy: 'policy', node: 'node', koa: 'koa', baseline: 'socialgate', 'baseline-policy': 'policy' };
+const SERVED: Record<Kind, BenchKind> = {
+  socialgate: 'socialgate',
+  policy: 'policy',
+  node: 'node',
+  koa: 'koa',
+  baseline: 'socialgate',
+  'baseline-policy': 'policy',
+};
 
 type Server = Started & { proc: ChildProcess };
 type Round = { rps: number; cpuUs: number; errors: number };
@@ -105,7 +110,9 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
     await Promise.all(Object.values(servers).map((server) => new Promise((ended) => server.proc.once('exit', ended).send('exit'))));
   }
   const ours = rounds.socialgate!;
-  const ratios = Object.fromEntries(KINDS.filter((kind) => kind !== 'socialgate' && kind !== 'baseline-policy').map((kind) => [kind, ours.map((r, i) => r.rps / rounds[kind]![i].rps)]));
+  const ratios = Object.fromEntries(
+    KINDS.filter((kind) => kind !== 'socialgate' && kind !== 'baseline-policy').map((kind) => [kind, ours.map((r, i) => r.rps / rounds[kind]![i].rps)]),
+  );
   return { rounds, ratios, loadBefore };
 }
 

@@ -108,41 +108,34 @@ function guardedWork(route: RouteSpec, deps: RouteDeps, work: RouteRunner): Rout
 }
 
 /**
- * What a guard sees of one call: a view of the request's state, read when a guard asks (an object
- * literal with a getter cost a slow property definition per request, and the caller an allocation).
+ * What a guard sees of one call: the request's state copied into fields, the caller and the signal
+ * made only when a guard asks (an object literal with a getter cost a slow property definition per
+ * request, and the caller three allocations).
  */
 class Guarded implements GuardedCall {
+  readonly origin: GuardedCall['origin'];
+  readonly requestId: string;
+  readonly bag: GuardedCall['bag'];
+  readonly files: GuardedCall['files'];
+  readonly session: GuardedCall['session'];
+  readonly header: GuardedCall['header'];
+  readonly reply: GuardedCall['reply'];
+
   constructor(
     readonly route: RouteSpec,
     private readonly state: RequestState,
     private readonly abort: () => AbortSignal,
-  ) {}
-  get origin() {
-    return this.state.origin;
+  ) {
+    ({ origin: this.origin, requestId: this.requestId, bag: this.bag, files: this.files, session: this.session } = state);
+    ({ header: this.header, reply: this.reply } = state);
   }
-  get requestId() {
-    return this.state.requestId;
-  }
-  get bag() {
-    return this.state.bag;
-  }
-  get files() {
-    return this.state.files;
-  }
-  get session() {
-    return this.state.session;
-  }
+
   get caller() {
     return this.state.caller;
   }
-  get header() {
-    return this.state.header;
-  }
+
   get signal() {
     return this.abort();
-  }
-  get reply() {
-    return this.state.reply;
   }
 }
 
