@@ -24,12 +24,17 @@ const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const BASELINE = process.env.BENCH_BASELINE;
 // `policy`: socialgate with the account-safety policy counting each request (bench/servers.ts).
-// `baseline` and `baseline-policy`: the other build's socialgate without and with the policy.
-const KINDS = BASELINE ? (['socialgate', 'policy', 'node', 'koa', 'baseline', 'baseline-policy'] as const) : (['socialgate', 'policy', 'node', 'koa'] as const);
-type Kind = 'socialgate' | 'policy' | 'node' | 'koa' | 'baseline' | 'baseline-policy';
+// `policy-off`: the policy server's process again, for a session whose own preset is off (the
+// policy's cost without another process's noise). `baseline` and `baseline-policy`: the other
+// build's socialgate without and with the policy.
+const KINDS = BASELINE
+  ? (['socialgate', 'policy', 'policy-off', 'node', 'koa', 'baseline', 'baseline-policy'] as const)
+  : (['socialgate', 'policy', 'policy-off', 'node', 'koa'] as const);
+type Kind = 'socialgate' | 'policy' | 'policy-off' | 'node' | 'koa' | 'baseline' | 'baseline-policy';
 const SERVED: Record<Kind, BenchKind> = {
   socialgate: 'socialgate',
   policy: 'policy',
+  'policy-off': 'policy',
   node: 'node',
   koa: 'koa',
   baseline: 'socialgate',
@@ -92,6 +97,7 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
     node: await child('node', target),
     koa: await child('koa', target),
   };
+  servers['policy-off'] = { ...servers.policy!, session: servers.policy!.uncounted! };
   if (BASELINE) [servers.baseline, servers['baseline-policy']] = [await child('baseline'), await child('baseline-policy')];
   const rounds: Partial<Record<Kind, Round[]>> = Object.fromEntries(KINDS.map((kind) => [kind, []]));
   try {
@@ -107,11 +113,15 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
       }
     }
   } finally {
-    await Promise.all(Object.values(servers).map((server) => new Promise((ended) => server.proc.once('exit', ended).send('exit'))));
+    const procs = new Set(Object.values(servers).map((server) => server.proc)); // policy-off shares policy's
+    await Promise.all([...procs].map((proc) => new Promise((ended) => proc.once('exit', ended).send('exit'))));
   }
   const ours = rounds.socialgate!;
   const ratios = Object.fromEntries(
-    KINDS.filter((kind) => kind !== 'socialgate' && kind !== 'baseline-policy').map((kind) => [kind, ours.map((r, i) => r.rps / rounds[kind]![i].rps)]),
+    KINDS.filter((kind) => kind !== 'socialgate' && kind !== 'baseline-policy' && kind !== 'policy-off').map((kind) => [
+      kind,
+      ours.map((r, i) => r.rps / rounds[kind]![i].rps),
+    ]),
   );
   return { rounds, ratios, loadBefore };
 }
@@ -135,7 +145,7 @@ export function formatHotPath(figures: HotPathFigures): string {
     const byThroughput = `throughput median ${median(ratios).toFixed(2)} (${spread(ratios, 2)})`;
     lines.push(`  socialgate / ${kind}: ${byThroughput}; by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})${TARGETS[kind] ?? ''}`);
   }
-  lines.push(...pairRatios(figures, 'policy', 'koa'));
+  lines.push(...pairRatios(figures, 'policy', 'koa'), ...pairRatios(figures, 'policy-off', 'koa'), ...pairRatios(figures, 'policy', 'policy-off'));
   if (BASELINE) lines.push(...pairRatios(figures, 'baseline-policy', 'koa'), ...pairRatios(figures, 'policy', 'baseline-policy'));
   return lines.join('\n');
 }
