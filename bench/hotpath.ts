@@ -9,6 +9,8 @@
 //   (an earlier commit's), in the same alternation, for before/after figures under the same noise
 //   BENCH_PROFILE=dir node dist/bench/hotpath.js   also writes each server's CPU profile of the rounds into dir
 //   (node dist/bench/profile-top.js summarises one)
+//   SOCIALGATE_POLICY=safe|standard|fast    the preset the `policy` server counts under (standard); the
+//   `socialgate` server runs with the policy off, so one run gives the policy's cost with and without
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -22,16 +24,29 @@ const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const BASELINE = process.env.BENCH_BASELINE;
 // `policy`: socialgate with the account-safety policy counting each request (bench/servers.ts).
-const KINDS = BASELINE ? (['socialgate', 'policy', 'node', 'koa', 'baseline'] as const) : (['socialgate', 'policy', 'node', 'koa'] as const);
-type Kind = 'socialgate' | 'policy' | 'node' | 'koa' | 'baseline';
+// `policy-off`: the policy server's process again, for a session whose own preset is off (the
+// policy's cost without another process's noise). `baseline` and `baseline-policy`: the other
+// build's socialgate without and with the policy.
+const KINDS = BASELINE
+  ? (['socialgate', 'policy', 'policy-off', 'node', 'koa', 'baseline', 'baseline-policy'] as const)
+  : (['socialgate', 'policy', 'policy-off', 'node', 'koa'] as const);
+type Kind = 'socialgate' | 'policy' | 'policy-off' | 'node' | 'koa' | 'baseline' | 'baseline-policy';
+const SERVED: Record<Kind, BenchKind> = {
+  socialgate: 'socialgate',
+  policy: 'policy',
+  'policy-off': 'policy',
+  node: 'node',
+  koa: 'koa',
+  baseline: 'socialgate',
+  'baseline-policy': 'policy',
+};
 
 type Server = Started & { proc: ChildProcess };
 type Round = { rps: number; cpuUs: number; errors: number };
 
 async function child(kind: Kind, target?: Target): Promise<Server> {
-  const script = kind === 'baseline' ? BASELINE! : fileURLToPath(new URL('./servers.js', import.meta.url));
-  const served: BenchKind = kind === 'baseline' ? 'socialgate' : kind;
-  const args = [script, 'child', served, ...(target ? [JSON.stringify(target)] : [])];
+  const script = kind.startsWith('baseline') ? BASELINE! : fileURLToPath(new URL('./servers.js', import.meta.url));
+  const args = [script, 'child', SERVED[kind], ...(target ? [JSON.stringify(target)] : [])];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const line = await new Promise<string>((resolve) => createInterface({ input: proc.stdout! }).once('line', resolve));
   return { proc, ...(JSON.parse(line) as Started) };
@@ -82,7 +97,8 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
     node: await child('node', target),
     koa: await child('koa', target),
   };
-  if (BASELINE) servers.baseline = await child('baseline');
+  servers['policy-off'] = { ...servers.policy!, session: servers.policy!.uncounted! };
+  if (BASELINE) [servers.baseline, servers['baseline-policy']] = [await child('baseline'), await child('baseline-policy')];
   const rounds: Partial<Record<Kind, Round[]>> = Object.fromEntries(KINDS.map((kind) => [kind, []]));
   try {
     for (const kind of KINDS) await load(servers[kind]!, WARMUP); // unmeasured: the JIT first
@@ -93,26 +109,35 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
         const figures = await load(servers[kind]!, SECONDS);
         rounds[kind]!.push(figures);
         const { rps, cpuUs, errors } = figures;
-        log(`round ${round} ${kind.padEnd(10)} ${rps.toFixed(0).padStart(6)} req/s  ${cpuUs.toFixed(1)} µs CPU/request  errors ${errors}`);
+        log(`round ${round} ${kind.padEnd(15)} ${rps.toFixed(0).padStart(6)} req/s  ${cpuUs.toFixed(1)} µs CPU/request  errors ${errors}`);
       }
     }
   } finally {
-    await Promise.all(Object.values(servers).map((server) => new Promise((ended) => server.proc.once('exit', ended).send('exit'))));
+    const procs = new Set(Object.values(servers).map((server) => server.proc)); // policy-off shares policy's
+    await Promise.all([...procs].map((proc) => new Promise((ended) => proc.once('exit', ended).send('exit'))));
   }
   const ours = rounds.socialgate!;
-  const ratios = Object.fromEntries(KINDS.filter((kind) => kind !== 'socialgate').map((kind) => [kind, ours.map((r, i) => r.rps / rounds[kind]![i].rps)]));
+  const ratios = Object.fromEntries(
+    KINDS.filter((kind) => kind !== 'socialgate' && kind !== 'baseline-policy' && kind !== 'policy-off').map((kind) => [
+      kind,
+      ours.map((r, i) => r.rps / rounds[kind]![i].rps),
+    ]),
+  );
   return { rounds, ratios, loadBefore };
 }
 
 const TARGETS: Partial<Record<Kind, string>> = { node: ', target ≥ 0.35', koa: ', target ≥ 0.80' };
 
 export function formatHotPath(figures: HotPathFigures): string {
-  const lines = [`load average before: ${figures.loadBefore.toFixed(2)}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections`];
+  const lines = [
+    `load average before: ${figures.loadBefore.toFixed(2)}, after: ${loadavg()[0].toFixed(2)}; ${ROUNDS} rounds of ${SECONDS} s, ` +
+      `${CONNECTIONS} connections; socialgate: policy off, policy: ${process.env.SOCIALGATE_POLICY || 'standard'}`,
+  ];
   const ours = figures.rounds.socialgate!.map((r) => r.cpuUs);
   for (const kind of KINDS) {
     const rps = figures.rounds[kind]!.map((r) => r.rps);
     const cpu = figures.rounds[kind]!.map((r) => r.cpuUs);
-    lines.push(`${kind.padEnd(10)} median ${median(rps).toFixed(0)} req/s (${spread(rps, 0)}), ${median(cpu).toFixed(1)} µs CPU/request (${spread(cpu, 1)})`);
+    lines.push(`${kind.padEnd(15)} median ${median(rps).toFixed(0)} req/s (${spread(rps, 0)}), ${median(cpu).toFixed(1)} µs CPU/request (${spread(cpu, 1)})`);
     const ratios = figures.ratios[kind];
     if (!ratios) continue;
     // The same ratio by CPU per request (the other server's over socialgate's), steadier under noise.
@@ -120,18 +145,22 @@ export function formatHotPath(figures: HotPathFigures): string {
     const byThroughput = `throughput median ${median(ratios).toFixed(2)} (${spread(ratios, 2)})`;
     lines.push(`  socialgate / ${kind}: ${byThroughput}; by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})${TARGETS[kind] ?? ''}`);
   }
-  lines.push(...policyRatios(figures));
+  lines.push(...pairRatios(figures, 'policy', 'koa'), ...pairRatios(figures, 'policy-off', 'koa'), ...pairRatios(figures, 'policy', 'policy-off'));
+  if (BASELINE) lines.push(...pairRatios(figures, 'baseline-policy', 'koa'), ...pairRatios(figures, 'policy', 'baseline-policy'));
   return lines.join('\n');
 }
 
-/** With the policy counting: its ratios to bare Koa, to compare with socialgate's own (issue 25: at most 0.02 apart). */
-function policyRatios(figures: HotPathFigures): string[] {
-  const [policy, koa] = [figures.rounds.policy, figures.rounds.koa];
-  if (!policy || !koa) return [];
-  const byThroughput = policy.map((r, i) => r.rps / koa[i].rps);
-  const byCpu = policy.map((r, i) => koa[i].cpuUs / r.cpuUs);
+/**
+ * One server's ratios to another, round by round: with the policy counting, to bare Koa (to compare
+ * with socialgate's own: issue 25 allows 0.02 apart), and to the other build's policy server.
+ */
+function pairRatios(figures: HotPathFigures, ours: Kind, other: Kind): string[] {
+  const [a, b] = [figures.rounds[ours], figures.rounds[other]];
+  if (!a || !b) return [];
+  const byThroughput = a.map((r, i) => r.rps / b[i].rps);
+  const byCpu = a.map((r, i) => b[i].cpuUs / r.cpuUs);
   return [
-    `  policy / koa: throughput median ${median(byThroughput).toFixed(2)} ` +
+    `  ${ours} / ${other}: throughput median ${median(byThroughput).toFixed(2)} ` +
       `(${spread(byThroughput, 2)}); by CPU per request ${median(byCpu).toFixed(2)} (${spread(byCpu, 2)})`,
   ];
 }

@@ -25,14 +25,16 @@ export interface Target {
 
 export interface Started extends Target {
   readonly port: number;
+  /** The `policy` server's second session, whose own preset is `off`: the same process without counting. */
+  readonly uncounted?: string;
 }
 
 /**
  * Boots socialgate, logs `demo` in and asks for its own record once: the target all three serve.
  * `policy`: the same with the account-safety policy counting every read (limits no bench reaches).
  */
-async function socialgate(counted = false): Promise<{ callback: RequestListener; target: Target }> {
-  const app = await composeApp(testConfig({ logLevel: 'silent', policy: counted ? 'standard' : 'off' }), { upstream: createSandbox() });
+async function socialgate(counted = false): Promise<{ callback: RequestListener; target: Target; uncounted?: string }> {
+  const app = await composeApp(testConfig({ logLevel: 'silent', policy: counted ? countedPreset() : 'off' }), { upstream: createSandbox() });
   const callback = app.callback();
   const ask = await listening(callback);
   const login = await fetch(ask('/auth/login'), { method: 'POST', body: new URLSearchParams({ username: 'demo', password: 'demo-password' }) });
@@ -45,11 +47,32 @@ async function socialgate(counted = false): Promise<{ callback: RequestListener;
   if (reply.status !== 200) throw new Error(`socialgate answered ${reply.status} to ${path}`);
   if (counted && !reply.headers.get('ratelimit')) throw new Error('the policy did not count the bench request');
   const target = { path, session, body: await reply.text() };
+  const uncounted = counted ? await uncountedSession(ask, path) : undefined;
   ask.close();
-  return { callback, target };
+  return { callback, target, uncounted };
+}
+
+/**
+ * The preset the `policy` server counts under: SOCIALGATE_POLICY (safe, standard or fast; standard
+ * when unset). The `socialgate` server is the one with the policy off, in the same alternation.
+ */
+export function countedPreset(): string {
+  const preset = process.env.SOCIALGATE_POLICY || 'standard';
+  if (['safe', 'standard', 'fast'].includes(preset)) return preset;
+  throw new Error(`SOCIALGATE_POLICY=${preset}: the policy server counts under safe, standard or fast (the socialgate server runs with it off)`);
 }
 
 type Ask = ((path: string) => string) & { close(): void };
+
+/** Another session of demo that chose the preset `off` (PATCH /policy): the policy guard runs for it and counts nothing. */
+async function uncountedSession(ask: Ask, path: string): Promise<string> {
+  const login = await fetch(ask('/auth/login'), { method: 'POST', body: new URLSearchParams({ username: 'demo', password: 'demo-password' }) });
+  const session = (await login.json()) as string;
+  await fetch(ask('/policy'), { method: 'PATCH', headers: { 'X-Session-ID': session }, body: new URLSearchParams({ preset: 'off' }) });
+  const reply = await fetch(ask(path), { headers: { 'X-Session-ID': session } });
+  if (reply.status !== 200 || reply.headers.get('ratelimit')) throw new Error('the session with the preset off was counted or refused');
+  return session;
+}
 
 async function listening(callback: RequestListener): Promise<Ask> {
   const server = createServer(callback);
@@ -94,7 +117,8 @@ export async function startBench(kind: BenchKind, given?: Target): Promise<Start
   const callback = product?.callback ?? { koa, node }[kind as 'koa' | 'node'](target);
   const server = createServer(callback);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { path: target.path, session: target.session, body: target.body, port: (server.address() as AddressInfo).port };
+  const port = (server.address() as AddressInfo).port;
+  return { path: target.path, session: target.session, body: target.body, port, uncounted: product?.uncounted };
 }
 
 /**

@@ -25,11 +25,16 @@ export function authenticate(deps: AuthDeps, routed: Koa.Middleware): Koa.Middle
   const open = new Set(deps.manifest.routes.filter((r) => r.scope === 'none').map((r) => r.path));
   if (deps.metricsOpen) open.add('/metrics');
   for (const path of deps.openPaths ?? []) open.add(path);
-  return async (ctx, next) => {
-    if (open.has(ctx.path) || ctx.path.startsWith('/docs/')) return routed(ctx, next);
-    if (!(await deps.ring.required())) return routed(ctx, next);
+  const keyed = async (ctx: Koa.Context, next: Koa.Next, known: boolean | undefined): Promise<unknown> => {
+    if (!(known ?? (await deps.ring.required()))) return routed(ctx, next);
     ctx.state.key = await grantOf(ctx, deps);
     return routed(ctx, next);
+  };
+  // No await while the key set is cached and holds no key: the request goes straight on.
+  return (ctx, next) => {
+    if (open.has(ctx.path) || ctx.path.startsWith('/docs/')) return routed(ctx, next);
+    const known = deps.ring.requiredNow();
+    return known === false ? routed(ctx, next) : keyed(ctx, next, known);
   };
 }
 

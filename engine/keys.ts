@@ -55,6 +55,13 @@ export class KeyRing {
     return !!this.legacy || (await this.keys()).length > 0;
   }
 
+  /** required() answered at once from a fresh cache (the hot path: no promise); undefined when the store must be asked. */
+  requiredNow(): boolean | undefined {
+    if (this.legacy) return true;
+    const cached = this.cached;
+    return cached && this.now() - cached.at < this.ttlMs ? cached.keys.length > 0 : undefined;
+  }
+
   /** The grant of a key, or undefined for a wrong or revoked one. */
   async verify(given: string): Promise<KeyGrant | undefined> {
     if (this.legacy && sameSecret(given, this.legacy)) return legacyGrant();

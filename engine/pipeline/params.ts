@@ -103,7 +103,7 @@ export function checkConstraints(route: RouteSpec, bag: InputBag): ParamProblem[
   for (const c of route.constraints) {
     let given = 0;
     for (const name of c.params) if (bag[name] !== undefined && bag[name] !== '') given++;
-    const problem = constraintProblem(c.kind, given, c.params.join(', '));
+    const problem = constraintProblem(c.kind, given, c.params);
     if (problem) (problems ??= []).push({ param: c.params.join(', '), problem });
   }
   return problems ?? NONE;
@@ -111,9 +111,10 @@ export function checkConstraints(route: RouteSpec, bag: InputBag): ParamProblem[
 
 const NONE: ParamProblem[] = [];
 
-function constraintProblem(kind: string, given: number, names: string): string | undefined {
-  if (kind === 'exactly_one' && given !== 1) return given ? `give only one of ${names}` : `give one of ${names}`;
-  if (kind === 'at_least_one' && given === 0) return `give at least one of ${names}`;
-  if (kind === 'at_most_one' && given > 1) return `give at most one of ${names}`;
+/** The names are joined only for a problem, not on every request. */
+function constraintProblem(kind: string, given: number, params: readonly string[]): string | undefined {
+  if (kind === 'exactly_one' && given !== 1) return given ? `give only one of ${params.join(', ')}` : `give one of ${params.join(', ')}`;
+  if (kind === 'at_least_one' && given === 0) return `give at least one of ${params.join(', ')}`;
+  if (kind === 'at_most_one' && given > 1) return `give at most one of ${params.join(', ')}`;
   return undefined;
 }

@@ -39,7 +39,11 @@ export class RequestState {
   /** Who asks: its key and its own session's account. */
   get caller(): Caller {
     const account = this.borrowed ? undefined : this.session?.account.pk;
-    return { ...(this.key ? { key: this.key } : {}), ...(account ? { account } : {}) };
+    // Built field by field: spreads of small objects cost three allocations a request.
+    const caller: { key?: KeyGrant; account?: string } = {};
+    if (this.key) caller.key = this.key;
+    if (account) caller.account = account;
+    return caller;
   }
 
   /** A private folder for this request (mode 0700 by mkdtemp), removed after the response. */

@@ -18,13 +18,14 @@ export function policyGuard(policy: Policy): RouteGuard {
 
 function stepFor(route: RouteSpec, policy: Policy): GuardStep {
   const cls = route.action;
-  const refused = (call: GuardedCall, error: unknown): never => {
+  const headers = rateLimitWriter(cls);
+  const refused = (call: GuardedCall, error: unknown): Promise<never> => {
     const refusal = error instanceof HttpError ? error : unavailable(error);
-    if (refusal.excType === 'ActionBudgetExceeded') rateLimitHeaders(call.reply.headers, cls, refusalStanding(refusal, policy.now()), policy.now());
-    throw refusal;
+    if (refusal.excType === 'ActionBudgetExceeded') headers(call.reply.headers, refusalStanding(refusal, policy.now()), policy.now());
+    return Promise.reject(refusal);
   };
   const admitted = (call: GuardedCall, next: GuardNext, standing: Standing | undefined) => {
-    if (standing) rateLimitHeaders(call.reply.headers, cls, standing, policy.now());
+    if (standing) headers(call.reply.headers, standing, policy.now());
     return next();
   };
   // No await on the hot path: a held slot admits synchronously.
@@ -34,7 +35,7 @@ function stepFor(route: RouteSpec, policy: Policy): GuardStep {
     try {
       standing = policy.admit(call.session, cls, call.origin === 'background' ? 'background' : 'interactive');
     } catch (error) {
-      return Promise.resolve().then(() => refused(call, error));
+      return refused(call, error);
     }
     if (standing instanceof Promise)
       return standing.then(
@@ -55,14 +56,34 @@ function refusalStanding(error: HttpError, now: number): Standing {
   return { window: extra.window as Standing['window'], limit: Number(extra.limit), remaining: 0, resetAt: Date.parse(String(extra.reset_at)) || now };
 }
 
+const WINDOW_SECONDS: Readonly<Record<Standing['window'], number>> = { minute: 60, hour: 3600, day: 86400 };
+
 /**
  * The IETF httpapi rate-limit header fields (draft-ietf-httpapi-ratelimit-headers-10): the policy
  * as quota `q` per window `w` seconds, and the standing as remaining `r` and seconds to reset `t`,
  * both for the class's tightest window, named "<class>-<window>".
  */
 export function rateLimitHeaders(headers: Record<string, string>, cls: string, standing: Standing, now = Date.now()): void {
-  const name = `"${cls}-${standing.window}"`;
-  const seconds = { minute: 60, hour: 3600, day: 86400 }[standing.window];
-  headers['RateLimit-Policy'] = `${name};q=${standing.limit};w=${seconds}`;
-  headers.RateLimit = `${name};r=${standing.remaining};t=${Math.max(0, Math.ceil((standing.resetAt - now) / 1000))}`;
+  rateLimitWriter(cls)(headers, standing, now);
+}
+
+type RateLimitWriter = (headers: Record<string, string>, standing: Standing, now: number) => void;
+
+/**
+ * rateLimitHeaders for one class, its strings kept: RateLimit-Policy per (window, limit), RateLimit
+ * re-rendered only when the remaining count or the seconds to reset change.
+ */
+function rateLimitWriter(cls: string): RateLimitWriter {
+  let policy = { window: '', limit: -1, text: '' };
+  let standingText = { window: '', remaining: -1, seconds: -1, text: '' };
+  return (headers, standing, now) => {
+    const { window, limit, remaining } = standing;
+    const seconds = Math.max(0, Math.ceil((standing.resetAt - now) / 1000));
+    if (policy.window !== window || policy.limit !== limit) policy = { window, limit, text: `"${cls}-${window}";q=${limit};w=${WINDOW_SECONDS[window]}` };
+    const last = standingText;
+    if (last.window !== window || last.remaining !== remaining || last.seconds !== seconds)
+      standingText = { window, remaining, seconds, text: `"${cls}-${window}";r=${remaining};t=${seconds}` };
+    headers['RateLimit-Policy'] = policy.text;
+    headers.RateLimit = standingText.text;
+  };
 }

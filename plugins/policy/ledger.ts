@@ -50,6 +50,14 @@ export const SLOTS: Readonly<Record<Tier, Readonly<Record<string, string>>>> = {
   background: Object.fromEntries(ACTION_CLASSES.map((cls) => [cls, `${cls}|background`])),
 };
 
+/** The windows a class's limits name, listed once per limits object (they are cached a minute per session and class). */
+const windowLists = new WeakMap<Limits, readonly PolicyWindow[]>();
+function windowsOf(limits: Limits): readonly PolicyWindow[] {
+  let windows = windowLists.get(limits);
+  if (!windows) windowLists.set(limits, (windows = WINDOWS.filter((window) => limits[window] !== undefined)));
+  return windows;
+}
+
 const sameLimits = (a: Limits, b: Limits): boolean => a === b || (a.minute === b.minute && a.hour === b.hour && a.day === b.day);
 
 export class Ledger {
@@ -65,10 +73,9 @@ export class Ledger {
    * Spends one slot of the class's budget under `limits`, or says which window is spent and until
    * when. Synchronous while this instance holds a slot (no promise on the hot path).
    */
-  take(ref: string, cls: ActionClass, tier: Tier, limits: Limits): Verdict | undefined | Promise<Verdict> {
-    const windows = WINDOWS.filter((window) => limits[window] !== undefined);
+  take(ref: string, cls: ActionClass, tier: Tier, limits: Limits, now = this.now()): Verdict | undefined | Promise<Verdict> {
+    const windows = windowsOf(limits);
     if (windows.length === 0) return undefined;
-    const now = this.now();
     const entry = this.entryFor(ref, SLOTS[tier][cls], now, limits);
     if (entry.exhausted && entry.exhausted.resetAt > now) return { admitted: false, standing: entry.exhausted };
     entry.exhausted = undefined;
@@ -128,15 +135,17 @@ export class Ledger {
     return Math.max(1, Math.min(MAX_BATCH, Math.floor(headroom / 8)));
   }
 
-  /** The window with the fewest calls left (the shortest on a tie), as this instance counts them. */
+  /** The window with the fewest calls left (the shortest on a tie), as this instance counts them: one object per call. */
   private standing(entry: Entry, windows: readonly PolicyWindow[], limits: Limits, now: number): Standing {
-    let best: Standing | undefined;
+    let best = windows[0];
+    let least = Number.POSITIVE_INFINITY;
     for (const window of windows) {
-      const used = (entry.totals?.[window] ?? 0) - entry.slots;
-      const remaining = Math.max(0, limits[window]! - used);
-      if (!best || remaining < best.remaining) best = { window, limit: limits[window]!, remaining, resetAt: windowReset(window, now) };
+      const remaining = Math.max(0, limits[window]! - ((entry.totals?.[window] ?? 0) - entry.slots));
+      if (remaining >= least) continue;
+      best = window;
+      least = remaining;
     }
-    return best!;
+    return { window: best, limit: limits[best]!, remaining: least, resetAt: windowReset(best, now) };
   }
 
   /** The longest window that is full: the one whose reset lets the next call through. */

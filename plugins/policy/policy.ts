@@ -6,7 +6,7 @@ import type { ActionClass, BudgetPeek, Config, SessionRecord, Services } from '.
 import { openCounters, type CounterStore } from './counters.js';
 import { Ledger, SLOTS, type Standing, type Tier, type Verdict } from './ledger.js';
 import { policySettings, type Limits, type PolicySettings } from './presets.js';
-import { effectiveLimits, parseSessionPolicy, untilWindowOpens, warmupOf, type SessionPolicy } from './rules.js';
+import { effectiveLimits, parseSessionPolicy, untilWindowOpens, warmupOf, windowOpenUntil, type SessionPolicy } from './rules.js';
 
 export type RefusalReason = 'budget' | 'window';
 
@@ -27,6 +27,8 @@ export class Policy implements BudgetPeek {
   private readonly refreshing = new Set<string>();
   /** By session ref, then by the ledger's SLOTS name. */
   private readonly limits = new Map<string, Map<string, { readonly own: SessionPolicy; readonly limits: Limits; readonly until: number }>>();
+  /** Until when a session's activity window is known open (epoch ms), by its choices' object: no clock arithmetic per call. */
+  private readonly openUntil = new WeakMap<SessionPolicy, { readonly timezone: number | undefined; readonly from: number; readonly until: number }>();
   private readonly ttlMs: number;
   private readonly refused?: (labels: Readonly<Record<string, string>>) => void;
 
@@ -81,16 +83,16 @@ export class Policy implements BudgetPeek {
   }
 
   /** limitsFor, kept a minute per session, class and tier (the warm-up moves by the day) until the session's choices change. */
-  private cachedLimits(record: SessionRecord, ref: string, cls: ActionClass, own: SessionPolicy, tier: Tier): Limits {
+  private cachedLimits(record: SessionRecord, ref: string, cls: ActionClass, own: SessionPolicy, tier: Tier, now: number): Limits {
     let session = this.limits.get(ref);
     const held = session?.get(SLOTS[tier][cls]);
-    if (held && held.own === own && held.until > this.now()) return held.limits;
+    if (held && held.own === own && held.until > now) return held.limits;
     const limits = this.limitsFor(record, cls, own, tier);
     if (!session) {
       if (this.limits.size > 100_000) this.limits.clear();
       this.limits.set(ref, (session = new Map()));
     }
-    session.set(SLOTS[tier][cls], { own, limits, until: this.now() + 60_000 });
+    session.set(SLOTS[tier][cls], { own, limits, until: now + 60_000 });
     return limits;
   }
 
@@ -101,11 +103,12 @@ export class Policy implements BudgetPeek {
   admit(record: SessionRecord, cls: ActionClass, tier: Tier): Standing | undefined | Promise<Standing | undefined> {
     const ref = refOf(record);
     const held = this.own.get(ref);
-    if (!held) return this.readPolicy(ref).then((read) => this.admitWith(record, ref, read, cls, tier));
+    if (!held) return this.readPolicy(ref).then((read) => this.admitWith(record, ref, read, cls, tier, this.now()));
+    const now = this.now();
     // A session's own policy older than the cache's trust is read again behind the call, never
     // waited for: a store that is slow or down does not hold up (or refuse) a cached session.
-    if (this.now() - held.at >= this.ttlMs) this.refreshBehind(ref);
-    return this.admitWith(record, ref, held.value, cls, tier);
+    if (now - held.at >= this.ttlMs) this.refreshBehind(ref);
+    return this.admitWith(record, ref, held.value, cls, tier, now);
   }
 
   /** Reads a session's own policy again in the background, once at a time per session; a failure keeps the one held. */
@@ -123,9 +126,10 @@ export class Policy implements BudgetPeek {
     own: SessionPolicy,
     cls: ActionClass,
     tier: Tier,
+    now: number,
   ): Standing | undefined | Promise<Standing | undefined> {
-    this.checkWindow(record, cls, own);
-    const verdict = this.ledger.take(ref, cls, tier, this.cachedLimits(record, ref, cls, own, tier));
+    if (own.window) this.checkWindow(record, cls, own, now);
+    const verdict = this.ledger.take(ref, cls, tier, this.cachedLimits(record, ref, cls, own, tier, now), now);
     return verdict instanceof Promise ? verdict.then((settled) => this.settle(settled, cls, tier)) : this.settle(verdict, cls, tier);
   }
 
@@ -135,12 +139,20 @@ export class Policy implements BudgetPeek {
     throw budgetExceeded(cls, verdict.standing, this.now(), tier);
   }
 
-  private checkWindow(record: SessionRecord, cls: ActionClass, own: SessionPolicy): void {
+  /** Refuses outside the session's activity window; while it is known open, one comparison. */
+  private checkWindow(record: SessionRecord, cls: ActionClass, own: SessionPolicy, now: number): void {
     if (cls === 'read' && this.settings.windowReads === 'allow') return;
-    const wait = untilWindowOpens(record, own, this.now());
-    if (wait <= 0) return;
+    const known = this.openUntil.get(own);
+    // A clock moved back (tests) re-checks too.
+    if (known && known.timezone === record.timezone && now < known.until && now >= known.from) return;
+    const until = windowOpenUntil(record, own, now);
+    if (until > now) {
+      this.openUntil.set(own, { timezone: record.timezone, from: now, until });
+      return;
+    }
+    const wait = untilWindowOpens(record, own, now);
     this.refused?.({ class: cls, reason: 'window' });
-    const opensAt = new Date(this.now() + wait).toISOString();
+    const opensAt = new Date(now + wait).toISOString();
     throw serviceError(
       'OutsideActivityWindow',
       `The session's activity window (${own.window!.start}-${own.window!.end} in its timezone) is closed: ${cls} calls wait until it opens at ${opensAt}`,

@@ -64,6 +64,22 @@ export function untilWindowOpens(record: SessionRecord, own: SessionPolicy, now:
   return ((start - minute + 1440) % 1440) * 60_000 - (local - startOfMinute);
 }
 
+/**
+ * Epoch ms until which the session's activity window stays open from `now` (its next closing
+ * boundary; Infinity without a window or for one that never closes), or 0 while it is closed: the
+ * guard keeps it and checks the window again only once the boundary has passed.
+ */
+export function windowOpenUntil(record: SessionRecord, own: SessionPolicy, now: number): number {
+  if (!own.window) return Number.POSITIVE_INFINITY;
+  if (untilWindowOpens(record, own, now) > 0) return 0;
+  const start = minutesOf(own.window.start);
+  const end = minutesOf(own.window.end);
+  if (start === end) return Number.POSITIVE_INFINITY;
+  const local = now + (record.timezone ?? 0) * 1000;
+  const minute = Math.floor((local % DAY_MS) / 60_000);
+  return now + ((end - minute + 1440) % 1440) * 60_000 - (local % 60_000);
+}
+
 /** A stored settings text, read leniently: a record another version wrote never breaks a call. */
 export function parseSessionPolicy(text: string | undefined): SessionPolicy {
   if (!text) return {};

@@ -62,6 +62,11 @@ t.test('activity window: writes outside it wait for it, reads go on', async (t) 
   t.match((await view()).window, { open: true, opens_at: null });
   const later = await http.request('POST', '/media/like', { form: { media_id: '3955340313237098052_5000000001' }, headers: as });
   t.equal(later.status, 200, later.text);
+  // The guard keeps an open window's closing time (no clock arithmetic per call): at 22:00 local it closes all the same.
+  now = midnight + 46 * HOUR;
+  const closed = await http.request('POST', '/media/like', { form: { media_id: '3955340313237098052_5000000001' }, headers: as });
+  t.match(closed.body, { exc_type: 'OutsideActivityWindow' }, closed.text);
+  t.equal(closed.headers.get('retry-after'), String(10 * 3600), 'until 08:00 local the next day');
   // A window across midnight: 22:00 to 06:00 is open at 23:00.
   now = midnight + 47 * HOUR;
   t.match(((await patchPolicy(http, as, { window_start: '22:00', window_end: '06:00' })) as View).window, { open: true });
