@@ -12,6 +12,8 @@ import { backgroundRoutes } from './pipeline/runner.js';
 import type { BodyLimits } from './pipeline/body.js';
 import { resolvers } from './resolvers.js';
 import { Sessions } from './sessions.js';
+import { declaredRecordFields } from './modules.js';
+import { RecordFields } from './record-fields.js';
 import type {
   AppInfo,
   FeatureModule,
@@ -220,6 +222,7 @@ function openSessions(options: AppOptions, manifest: Manifest, metrics: Metrics)
     },
     challenged: (error) => rowFor(error, manifest.errors)?.session === 'challenge',
     lease: options.lease,
+    fields: new RecordFields(declaredRecordFields(options.modules ?? []), options.log),
   });
 }
 

@@ -1,10 +1,11 @@
 // Merges the feature modules the composition root lists into what the engine consumes: one table of
-// plugins, errors, settings, event types, session sources, session views, resolvers and
-// assets. Two modules declaring one name stop the boot with an error naming both (Fastify refuses a
+// plugins, errors, settings, event types, session sources, session views, resolvers, session-record
+// fields and assets. Two modules declaring one name stop the boot with an error naming both (Fastify refuses a
 // second decorator of one name the same way): a later module never silently replaces an earlier one.
 // Per app, startModules starts them in the order their `needs` ask for and binds each module's parts
 // to its plugins, guards, session sources and views (./module-start.ts).
 import type { ServiceErrorRow } from './service-errors.js';
+import { type DeclaredRecordField, ENGINE_RECORD_FIELDS } from './record-fields.js';
 import type { EventTypeRow, FeatureModule, KeyProof, Plugin, Resolver, SessionSource, SettingRow } from './types.js';
 import type Koa from 'koa';
 
@@ -37,6 +38,8 @@ export interface MergedModules {
   readonly modules: readonly FeatureModule[];
   readonly resolvers: Readonly<Record<string, Resolver>>;
   readonly keyProofs: readonly KeyProof[];
+  /** The session-record fields the modules declare, with their module. */
+  readonly recordFields: readonly DeclaredRecordField[];
   /** Every module's served assets, by exact path. */
   assets(): ReadonlyMap<string, Koa.Middleware>;
 }
@@ -62,8 +65,21 @@ export function mergeModules(modules: readonly FeatureModule[], reserved: Reserv
     modules: Object.freeze([...modules]),
     resolvers: Object.freeze(Object.assign({}, ...modules.map((m) => m.resolvers ?? {})) as Record<string, Resolver>),
     keyProofs: Object.freeze(modules.flatMap((m) => m.keyProofs ?? [])),
+    recordFields: declaredRecordFields(modules),
     assets: () => new Map(modules.flatMap((m) => [...(m.assets?.() ?? [])])),
   });
+}
+
+/**
+ * The session-record fields the modules declare; a name two modules declare, or one of the engine's
+ * own record fields, stops the boot naming both declarers. createApp checks its modules with it too.
+ */
+export function declaredRecordFields(modules: readonly FeatureModule[]): readonly DeclaredRecordField[] {
+  const claims = new Claims();
+  for (const name of ENGINE_RECORD_FIELDS) claims.claim('session-record field', name, 'the engine');
+  const fields = modules.flatMap((m) => (m.recordFields ?? []).map((field) => ({ ...field, module: m.name })));
+  for (const field of fields) claims.claim('session-record field', field.name, `module ${field.module}`);
+  return Object.freeze(fields);
 }
 
 function claimAll(claims: Claims, module: FeatureModule): void {

@@ -1,24 +1,8 @@
 // A session record's pure helpers: how it is named outside (its ref), how a new one is named, the
-// client options it opens with and what a live client was built from, and the state change between
-// two of its versions.
+// client options it opens with and what a live client was built from (the state change between two
+// of its versions is ./record-fields.ts, which knows the modules' fields).
 import { createHash, randomBytes } from 'node:crypto';
-import type { ClientOptions, SessionRecord, SessionState, SessionStateChange } from './types.js';
-
-/** The change when the state, its throttle deadline or a class's freeze moved; undefined for any other update. */
-export function stateChange(before: SessionRecord, after: SessionRecord, reason: string): SessionStateChange | undefined {
-  const frozen = newFreeze(before, after);
-  if (!frozen && before.state === after.state && (after.state !== 'throttled' || before.throttledUntil === after.throttledUntil)) return undefined;
-  const throttledUntil = after.state === 'throttled' ? after.throttledUntil : undefined;
-  return { record: after, from: before.state, to: after.state, reason, throttledUntil, ...(frozen ? { frozen } : {}) };
-}
-
-/** The action class whose freeze the update set or moved. */
-function newFreeze(before: SessionRecord, after: SessionRecord): SessionStateChange['frozen'] {
-  for (const [action, freeze] of Object.entries(after.frozen ?? {})) {
-    if (freeze.until !== before.frozen?.[action]?.until) return { action, until: freeze.until };
-  }
-  return undefined;
-}
+import type { ClientOptions, SessionRecord, SessionState } from './types.js';
 
 /**
  * How the console, events and webhooks name a session: 132 bits of SHA-256 of its id, stable across

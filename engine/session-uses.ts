@@ -5,7 +5,8 @@
 // set, one transaction per 500 records) and one read and write per session, in its lane, elsewhere.
 import type { Lanes } from './lane.js';
 import type { ChangeOutcome, Logger, SessionRecord, SessionStateChange, SessionStore, UpstreamClient } from './types.js';
-import { builtFrom, stateChange } from './session-record.js';
+import { builtFrom } from './session-record.js';
+import type { RecordFields } from './record-fields.js';
 import { errorCode, errorName } from './log.js';
 
 /** What the write-behind reads and updates of a cached session (engine/sessions.ts keeps the rest). */
@@ -30,6 +31,8 @@ export interface UseWriterDeps {
   forget(id: string): void;
   /** Tells the session's listeners. */
   changed(id: string, change?: SessionStateChange): void;
+  /** The record's fields: what a use that changed the state tells. */
+  readonly fields: RecordFields;
 }
 
 /** A use waiting to be written, as gathered in its session's lane. */
@@ -145,7 +148,7 @@ export class UseWriter {
     entry.record = entry.record === seen ? after : { ...entry.record, settings: after.settings };
     if (entry.client && entry.client === use.clientPromise) entry.builtFrom = builtFrom(after); // the export came from this very client: it still fits
     entry.checkedAt = this.deps.now();
-    this.deps.changed(after.id, use.changed ? stateChange(before, after, 'call_succeeded') : undefined);
+    this.deps.changed(after.id, use.changed ? this.deps.fields.stateChange(before, after, 'call_succeeded') : undefined);
   }
 
   /** Everything waiting, written now (the store is about to close). */

@@ -27,7 +27,8 @@ import type {
   UpstreamClient,
 } from './types.js';
 import { UpstreamError } from './types.js';
-import { builtFrom, clientOptions, newSessionId, sessionRef, stateChange } from './session-record.js';
+import { builtFrom, clientOptions, newSessionId, sessionRef } from './session-record.js';
+import { RecordFields } from './record-fields.js';
 import { UseWriter, type UsedEntry } from './session-uses.js';
 import { errorName } from './log.js';
 
@@ -51,6 +52,8 @@ export interface SessionsOptions {
   /** Several instances on one store: each call also holds the session's lease there. */
   readonly lease?: SessionLease;
   readonly now?: () => number;
+  /** The record's fields, the engine's and the modules' (engine/record-fields.ts); default the engine's alone. */
+  readonly fields?: RecordFields;
 }
 
 interface Entry extends UsedEntry {
@@ -73,9 +76,11 @@ export class Sessions implements SessionService {
   private readonly listeners = new Set<(id: string, change?: SessionStateChange) => void>();
   /** Uses waiting to be written, off the request path (engine/session-uses.ts). */
   private readonly uses: UseWriter;
+  private readonly fields: RecordFields;
 
   constructor(private readonly options: SessionsOptions) {
     this.now = options.now ?? Date.now;
+    this.fields = options.fields ?? new RecordFields([], options.log);
     this.cache = new LRUCache<string, Entry>({
       max: options.cacheSize,
       // closed behind any call still running on it: an evicted client is never pulled from under a call
@@ -89,6 +94,7 @@ export class Sessions implements SessionService {
       now: this.now,
       forget: (id) => this.cache.delete(id),
       changed: (id, change) => this.changed(id, change),
+      fields: this.fields,
     });
   }
 
@@ -122,6 +128,7 @@ export class Sessions implements SessionService {
   }
 
   async create(client: UpstreamClient, init: Parameters<SessionService['create']>[1]): Promise<SessionRecord> {
+    this.fields.checkWrite(init);
     const now = this.now();
     const record: SessionRecord = {
       ...init,
@@ -140,11 +147,12 @@ export class Sessions implements SessionService {
   async update(record: SessionRecord, patch: Patch, reason = 'updated'): Promise<SessionRecord> {
     const entry = this.cache.get(record.id);
     const before = entry?.record ?? record;
+    this.fields.checkWrite(patch);
     const next: SessionRecord = { ...before, ...patch };
     await this.options.store.set(next);
     if (next.state === 'logged_out') this.cache.delete(record.id);
     else if (entry) this.refit(entry, next);
-    this.changed(record.id, stateChange(before, next, reason));
+    this.changed(record.id, this.fields.stateChange(before, next, reason));
     return next;
   }
 
@@ -152,7 +160,7 @@ export class Sessions implements SessionService {
     const before = this.cache.get(id)?.record ?? (await this.options.store.get(id).catch(() => undefined));
     this.cache.delete(id);
     const removed = await this.options.store.delete(id);
-    this.changed(id, removed && before ? stateChange(before, { ...before, state: 'logged_out' }, 'revoked') : undefined);
+    this.changed(id, removed && before ? this.fields.stateChange(before, { ...before, state: 'logged_out' }, 'revoked') : undefined);
     return removed;
   }
 
@@ -213,6 +221,7 @@ export class Sessions implements SessionService {
       if (cached) this.cache.delete(id);
       return undefined;
     }
+    this.fields.noteRead(record);
     const entry = this.cache.get(id) ?? cached;
     if (entry) return this.refit(entry, record);
     const created: Entry = { record, checkedAt: this.now() };

@@ -161,4 +161,32 @@ export interface FeatureModule<P = unknown> {
   /** Served by exact path, without a key (the page's assets carry no secret). */
   readonly assets?: AssetHandlers;
   readonly keyProofs?: readonly KeyProof[];
+  /** Fields the module keeps on session records (its type there by augmenting SessionRecord); the engine's own names are refused. */
+  readonly recordFields?: readonly RecordField[];
+}
+
+/**
+ * A session-record field a module owns (the policy's `frozen`): the stores keep it as they keep the
+ * engine's own, and its type reaches SessionRecord by module augmentation in the owning module
+ * (`declare module '.../engine/types/ports.js' { interface SessionRecord { readonly frozen?: ... } }`).
+ */
+export interface RecordField {
+  readonly name: string;
+  readonly describe: string;
+  /**
+   * What session.state.changed carries when the field moved between two versions of a record in a
+   * way readers hear of (a class newly frozen); undefined when it did not. Such a move is a state
+   * change even where the state itself stayed.
+   */
+  changed?(before: SessionRecord, after: SessionRecord): FieldChange | undefined;
+  /** The event's fields when it did not move (null each), so that every session.state.changed carries the same keys. */
+  readonly unchanged?: Readonly<Record<string, JsonValue>>;
+}
+
+/** A declared record field's move, as the state change carries it. */
+export interface FieldChange {
+  /** Fields of the event's data (snake_case, never a secret). */
+  readonly data: Readonly<Record<string, JsonValue>>;
+  /** What tells this move from another of the same state (parts of the event's id). */
+  readonly id: readonly (string | number)[];
 }

@@ -12,7 +12,7 @@ import type {
   UpstreamClient,
 } from './ports.js';
 import type { InputBag, JsonText, UploadedFile } from './registries.js';
-import type { JsonSchema } from './route.js';
+import type { JsonSchema, JsonValue } from './route.js';
 import type { WorkLayer } from './work.js';
 import type { Caller } from './caller.js';
 import type { KeyRing, WrongKeys } from '../keys.js';
@@ -203,8 +203,13 @@ export interface SessionStateChange {
   readonly reason: string;
   /** Epoch ms, when the new state is throttled. */
   readonly throttledUntil?: number;
-  /** When the change is an action class frozen (the state itself may stay active): the class and until when (epoch ms). */
-  readonly frozen?: { readonly action: string; readonly until: number };
+  /**
+   * What the modules' record fields say of it (RecordField.changed, over each field's `unchanged`): the
+   * event's data beside the state's (the policy's frozen class: action, frozen_until).
+   */
+  readonly detail: Readonly<Record<string, JsonValue>>;
+  /** The moved fields' ids, in declaration order: what tells this change from another of the same state. */
+  readonly detailId: readonly (string | number)[];
 }
 
 export interface Logger {

@@ -148,13 +148,11 @@ export interface UpstreamAdapter {
 
 export type SessionState = 'active' | 'challenge' | 'throttled' | 'logged_out';
 
-/** One action class's freeze: until when, and how long it was (a repeat within a day freezes twice as long). */
-export interface ClassFreeze {
-  /** Epoch ms. */
-  readonly until: number;
-  readonly seconds: number;
-}
-
+/**
+ * The engine's fields of a session record (engine/record-fields.ts lists their names). A feature
+ * module keeps fields of its own here by declaring them (FeatureModule.recordFields) and adding
+ * their types by module augmentation of this interface in its own folder (plugins/policy/frozen.ts).
+ */
 export interface SessionRecord {
   readonly id: string;
   /** Platform account the session acts for (username and pk; no secrets). */
@@ -166,11 +164,6 @@ export interface SessionRecord {
   readonly state: SessionState;
   /** Epoch ms until which the governor answers 429 without calling the upstream. */
   readonly throttledUntil?: number;
-  /**
-   * Action classes the platform blocked (FeedbackRequired), by class: refused until `until` while the
-   * rest of the session goes on (plugins/policy/freeze.ts). An ended freeze stays, for the next one's back-off.
-   */
-  readonly frozen?: Readonly<Record<string, ClassFreeze>>;
   readonly createdAt: number;
   readonly lastUsedAt: number;
   /** A name the operator gave the session (console, `sessions label`), to tell sessions of one account apart. */

@@ -52,7 +52,8 @@ async function newSession(
 ): Promise<string> {
   try {
     const account = await accountOf(client, username);
-    const record = await services.sessions.create(client, { account, ...options });
+    // the record keeps the session's options alone (a client-only option such as upgradeAppProfile is no record field)
+    const record = await services.sessions.create(client, { account, proxy: options.proxy, locale: options.locale, timezone: options.timezone });
     revokeIfUndelivered(services, record.id, signal);
     return record.id;
   } catch (error) {

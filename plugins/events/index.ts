@@ -118,14 +118,7 @@ function onStateChange(outbox: Outbox, watchers: Watchers, change: SessionStateC
   const ref = sessionRef(change.record.id);
   const at = Date.now();
   outbox.emitQuietly({
-    id: eventId(
-      SESSION_STATE_CHANGED.type,
-      ref,
-      change.from,
-      change.to,
-      change.throttledUntil ?? at,
-      ...(change.frozen ? [change.frozen.action, change.frozen.until] : []),
-    ),
+    id: eventId(SESSION_STATE_CHANGED.type, ref, change.from, change.to, change.throttledUntil ?? at, ...change.detailId),
     type: SESSION_STATE_CHANGED.type,
     session: ref,
     timestamp: at,
@@ -136,9 +129,8 @@ function onStateChange(outbox: Outbox, watchers: Watchers, change: SessionStateC
       to: change.to,
       reason: change.reason,
       throttled_until: change.throttledUntil ? new Date(change.throttledUntil).toISOString() : null,
-      // an action class the platform blocked: the session stays as it was, that class alone waits
-      action: change.frozen?.action ?? null,
-      frozen_until: change.frozen ? new Date(change.frozen.until).toISOString() : null,
+      // what the modules' record fields say moved (the policy's frozen class: action, frozen_until)
+      ...change.detail,
     },
   });
   if (change.to === 'logged_out') void watchers.forget(ref).catch(() => undefined);

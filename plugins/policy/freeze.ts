@@ -6,12 +6,13 @@
 //
 // The freeze is kept in the session record (as the throttle is), so it survives a restart and every
 // instance sharing the store sees it once it re-reads the record; the record's update emits
-// session.state.changed with the class (engine/session-record.ts). The guard refuses a frozen class's
+// session.state.changed with the class (FROZEN_FIELD, ./frozen.ts). The guard refuses a frozen class's
 // calls with 429 ActionFrozen before any resolver or upstream call.
 import { errorName } from '../../engine/log.js';
 import { serviceError } from '../../engine/service-errors.js';
-import type { ActionClass, ClassFreeze, GuardedCall, GuardNext, RouteGuard, Services, SessionRecord } from '../../engine/types.js';
+import type { ActionClass, GuardedCall, GuardNext, RouteGuard, Services, SessionRecord } from '../../engine/types.js';
 
+import type { ClassFreeze } from './frozen.js';
 export { frozenClasses, type FrozenClass } from './frozen.js';
 
 export const FREEZE_SETTING_KEYS = ['FREEZE_BACKOFF_SECONDS'];

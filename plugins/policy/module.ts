@@ -4,6 +4,7 @@
 import { settingRow } from '../../engine/modules.js';
 import type { FeatureModule, SessionView } from '../../engine/types.js';
 import { Freezer, freezeGuard, freezeSettings, frozenClasses } from './freeze.js';
+import { FROZEN_FIELD } from './frozen.js';
 import { policyGuard } from './guard.js';
 import { type PolicyParts, policyPlugins, policySettings } from './index.js';
 import { Policy } from './policy.js';
@@ -42,6 +43,7 @@ export const policyModule: FeatureModule<PolicyParts> = {
     { order: POLICY_ORDER, guard: policyGuard(parts.policy) },
   ],
   sessionViews: views,
+  recordFields: [FROZEN_FIELD],
   plugins: policyPlugins,
   settings: [
     policy('POLICY_WARMUP_START', '0.25', "a new session's write budgets start at this fraction of the preset"),

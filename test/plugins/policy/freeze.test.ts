@@ -88,6 +88,8 @@ t.test('the freeze is an event, a metric and a console view; the session itself 
   );
   const change = events.find((e) => e.type === 'session.state.changed')!;
   t.match(change.data, { from: 'active', to: 'active', reason: 'FeedbackRequired', action: 'like', frozen_until: String, throttled_until: null });
+  const keys = ['account', 'ref', 'from', 'to', 'reason', 'throttled_until', 'action', 'frozen_until'];
+  t.same(Object.keys(change.data), keys, "the payload's keys in their order (the policy's declared field after the engine's)");
   t.equal(events.filter((e) => e.type === 'session.state.changed').length, 1, 'one event for one freeze (refusals are no changes)');
 
   const metrics = await first.http.request('GET', '/metrics');
