@@ -51,6 +51,13 @@ export class RecordFields {
     return { record: after, from: before.state, to: after.state, reason, throttledUntil, detail, detailId: moves.flatMap((move) => move.id) };
   }
 
+  /** The declared fields that stand for the account on the platform (RecordField.carried), as `record` holds them. */
+  carriedFrom(record: SessionRecord): Partial<SessionRecord> {
+    const carried: Record<string, unknown> = {};
+    for (const field of this.declared) if (field.carried && field.name in record) carried[field.name] = (record as unknown as Record<string, unknown>)[field.name];
+    return carried as Partial<SessionRecord>;
+  }
+
   /** Refuses a record or patch naming a field no module declares (its data would be kept with no owner). */
   checkWrite(fields: object): void {
     const unknown = Object.keys(fields).find((name) => !this.known.has(name));

@@ -156,6 +156,11 @@ export class Sessions implements SessionService {
     return next;
   }
 
+  carried(record: SessionRecord): Partial<SessionRecord> {
+    const standing = record.state === 'throttled' || record.state === 'challenge' ? { state: record.state, throttledUntil: record.throttledUntil } : {};
+    return { ...standing, ...this.fields.carriedFrom(record) };
+  }
+
   async revoke(id: string): Promise<boolean> {
     const before = this.cache.get(id)?.record ?? (await this.options.store.get(id).catch(() => undefined));
     this.cache.delete(id);

@@ -181,6 +181,12 @@ export interface RecordField {
   changed?(before: SessionRecord, after: SessionRecord): FieldChange | undefined;
   /** The event's fields when it did not move (null each), so that every session.state.changed carries the same keys. */
   readonly unchanged?: Readonly<Record<string, JsonValue>>;
+  /**
+   * The account's platform-side standing (a class the platform blocked): kept when the same account's
+   * session is made again under a new id (PATCH /auth/settings), as the throttle is, so a new id
+   * never lifts what the platform imposed.
+   */
+  readonly carried?: boolean;
 }
 
 /** A declared record field's move, as the state change carries it. */

@@ -186,6 +186,12 @@ export interface SessionService {
   /** Persist changes (settings, proxy, state...) and drop the cached client so the next call reopens it. */
   update(record: SessionRecord, patch: Partial<Omit<SessionRecord, 'id' | 'createdAt'>>, reason?: string): Promise<SessionRecord>;
   revoke(id: string): Promise<boolean>;
+  /**
+   * What the account's standing on the platform carries to a new session of the same account (a
+   * settings import under a new id): a throttle or challenge, and the module fields marked carried
+   * (a class the platform blocked). A new id never lifts what the platform imposed.
+   */
+  carried(record: SessionRecord): Partial<SessionRecord>;
   /** The session's realtime stream on its live client; undefined when the upstream has none. */
   realtime(record: SessionRecord, handlers: RealtimeHandlers): Promise<RealtimeSubscription | undefined>;
   /**

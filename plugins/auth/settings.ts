@@ -2,11 +2,11 @@
 // answers a new session id (the old one, if any, is revoked: ids rotate when what they grant
 // changes). An imported export is checked with one upstream call before it is saved, so a dead or
 // foreign export is refused now rather than failing on every later request. A throttled account
-// stays throttled under its new id. `upgrade_app_profile` rebuilds the client with the library's
+// stays throttled under its new id, and a class the platform blocked stays frozen. `upgrade_app_profile` rebuilds the client with the library's
 // current app profile (aiograpi's override_app_version), the device's identifiers kept.
 import type { HttpError } from '../../engine/http-error.js';
 import { serviceError } from '../../engine/service-errors.js';
-import type { Plugin, PluginInput, SessionRecord } from '../../engine/types.js';
+import type { Plugin, PluginInput } from '../../engine/types.js';
 import { accountOf, closeQuietly, requestedOptions } from './options.js';
 
 export const settings: Plugin = {
@@ -22,7 +22,7 @@ export const settings: Plugin = {
       if (imported) await client.call('expose', {});
       const account = await accountOf(client);
       const same = session && session.account.pk === account.pk;
-      const record = await services.sessions.create(client, { account: same ? session.account : account, ...options, ...(same ? carried(session) : {}) });
+      const record = await services.sessions.create(client, { account: same ? session.account : account, ...options, ...(same ? services.sessions.carried(session) : {}) });
       if (session) await services.sessions.revoke(session.id);
       return record.id;
     } catch (error) {
@@ -31,11 +31,6 @@ export const settings: Plugin = {
     }
   },
 };
-
-/** What the account's platform-side standing carries over to its new session id. */
-function carried(session: SessionRecord): Partial<SessionRecord> {
-  return session.state === 'throttled' || session.state === 'challenge' ? { state: session.state, throttledUntil: session.throttledUntil } : {};
-}
 
 function settingsRequired(): HttpError {
   return serviceError('ValidationError', 'Invalid parameters: settings (required without a session)', {

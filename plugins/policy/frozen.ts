@@ -26,6 +26,7 @@ export const FROZEN_FIELD: RecordField = {
   name: 'frozen',
   describe: 'action classes the platform blocked, by class: until when and for how long',
   unchanged: { action: null, frozen_until: null },
+  carried: true,
   changed(before, after) {
     for (const [action, freeze] of Object.entries(after.frozen ?? {})) {
       if (freeze.until !== before.frozen?.[action]?.until)

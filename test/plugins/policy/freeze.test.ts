@@ -119,6 +119,12 @@ t.test('the freeze survives a restart: a second app on the same SQLite file refu
   t.match(refused.body, { exc_type: 'ActionFrozen', action: 'like' });
   t.notOk(calls.includes('media_like'), 'the platform saw no like');
   t.equal((await follow(second.http)).status, 200, 'a follow works');
+  // A settings change answers a new id for the same account: the freeze goes with it (RecordField.carried).
+  const moved = await second.http.request('PATCH', '/auth/settings', { form: { locale: 'de_DE' }, headers: as });
+  t.equal(moved.status, 200, moved.text);
+  const renewed = await second.http.request('POST', '/media/like', { form: { media_id: media }, headers: { 'x-session-id': moved.body as string } });
+  t.match(renewed.body, { exc_type: 'ActionFrozen', action: 'like' }, 'a new session id does not lift the freeze');
+  t.notOk(calls.includes('media_like'), 'the platform still saw no like');
 });
 
 t.test('an account-wide throttle still pauses every class', async (t) => {
