@@ -54,7 +54,8 @@ export class RecordFields {
   /** The declared fields that stand for the account on the platform (RecordField.carried), as `record` holds them. */
   carriedFrom(record: SessionRecord): Partial<SessionRecord> {
     const carried: Record<string, unknown> = {};
-    for (const field of this.declared) if (field.carried && field.name in record) carried[field.name] = (record as unknown as Record<string, unknown>)[field.name];
+    for (const field of this.declared)
+      if (field.carried && field.name in record) carried[field.name] = (record as unknown as Record<string, unknown>)[field.name];
     return carried as Partial<SessionRecord>;
   }
 

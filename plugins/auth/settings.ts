@@ -22,7 +22,11 @@ export const settings: Plugin = {
       if (imported) await client.call('expose', {});
       const account = await accountOf(client);
       const same = session && session.account.pk === account.pk;
-      const record = await services.sessions.create(client, { account: same ? session.account : account, ...options, ...(same ? services.sessions.carried(session) : {}) });
+      const record = await services.sessions.create(client, {
+        account: same ? session.account : account,
+        ...options,
+        ...(same ? services.sessions.carried(session) : {}),
+      });
       if (session) await services.sessions.revoke(session.id);
       return record.id;
     } catch (error) {

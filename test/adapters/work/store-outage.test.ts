@@ -82,7 +82,12 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
     await receiver.close();
   });
   // Ready first: the store's first connections, on a busy machine, can take longer than the 300 ms the test gives a call.
-  await poll('/ready before the outage', () => a.request('GET', '/ready'), (r) => r.status === 200, 20_000);
+  await poll(
+    '/ready before the outage',
+    () => a.request('GET', '/ready'),
+    (r) => r.status === 200,
+    20_000,
+  );
   const session = stringBody(await a.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password' } }));
   const as = { 'x-session-id': session };
   const hook = await a.request('POST', '/webhooks', { form: { url: receiver.url } });
