@@ -120,7 +120,8 @@ async function outage(t: Test, store: string, fault: Outage): Promise<void> {
   const cli = await cliList(store, key);
   t.not(cli.code, 0, `sessions list exits ${cli.code}`);
   t.match(cli.err, /unreachable/, cli.err.trim());
-  t.ok(cli.ms < 10_000, `the CLI gave up in ${cli.ms} ms`);
+  // 2.2 to 5.7 s on a quiet machine (a node start-up, then the store's refusal); the bound allows for a busy one.
+  t.ok(cli.ms < 15_000, `the CLI gave up in ${cli.ms} ms`);
   const during = await user(); // takes the lease (Redis: a SET the frozen server runs when it thaws)
   t.equal(during.status, 200, 'a cached session still calls the platform (without the lease)');
 
