@@ -4,24 +4,14 @@
 // object on every call, which on the hot path cost more than the rest of the metrics work; here a
 // request costs two map lookups and a few additions, and prom-client formats the text at scrape.
 import client from 'prom-client';
+import type { BackgroundMetrics } from './types/plugins.js';
 
-export interface Metrics {
+export interface Metrics extends BackgroundMetrics {
   readonly registry: client.Registry;
   observeRequest(route: string, method: string, status: number, seconds: number): void;
   observeUpstream(method: string, outcome: string, seconds: number): void;
   /** Every request and upstream series as it stands (cumulative since start), for windows over time. */
   snapshot(): MetricsSnapshot;
-  /** A gauge read at scrape time (e.g. pool members per state); `collect` answers its rows. */
-  gauge(name: string, help: string, labels: readonly string[], collect: () => Promise<readonly GaugeRow[]>): void;
-  /** A counter for background work (events, deliveries): answers the function that counts. Off the request path. */
-  counter(name: string, help: string, labels: readonly string[]): (labels: Readonly<Record<string, string>>, by?: number) => void;
-  /** A latency histogram for background work, in seconds. */
-  histogram(
-    name: string,
-    help: string,
-    labels: readonly string[],
-    buckets: readonly number[],
-  ): (labels: Readonly<Record<string, string>>, seconds: number) => void;
 }
 
 /** One series' cumulative figures: its labels, count, sum of seconds and per-bucket counts. */
@@ -37,11 +27,6 @@ export interface MetricsSnapshot {
   readonly upstream: readonly SeriesFigures[];
   readonly requestBounds: readonly number[];
   readonly upstreamBounds: readonly number[];
-}
-
-export interface GaugeRow {
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
 }
 
 const UNMATCHED = 'unmatched ';

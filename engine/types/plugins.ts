@@ -141,27 +141,32 @@ export interface UsageCounter {
   forget(sessionId: string): void;
 }
 
-export interface AppInfo {
-  /** The OpenAPI document, serialised once (it is over a megabyte; re-serialising cost ~4 ms a request); 3.0 for older generators. */
-  openapi(version?: '3.0' | '3.1'): JsonText;
-  metricsText(): Promise<string>;
-  readonly metricsContentType: string;
-  /** Registers a gauge read at scrape time (background modules: pool members per state, jobs per state). */
-  gauge(
-    name: string,
-    help: string,
-    labels: readonly string[],
-    collect: () => Promise<readonly { readonly labels: Readonly<Record<string, string>>; readonly value: number }[]>,
-  ): void;
-  /** A counter for background modules (events by type, deliveries by outcome); answers the function that counts. */
+/** One row of a gauge read at scrape time. */
+export interface GaugeRow {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** The series background modules register (off the request path): the metrics registry's and the app's. */
+export interface BackgroundMetrics {
+  /** A gauge read at scrape time (pool members per state, jobs per state); `collect` answers its rows. */
+  gauge(name: string, help: string, labels: readonly string[], collect: () => Promise<readonly GaugeRow[]>): void;
+  /** A counter (events by type, deliveries by outcome); answers the function that counts. */
   counter(name: string, help: string, labels: readonly string[]): (labels: Readonly<Record<string, string>>, by?: number) => void;
-  /** A latency histogram (seconds) for background modules. */
+  /** A latency histogram, in seconds. */
   histogram(
     name: string,
     help: string,
     labels: readonly string[],
     buckets: readonly number[],
   ): (labels: Readonly<Record<string, string>>, seconds: number) => void;
+}
+
+export interface AppInfo extends BackgroundMetrics {
+  /** The OpenAPI document, serialised once (it is over a megabyte; re-serialising cost ~4 ms a request); 3.0 for older generators. */
+  openapi(version?: '3.0' | '3.1'): JsonText;
+  metricsText(): Promise<string>;
+  readonly metricsContentType: string;
   readonly build: Readonly<Record<string, string>>;
   readonly deps: Readonly<Record<string, string>>;
   /** Request and upstream figures by route family over the last hour, from the metrics above. */
