@@ -10,7 +10,8 @@ import { UpstreamError } from '../../../engine/types.js';
 import { createSandbox, FIXED, PASSWORD, type SandboxOptions } from '../../../adapters/upstream/sandbox/index.js';
 import { serve, type Client } from '../../helpers/http.js';
 import { probeUpstream, type Probe } from '../../support/probe-upstream.js';
-import { sleep, tempFolder } from '../../support/process.js';
+import { tempFolder } from '../../support/process.js';
+import { untilJob } from '../../helpers/poll.js';
 
 type Job = { id: string; state: string; items: number; pages: number; paging?: string; replay?: number };
 const PAGE = 7;
@@ -43,15 +44,7 @@ async function start(http: Client, headers: Record<string, string>): Promise<str
   return (reply.body as Job).id;
 }
 
-async function until(http: Client, id: string, wanted: (job: Job) => boolean, ms = 20_000): Promise<Job> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const job = (await http.request('GET', '/jobs/status', { query: { id } })).body as Job;
-    if (wanted(job)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${id} stuck: ${JSON.stringify(job)}`);
-    await sleep(20);
-  }
-}
+const until = (http: Client, id: string, wanted: (job: Job) => boolean, ms?: number): Promise<Job> => untilJob(http, id, wanted, ms, 20);
 
 /** The job's items by pk, each once, and the account's followers as the world holds them. */
 async function collected(t: Test, http: Client, id: string, sandbox: ReturnType<typeof createSandbox>): Promise<void> {

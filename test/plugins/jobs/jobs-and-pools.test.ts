@@ -14,6 +14,7 @@ import { cell } from '../../../plugins/jobs/export.js';
 import { serve, type Client } from '../../helpers/http.js';
 import { probeUpstream } from '../../support/probe-upstream.js';
 import { sleep } from '../../support/process.js';
+import { untilJob } from '../../helpers/poll.js';
 
 const sandbox = createSandbox({ seed: 1 });
 const probe = probeUpstream(sandbox);
@@ -44,15 +45,7 @@ async function start(form: Record<string, unknown>, headers: Record<string, stri
   return reply.body as Job;
 }
 const status = async (id: string) => (await http.request('GET', '/jobs/status', { query: { id } })).body as Job;
-async function until(id: string, wanted: (job: Job) => boolean, ms = 20_000): Promise<Job> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const job = await status(id);
-    if (wanted(job)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${id} stuck: ${JSON.stringify(job)}`);
-    await sleep(25);
-  }
-}
+const until = (id: string, wanted: (job: Job) => boolean, ms?: number): Promise<Job> => untilJob(http, id, wanted, ms);
 const results = async (id: string, format: string) => (await http.request('GET', '/jobs/results', { query: { id, format } })).text;
 const ndjson = (text: string) =>
   text

@@ -8,7 +8,7 @@ import { composeApp } from '../../../bin/compose.js';
 import { testConfig } from '../../../engine/config.js';
 import { FIXED } from '../../../adapters/upstream/sandbox/index.js';
 import { countingSandbox, patchPolicy, servedWithSession } from '../../helpers/policy.js';
-import { sleep } from '../../support/process.js';
+import { untilJob } from '../../helpers/poll.js';
 
 let shift = 0;
 const { upstream, calls } = countingSandbox();
@@ -22,15 +22,7 @@ const { http, as } = await servedWithSession(app);
 t.teardown(() => http.close());
 type Job = { id: string; state: string; pages: number; paused?: { reason: string; until: number } };
 const status = async (id: string) => (await http.request('GET', '/jobs/status', { query: { id } })).body as Job;
-async function until(id: string, wanted: (job: Job) => boolean, ms = 20_000): Promise<Job> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const job = await status(id);
-    if (wanted(job)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${id} stuck: ${JSON.stringify(job)}`);
-    await sleep(25);
-  }
-}
+const until = (id: string, wanted: (job: Job) => boolean, ms?: number): Promise<Job> => untilJob(http, id, wanted, ms);
 const pages = () => calls.filter((m) => m === 'user_followers_v1_chunk').length;
 const followers = () => http.request('GET', '/user/followers', { query: { user_id: FIXED.demo, amount: '5' }, headers: as });
 
