@@ -62,17 +62,22 @@ t.test('system routes answer without a session', async (t) => {
   t.equal(openapi.text, JSON.stringify(doc), 'the document is served as serialised once');
 });
 
-t.test('/ready answers 503 naming the failing check', async (t) => {
+/** A memory store whose readiness check is `ready` (its class's methods bound: a spread alone would lose them). */
+async function memoryStoreReady(ready: SessionStore['ready']): Promise<SessionStore> {
   const store = await createStore('memory://');
-  const broken: SessionStore = {
+  return {
     ...store,
     get: store.get.bind(store),
     set: store.set.bind(store),
     delete: store.delete.bind(store),
     list: store.list.bind(store),
     close: store.close.bind(store),
-    ready: async () => ({ ok: false, detail: 'disk full' }),
+    ready,
   };
+}
+
+t.test('/ready answers 503 naming the failing check', async (t) => {
+  const broken = await memoryStoreReady(async () => ({ ok: false, detail: 'disk full' }));
   const client = await serve(await composeApp(testConfig(), { store: broken }));
   t.teardown(() => client.close());
   const ready = await client.request('GET', '/ready');
@@ -82,16 +87,7 @@ t.test('/ready answers 503 naming the failing check', async (t) => {
 });
 
 t.test('/ready answers within two seconds when a check hangs, and names the background layer', async (t) => {
-  const store = await createStore('memory://');
-  const hanging: SessionStore = {
-    ...store,
-    get: store.get.bind(store),
-    set: store.set.bind(store),
-    delete: store.delete.bind(store),
-    list: store.list.bind(store),
-    close: store.close.bind(store),
-    ready: () => new Promise(() => undefined),
-  };
+  const hanging = await memoryStoreReady(() => new Promise(() => undefined));
   const client = await serve(await composeApp(testConfig(), { store: hanging }));
   t.teardown(() => client.close());
   const started = Date.now();
