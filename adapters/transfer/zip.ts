@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { Archiver, ZipOptions } from 'archiver';
 import type { StreamResult } from '../../engine/types.js';
 
-type ArchiverFactory = (format: 'zip', options: ZipOptions) => Archiver;
+/** archiver 7's own statConcurrency is missing from @types/archiver 8's ZipOptions. */
+type ArchiverFactory = (format: 'zip', options: ZipOptions & { readonly statConcurrency?: number }) => Archiver;
 let archiver: ArchiverFactory | undefined;
 
 /**
@@ -20,7 +21,9 @@ function archiverFactory(): ArchiverFactory {
 }
 
 export function zipFiles(paths: readonly string[], filename: string): StreamResult {
-  const archive = archiverFactory()('zip', { store: true });
+  // One stat at a time: archiver queues an entry when its stat completes, so with its default four
+  // in parallel an album's files could land in the zip out of their order.
+  const archive = archiverFactory()('zip', { store: true, statConcurrency: 1 });
   const names = uniqueNames(paths);
   // file() opens each file lazily, when its turn comes, and reports a failure on the archive.
   for (const [i, file] of paths.entries()) archive.file(file, { name: names[i] });
