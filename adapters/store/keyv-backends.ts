@@ -53,9 +53,13 @@ export async function adapterFor(url: string, timeoutMs: number): Promise<KeyvSt
  * process open. Every write was awaited by its caller already, so nothing is dropped.
  */
 export async function disconnectKeyv(keyv: Keyv<string>): Promise<void> {
-  const store = keyv.store as { disconnect?: (force?: boolean) => Promise<void> };
-  if (store?.constructor?.name === 'KeyvRedis' && store.disconnect) return store.disconnect(true);
-  await keyv.disconnect();
+  const store = keyv.store as { disconnect?: (force?: boolean) => Promise<void>; getClient?: () => Promise<unknown> };
+  if (store?.constructor?.name !== 'KeyvRedis' || !store.disconnect) return keyv.disconnect();
+  // KeyvRedis connects again on the next call after a close. A call still in flight when the app
+  // closes (a background check) would open a client nobody closes, reconnecting for ever to a server
+  // that may be gone and holding the process open: once closed, every call fails instead.
+  store.getClient = () => Promise.reject(new Error('the session store is closed'));
+  await store.disconnect(true);
 }
 
 /**

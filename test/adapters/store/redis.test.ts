@@ -13,6 +13,9 @@ import { join } from 'node:path';
 import { composeApp } from '../../../bin/compose.js';
 import { testConfig } from '../../../engine/config.js';
 import { createSandbox } from '../../../adapters/upstream/sandbox/index.js';
+import { createStore } from '../../../adapters/store/keyv.js';
+import { openKeyStore } from '../../../adapters/store/keys.js';
+import { errorWith } from '../../helpers/assert.js';
 import { serve, type Client } from '../../helpers/http.js';
 import { probeUpstream } from '../../support/probe-upstream.js';
 import { startRedis } from '../../support/redis.js';
@@ -99,3 +102,26 @@ function redisCommand(args: string[]): Promise<string> {
 }
 
 t.test('named API keys are shared through Redis', (t) => sharedKeysScenario(t, redis.url));
+
+// A background check still in flight when the app closes used to call the closed store: the Redis
+// client connected again, nobody closed it, and it held the test process open for ever once the
+// server stopped (store-outage hung 2 runs in 3 that way).
+t.test('a store closed on Redis fails a late call instead of connecting again', async (t) => {
+  const store = await createStore(redis.url, { timeoutMs: 1000 });
+  const keys = await openKeyStore(redis.url, 1000);
+  t.equal(await store.get('before'), undefined, 'open, it answers');
+  t.same(await keys.all(), []);
+  const clients = await connectedClients();
+  await store.close();
+  await keys.close();
+  t.equal(await connectedClients(), clients - 2, 'both clients gone from the server');
+  await t.rejects(store.get('late'), errorWith({ excType: 'StoreUnavailable' }), 'a read after the close');
+  await t.rejects(store.set({ id: 'late' } as never), errorWith({ excType: 'StoreUnavailable' }), 'a write after the close');
+  await t.rejects(keys.all(), errorWith({ excType: 'StoreUnavailable' }), 'a key read after the close');
+  await wait(300);
+  t.equal(await connectedClients(), clients - 2, 'and no client came back');
+});
+
+async function connectedClients(): Promise<number> {
+  return Number(/connected_clients:(\d+)/.exec(await redisCommand(['INFO', 'clients']))?.[1] ?? -1);
+}
