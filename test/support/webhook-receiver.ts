@@ -20,6 +20,8 @@ export interface Receiver {
   readonly deliveries: Delivery[];
   /** Deliveries whose signature did not verify. */
   readonly rejected: string[];
+  /** What arrived while the receiver was answering 503, 410 or 429 (unverified): the event and its text. */
+  readonly refused: { readonly id: string; readonly data: Record<string, unknown> }[];
   /** How the next requests are answered: 200, or 503 (down), 410 (gone), or 'refuse' (connections closed at once). */
   mode: 200 | 503 | 410 | 429 | 'refuse';
   retryAfter?: number;
@@ -35,10 +37,12 @@ export interface Receiver {
 export async function startReceiver(port = 0): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const rejected: string[] = [];
+  const refused: Receiver['refused'] = [];
   const receiver: Receiver = {
     url: '',
     deliveries,
     rejected,
+    refused,
     mode: 200,
     secret: '',
     ids: () => new Set(deliveries.map((d) => d.id)),
@@ -60,6 +64,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     if (receiver.mode === 'refuse') return void req.socket.destroy();
     const body = await read(req);
     if (receiver.mode !== 200) {
+      refused.push({ id: String(req.headers['webhook-id']), data: (JSON.parse(body) as { data: Record<string, unknown> }).data });
       res.writeHead(receiver.mode, receiver.retryAfter !== undefined ? { 'retry-after': String(receiver.retryAfter) } : {}).end();
       return;
     }
