@@ -9,6 +9,8 @@
 //   (an earlier commit's), in the same alternation, for before/after figures under the same noise
 //   BENCH_PROFILE=dir node dist/bench/hotpath.js   also writes each server's CPU profile of the rounds into dir
 //   (node dist/bench/profile-top.js summarises one)
+//   BENCH_PAIRS=20000   pairs of single requests, counted and uncounted in turn on one connection, timed by
+//   the policy server itself (bench/server-timing.ts): the policy's cost, which the rounds' noise hides
 //   SOCIALGATE_POLICY=safe|standard|fast    the preset the `policy` server counts under (standard); the
 //   `socialgate` server runs with the policy off, so one run gives the policy's cost with and without
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,12 +19,14 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { BenchKind, Started, Target } from './servers.js';
+import { pairedTiming, type PairedFigures, type Timed } from './server-timing.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const BASELINE = process.env.BENCH_BASELINE;
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 20_000);
 // `policy`: socialgate with the account-safety policy counting each request (bench/servers.ts).
 // `policy-off`: the policy server's process again, for a session whose own preset is off (the
 // policy's cost without another process's noise). `baseline` and `baseline-policy`: the other
@@ -82,6 +86,8 @@ const spread = (values: readonly number[], digits: number) => `${Math.min(...val
 
 export interface HotPathFigures {
   readonly rounds: Partial<Record<Kind, Round[]>>;
+  /** The policy server's counted session against its uncounted one, and the uncounted against itself (A/A). */
+  readonly paired?: { readonly policy: PairedFigures; readonly control: PairedFigures };
   /** socialgate's throughput over each other server's in the same round. */
   readonly ratios: Partial<Record<Kind, number[]>>;
   readonly loadBefore: number;
@@ -100,6 +106,7 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
   servers['policy-off'] = { ...servers.policy!, session: servers.policy!.uncounted! };
   if (BASELINE) [servers.baseline, servers['baseline-policy']] = [await child('baseline'), await child('baseline-policy')];
   const rounds: Partial<Record<Kind, Round[]>> = Object.fromEntries(KINDS.map((kind) => [kind, []]));
+  let paired: HotPathFigures['paired'];
   try {
     for (const kind of KINDS) await load(servers[kind]!, WARMUP); // unmeasured: the JIT first
     for (let round = 1; round <= ROUNDS; round++) {
@@ -112,6 +119,7 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
         log(`round ${round} ${kind.padEnd(15)} ${rps.toFixed(0).padStart(6)} req/s  ${cpuUs.toFixed(1)} µs CPU/request  errors ${errors}`);
       }
     }
+    paired = await policyPairs(servers.policy!);
   } finally {
     const procs = new Set(Object.values(servers).map((server) => server.proc)); // policy-off shares policy's
     await Promise.all([...procs].map((proc) => new Promise((ended) => proc.once('exit', ended).send('exit'))));
@@ -123,7 +131,18 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
       ours.map((r, i) => r.rps / rounds[kind]![i].rps),
     ]),
   );
-  return { rounds, ratios, loadBefore };
+  return { rounds, ratios, loadBefore, paired };
+}
+
+/** BENCH_PAIRS (20,000) pairs of single requests on the policy server, counted against uncounted, then A/A. */
+async function policyPairs(server: Server): Promise<HotPathFigures['paired']> {
+  const ask = (message: string) =>
+    new Promise<Timed>((resolve) => {
+      server.proc.once('message', (answer: { timed: Timed }) => resolve(answer.timed));
+      server.proc.send(message);
+    });
+  const time = (a: string, b: string) => pairedTiming(server.port, server.path, a, b, PAIRS, ask);
+  return { policy: await time(server.session, server.uncounted!), control: await time(server.uncounted!, server.uncounted!) };
 }
 
 const TARGETS: Partial<Record<Kind, string>> = { node: ', target ≥ 0.35', koa: ', target ≥ 0.80' };
@@ -147,7 +166,28 @@ export function formatHotPath(figures: HotPathFigures): string {
   }
   lines.push(...pairRatios(figures, 'policy', 'koa'), ...pairRatios(figures, 'policy-off', 'koa'), ...pairRatios(figures, 'policy', 'policy-off'));
   if (BASELINE) lines.push(...pairRatios(figures, 'baseline-policy', 'koa'), ...pairRatios(figures, 'policy', 'baseline-policy'));
+  if (figures.paired) lines.push(...pairedLines(figures));
   return lines.join('\n');
+}
+
+/**
+ * The policy's cost from the paired single requests: its share of the uncounted request's own
+ * server time, and what that share takes off the uncounted session's throughput ratio to bare Koa
+ * (issue 25 allows 0.02).
+ */
+function pairedLines(figures: HotPathFigures): string[] {
+  const { policy, control } = figures.paired!;
+  const share = policy.difference / policy.b;
+  const offToKoa = median(figures.rounds['policy-off']!.map((r, i) => r.rps / figures.rounds.koa![i].rps));
+  const line = (name: string, p: PairedFigures) =>
+    `  ${name}: ${p.pairs} pairs, server time median ${p.a.toFixed(1)} against ${p.b.toFixed(1)} µs, pairs' difference median ${p.difference.toFixed(2)} µs`;
+  return [
+    'the policy by paired single requests (one connection, counted and uncounted in turn; server time from the request to its written response):',
+    line('counted / uncounted', policy),
+    line('uncounted / uncounted (A/A, the floor)', control),
+    `  the policy's share of the request: ${(share * 100).toFixed(1)}%: the ratio to bare Koa ${offToKoa.toFixed(2)} would drop by ` +
+      `${(offToKoa * share).toFixed(3)} (allowed 0.02)`,
+  ];
 }
 
 /**

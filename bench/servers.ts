@@ -3,7 +3,7 @@
 // - socialgate: the whole product (every route, the sandbox upstream, an in-memory session store);
 // - koa: bare Koa + @koa/router, the session looked up in a Map, the same object serialised;
 // - node: bare node:http sending the same bytes, computed once (the floor of any server).
-import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +13,7 @@ import Koa from 'koa';
 import { testConfig } from '../engine/config.js';
 import { createSandbox } from '../adapters/upstream/sandbox/index.js';
 import { composeApp } from '../bin/compose.js';
+import { serverTiming } from './server-timing.js';
 
 export type BenchKind = 'socialgate' | 'policy' | 'koa' | 'node';
 
@@ -110,7 +111,7 @@ function node(target: Target): RequestListener {
  * Starts one server. socialgate finds the target (its session and body); the others are given it,
  * so each serves the same header and bytes without the product loaded beside them.
  */
-export async function startBench(kind: BenchKind, given?: Target): Promise<Started> {
+export async function startBench(kind: BenchKind, given?: Target): Promise<Started & { readonly server: Server }> {
   const product = kind === 'socialgate' || kind === 'policy' ? await socialgate(kind === 'policy') : undefined;
   const target = product?.target ?? given;
   if (!target) throw new Error(`${kind} needs the target socialgate serves`);
@@ -118,7 +119,7 @@ export async function startBench(kind: BenchKind, given?: Target): Promise<Start
   const server = createServer(callback);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  return { path: target.path, session: target.session, body: target.body, port, uncounted: product?.uncounted };
+  return { path: target.path, session: target.session, body: target.body, port, uncounted: product?.uncounted, server };
 }
 
 /**
@@ -142,12 +143,14 @@ async function profiling(): Promise<() => Promise<void>> {
 
 if (process.argv[2] === 'child') {
   const given = process.argv[4] ? (JSON.parse(process.argv[4]) as Target) : undefined;
-  const started = await startBench(process.argv[3] as BenchKind, given);
+  const { server, ...started } = await startBench(process.argv[3] as BenchKind, given);
   const stopProfile = await profiling();
-  // The parent asks for this process's CPU time around each round, and ends it by message.
+  const timing = serverTiming(server);
+  // The parent asks for this process's CPU time around each round, for its requests' own times
+  // (bench/server-timing.ts), and ends it by message.
   process.on('message', (message) => {
     if (message === 'exit') void stopProfile().then(() => process.exit(0));
-    else process.send?.(process.cpuUsage());
+    else if (!timing(message)) process.send?.(process.cpuUsage());
   });
   process.stdout.write(JSON.stringify(started) + '\n');
 }
