@@ -23,6 +23,29 @@ export function listeningPool(config: pg.PoolConfig): pg.Pool {
   return pool;
 }
 
+const ignore = (): void => undefined;
+let heard = false;
+
+/**
+ * BullMQ's PostgreSQL connection makes its LISTEN client from pg's own Client (not the one above),
+ * and its close removes every listener from that client before ending it. A server that ends the
+ * connection meanwhile (stopped, restarted, an administrator's kill; the app's close does not wait
+ * for BullMQ's without bound) then emits 'error' with nobody listening, and Node throws it, taking
+ * the process down. So once a pg client's listeners are all removed, it keeps one that ignores
+ * errors: the end in progress settles on its own. pg itself never removes all of a client's
+ * listeners; this is the one place the service changes a library's class, and it is idempotent.
+ */
+export function keepClientErrorsHeard(): void {
+  if (heard) return;
+  heard = true;
+  const removeAll = pg.Client.prototype.removeAllListeners;
+  pg.Client.prototype.removeAllListeners = function (this: pg.Client, event?: string | symbol) {
+    removeAll.call(this, event);
+    if (event === undefined || event === 'error') this.on('error', ignore);
+    return this;
+  };
+}
+
 /** Two instances creating the same table at one moment: the loser meets a unique violation on the catalogue (or "already exists"). */
 const RACED = new Set(['23505', '42P07']);
 

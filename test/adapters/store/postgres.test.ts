@@ -5,7 +5,9 @@
 // table holds no secret in clear. Skipped, saying why, only when the server cannot be installed.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
+import pgDriver from 'pg';
 import { createStore } from '../../../adapters/store/keyv.js';
+import { keepClientErrorsHeard } from '../../../adapters/store/pg-client.js';
 import { installPostgres, startPostgres, type Postgres } from '../../support/postgres.js';
 import { startServices, type Service } from '../../support/service.js';
 import { login, sharedKeysScenario, sharedSessionsScenario } from '../../support/shared-store.js';
@@ -31,6 +33,29 @@ if ('missing' in programs) {
   noSecretInClear(pg, services[0]);
   pagedListAndSweep(pg);
   t.test('named API keys are shared through PostgreSQL', (t) => sharedKeysScenario(t, pg.url));
+  clientWithoutListeners(pg);
+}
+
+/**
+ * BullMQ's close removes every listener from its LISTEN client (pg's own Client) before ending it;
+ * the server ending that connection meanwhile threw an unheard 'error' (a full run failed once in
+ * idempotency-shared's teardown, 57P01). Without keepClientErrorsHeard this test dies the same way.
+ */
+function clientWithoutListeners(pg: Postgres): void {
+  t.test('a pg client stripped of its listeners survives the server ending its connection', async (t) => {
+    keepClientErrorsHeard();
+    const client = new pgDriver.Client({ connectionString: pg.url });
+    await client.connect();
+    const pid = Number((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+    client.removeAllListeners();
+    t.equal(client.listenerCount('error'), 1, 'one listener kept, ignoring errors');
+    const ended = new Promise((resolve) => client.once('end', resolve));
+    await pg.sql(`SELECT pg_terminate_backend(${pid})`);
+    await ended;
+    t.pass('the connection ended and the process lives');
+    client.removeAllListeners('notification');
+    t.equal(client.listenerCount('error'), 1, 'removing another event leaves it alone');
+  });
 }
 
 /** The store's own paged queries on PostgreSQL: more rows than a page, half expired, beside the services' own rows. */
