@@ -234,3 +234,23 @@ async function severAll(holders: readonly { disconnect(): Promise<void> }[]): Pr
   const late = new Promise((resolve) => (timer = setTimeout(resolve, SEVER_MS)));
   await Promise.race([Promise.allSettled(holders.map((holder) => holder.disconnect())), late]).finally(() => clearTimeout(timer));
 }
+
+let guardedListen = false;
+
+/**
+ * BullMQ 6.7's PostgreSQL connection: a worker's wait can ask for the LISTEN client after the
+ * connection's close began, and the client it then opens is never closed (two apps closed left ten
+ * such connections on the server; stopping the server under them then threw an error nobody heard,
+ * failing a test process). Once the close began, the ask fails instead; the worker is stopping and
+ * does not wait again. Idempotent; the class is BullMQ's public export.
+ */
+export function noListenAfterClose(Connection: { prototype: object }): void {
+  if (guardedListen) return;
+  guardedListen = true;
+  const proto = Connection.prototype as { getListenClient(): Promise<unknown>; readonly isClosing: unknown };
+  const getListenClient = proto.getListenClient;
+  proto.getListenClient = function (this: typeof proto) {
+    if (this.isClosing) return Promise.reject(new Error('the PostgreSQL connection is closing'));
+    return getListenClient.call(this);
+  };
+}

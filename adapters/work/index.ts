@@ -44,15 +44,16 @@ export function openWork(config: Config, log: Logger): OpenedWork {
   }
   if (scheme === 'postgres' || scheme === 'postgresql') {
     const parts = deferredParts('bullmq-postgres', sealer, async () => {
-      const [{ BullWorkQueue }, { pgWorkStore }, { createPostgresBackend }, { ListeningClient, keepClientErrorsHeard }] = await Promise.all([
-        import('./bullmq-queue.js'),
-        import('./pg-store.js'),
-        import('bullmq'),
-        import('../store/pg-client.js'),
-      ]);
+      const [
+        { BullWorkQueue, noListenAfterClose },
+        { pgWorkStore },
+        { createPostgresBackend, PostgresConnection },
+        { ListeningClient, keepClientErrorsHeard },
+      ] = await Promise.all([import('./bullmq-queue.js'), import('./pg-store.js'), import('bullmq'), import('../store/pg-client.js')]);
       // BullMQ's pools check clients out without listening for their errors: ours listen, and its
       // LISTEN client keeps a listener through its close (pg-client.ts)
       keepClientErrorsHeard();
+      noListenAfterClose(PostgresConnection);
       const connection = { connectionString: config.store, migrate: true, Client: ListeningClient };
       const queue = new BullWorkQueue({ connection, backend: createPostgresBackend, engine: 'bullmq-postgres', log, lockMs });
       return bounded(queue, pgWorkStore(config.store, sealer, timeoutMs), timeoutMs);

@@ -3,7 +3,7 @@
 // the reason when one cannot be had, it never passes silently).
 import t, { type Test } from 'tap';
 import { startRedis } from './redis.js';
-import { installPostgres, startPostgres } from './postgres.js';
+import { installPostgres, startPostgres, type Postgres } from './postgres.js';
 
 export interface SharedServer {
   readonly url: string;
@@ -24,9 +24,28 @@ export function onEachSharedStore(title: string, run: (t: Test, server: SharedSe
     const server = installPostgres();
     if ('missing' in server) return void t.fail(server.missing);
     const postgres = await startPostgres(server.bin);
-    t.teardown(() => postgres.stop());
+    t.teardown(async () => {
+      t.comment(`the scenario's connections closed in ${await untilNoClients(postgres)} ms`);
+      await postgres.stop();
+    });
     await run(t, postgres);
   });
+}
+
+/**
+ * Waits (10 s at most) until no client is connected but this query's, so the cluster stops with no
+ * client, as postgres.test.ts's does; the time is commented, so a connection an app's close left
+ * open shows as a 10 s wait (BullMQ's LISTEN clients did: see noListenAfterClose).
+ */
+async function untilNoClients(postgres: Postgres): Promise<number> {
+  const started = Date.now();
+  const others = `SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`;
+  while (Date.now() - started < 10_000) {
+    const count = Number((await postgres.sql(others).catch(() => '0')).trim());
+    if (!(count > 0)) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return Date.now() - started;
 }
 
 /**
