@@ -2,7 +2,7 @@
 // guarded-lookup.ts), redirects followed by hand and re-checked, connect and read timeouts, and
 // the body streamed to a temp file under a size cap. Nothing is held in memory.
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -170,15 +170,26 @@ async function saveBody(response: Response, url: URL, hop: Hop, options: FetchOp
     () => new TransferError('size', `the file is over the ${formatBytes(cap)} limit`),
     () => hop.arm('read', options.settings.readTimeoutMs),
   );
+  const out = createWriteStream(file, { flags: 'wx' });
   try {
     hop.arm('read', options.settings.readTimeoutMs);
     if (response.body === null) throw new TransferError('network', 'the response has no body');
-    await pipeline(response.body, counter, createWriteStream(file, { flags: 'wx' }));
+    await pipeline(response.body, counter, out);
   } catch (err) {
+    // The file can be opened after the pipeline failed (a cap met in the first chunk): removed once
+    // the stream has let go of it, or it would be created after its removal and left behind.
+    await closedStream(out);
     await rm(file, { force: true });
     throw hop.explain(err, url);
   } finally {
     hop.disarm();
   }
   return { path: file, size: counter.bytes, contentType: response.headers.get('content-type') ?? undefined, url: url.href };
+}
+
+/** Resolves once the stream has closed (its file opened and closed again, or never opened). */
+function closedStream(stream: WriteStream): Promise<void> {
+  if (stream.closed) return Promise.resolve();
+  if (!stream.destroyed) stream.destroy();
+  return new Promise((resolve) => stream.once('close', () => resolve()));
 }
