@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { BenchKind, Started, Target } from './servers.js';
-import { pairedTiming, type PairedFigures, type Timed } from './server-timing.js';
+import { median, pairedTiming, type PairedFigures, type Timed } from './server-timing.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -77,11 +77,6 @@ async function load(server: Server, seconds: number): Promise<Round> {
   return { rps: result.requests.total / seconds, cpuUs: cpu / Math.max(1, result.requests.total), errors: result.errors + result.non2xx };
 }
 
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const spread = (values: readonly number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
 export interface HotPathFigures {

@@ -4,6 +4,7 @@
 import t, { type Test } from 'tap';
 import { startRedis } from './redis.js';
 import { installPostgres, startPostgres, type Postgres } from './postgres.js';
+import { sleep } from './process.js';
 
 export interface SharedServer {
   readonly url: string;
@@ -43,7 +44,7 @@ async function untilNoClients(postgres: Postgres): Promise<number> {
   while (Date.now() - started < 10_000) {
     const count = Number((await postgres.sql(others).catch(() => '0')).trim());
     if (!(count > 0)) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
   return Date.now() - started;
 }
