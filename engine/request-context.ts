@@ -55,13 +55,13 @@ export function requestContext(manifest: Manifest, metrics: Metrics, log: Logger
     const given = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(given) ? given : `${prefix}-${(++counter).toString(36)}`;
     ctx.state.requestId = requestId;
-    ctx.set('X-Request-ID', requestId);
     try {
       await inner(ctx);
     } catch (error) {
       if (hungUp(ctx)) hangUp(ctx, requestId, log);
       else writeError(ctx, error, manifest, requestId, log);
     } finally {
+      stampRequestId(ctx);
       const seconds = (performance.now() - started) / 1000;
       const route = (ctx.state.route as string | undefined) ?? 'unmatched';
       metrics.observeRequest(route, ctx.method, ctx.status, seconds);
@@ -69,6 +69,15 @@ export function requestContext(manifest: Manifest, metrics: Metrics, log: Logger
         log.warn('request failed', { request_id: requestId, ...keyField(ctx), method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) });
     }
   };
+}
+
+/**
+ * The request id on the answer, set once the answer is made rather than first: a route's data is
+ * written with its headers in one list (pipeline/respond.ts), which a header set before would undo.
+ * An answer whose head was sent already (data, a stream flushed early) carries it by its writer.
+ */
+export function stampRequestId(ctx: Koa.Context): void {
+  if (!ctx.res.headersSent) ctx.set('X-Request-ID', ctx.state.requestId as string);
 }
 
 /** The name of the request's API key, on every log line of the request (never the key). */

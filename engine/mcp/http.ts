@@ -13,6 +13,7 @@ import {
   type AuthInfo,
   type ServerNotifier,
 } from '@modelcontextprotocol/server';
+import { stampRequestId } from '../request-context.js';
 import { serviceError } from '../service-errors.js';
 import { sessionRef } from '../session-record.js';
 import type { KeyGrant, Logger } from '../types.js';
@@ -81,7 +82,10 @@ export function mcpEndpoint(
       ctx.set(name, value);
     });
     // A stream that may stay quiet (a 2025 session's own stream) is answered now, not at its first event.
-    if (request.method === 'GET' && response.ok && ctx.response.type === 'text/event-stream') ctx.flushHeaders();
+    if (request.method === 'GET' && response.ok && ctx.response.type === 'text/event-stream') {
+      stampRequestId(ctx);
+      ctx.flushHeaders();
+    }
   };
   return { middleware, notify: handler.notify, sessions };
 }

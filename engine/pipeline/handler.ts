@@ -32,7 +32,7 @@ import { bodyParserFor, type BodyLimits } from './body.js';
 import { compileInvoker, type Invoker } from './invoke.js';
 import { checkConstraints, inputReader, type ValuesReader } from './params.js';
 import { RequestState } from './request.js';
-import { fileFromPath, respond } from './respond.js';
+import { fileFromPath, replyMeta, respond } from './respond.js';
 import { findSession, sessionIdFrom, sessionRequired } from './session.js';
 import type { LRUCache } from 'lru-cache';
 
@@ -172,7 +172,6 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
         replyMeta(ctx, state); // a guard's headers go on its refusal too (RateLimit with a 429)
         throw error;
       });
-      replyMeta(ctx, state);
       const writing = respond(ctx, route, value, state);
       if (writing) await writing;
       failed = false;
@@ -181,11 +180,6 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
       state.settle();
     }
   };
-}
-
-/** What the route's guards added to the answer: headers, and a status respond() keeps. */
-function replyMeta(ctx: Parameters<Middleware>[0], state: RequestState): void {
-  for (const name in state.reply.headers) ctx.set(name, state.reply.headers[name]);
 }
 
 function headerOrQuerySession(ctx: Parameters<Middleware>[0]): string | undefined {

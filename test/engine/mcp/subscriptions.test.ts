@@ -247,3 +247,32 @@ t.test('a 2025 session answers only the key that opened it', async (t) => {
   t.equal(theirs.status, 404, 'another key does not find it');
   await theirs.body?.cancel();
 });
+
+t.test("a 2025 session's own stream, answered before its first event, carries the request id", async (t) => {
+  const headers = { accept: 'application/json, text/event-stream', 'x-api-key': KEY, 'mcp-protocol-version': '2025-06-18' };
+  const init = await fetch(`${p.client.url}/mcp`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
+  await init.body?.cancel();
+  const session = init.headers.get('mcp-session-id')!;
+  const initialized = await fetch(`${p.client.url}/mcp`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', 'mcp-session-id': session },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  await initialized.body?.cancel();
+  const aborted = new AbortController();
+  const stream = await fetch(`${p.client.url}/mcp`, { headers: { ...headers, 'mcp-session-id': session }, signal: aborted.signal });
+  t.equal(stream.status, 200, 'the stream is open');
+  t.match(stream.headers.get('content-type'), /^text\/event-stream/);
+  t.match(stream.headers.get('x-request-id'), /^[0-9a-f]{12}-[0-9a-z]+$/, 'with the request id, though its head went before any event');
+  aborted.abort();
+  await stream.body?.cancel().catch(() => undefined);
+});

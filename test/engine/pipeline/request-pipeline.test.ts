@@ -292,6 +292,26 @@ t.test('by-URL downloads only name the platform media hosts, resolved to public 
   t.match(await check('file:///etc/passwd'), /only http and https/);
 });
 
+t.test("data is answered in one head: the request id, JSON's type and the length in bytes; HEAD the same head, no body", async (t) => {
+  const things = [{ name: 'café ☕', n: 1 }];
+  const { client, sid, get } = await setup(t, { owner_things: () => things });
+  const reply = await get('/owner/things', { user_id: '55' });
+  t.equal(reply.status, 200, reply.text);
+  t.same(reply.body, things);
+  t.match(reply.headers.get('x-request-id'), /^[0-9a-f]{12}-[0-9a-z]+$/);
+  t.equal(reply.headers.get('content-type'), 'application/json; charset=utf-8');
+  t.equal(Number(reply.headers.get('content-length')), Buffer.byteLength(reply.text), 'the length counts bytes, not characters');
+  t.ok(Buffer.byteLength(reply.text) > reply.text.length, 'the body has multi-byte characters');
+  const head = await client.request('HEAD', '/owner/things', { query: { user_id: '55' }, headers: { 'X-Session-ID': sid } });
+  t.equal(head.status, 200);
+  t.equal(head.text, '', 'HEAD has no body');
+  t.equal(head.headers.get('content-type'), 'application/json; charset=utf-8');
+  t.equal(head.headers.get('content-length'), reply.headers.get('content-length'), 'the length of the body GET sends');
+  t.match(head.headers.get('x-request-id'), /^[0-9a-f]{12}-[0-9a-z]+$/);
+  const given = await client.request('GET', '/owner/things', { query: { user_id: '55' }, headers: { 'X-Session-ID': sid, 'X-Request-ID': 'proxy-abc-67890' } });
+  t.equal(given.headers.get('x-request-id'), 'proxy-abc-67890', "a proxy's id on data too");
+});
+
 t.test('request ids: a proxy-given X-Request-ID is kept, a malformed one replaced', async (t) => {
   const { client } = await setup(t);
   const kept = await client.request('GET', '/health', { headers: { 'X-Request-ID': 'proxy-abc-12345' } });
