@@ -29,10 +29,28 @@ export function shownMedia(world: World, pks: readonly string[]): string[] {
   return pks.filter((pk) => world.media.get(pk)?.archived === false);
 }
 
-/** Posts on the profile, as its grid shows them (counted without a list: every user_info asks). */
+/** Each world's revision of its posts: a post added, deleted, archived or unarchived moves it (postsChanged). */
+const postRevisions = new WeakMap<World, number>();
+/** Each user's count of shown posts, with the revision and list length it was counted at. */
+const postCounts = new WeakMap<UserRec, { readonly revision: number; readonly length: number; readonly count: number }>();
+
+/** Called by whatever changes which posts a profile shows, after the world is made. */
+export function postsChanged(world: World): void {
+  postRevisions.set(world, (postRevisions.get(world) ?? 0) + 1);
+}
+
+/**
+ * Posts on the profile, as its grid shows them. Every user_info asks, so the count is kept until
+ * the world's posts change (a post added or removed changes the list's length too, which is checked
+ * as well: the world's own making adds posts without a revision).
+ */
 export function postCount(world: World, user: UserRec): number {
+  const revision = postRevisions.get(world) ?? 0;
+  const held = postCounts.get(user);
+  if (held && held.revision === revision && held.length === user.media.length) return held.count;
   let count = 0;
   for (const pk of user.media) if (world.media.get(pk)?.archived === false) count++;
+  postCounts.set(user, { revision, length: user.media.length, count });
   return count;
 }
 

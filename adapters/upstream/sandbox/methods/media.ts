@@ -5,7 +5,7 @@ import { fail } from '../errors.js';
 import { mediaUrls } from '../files.js';
 import { findMedia, findUser } from '../lookup.js';
 import { after } from '../paging.js';
-import { userShort } from '../records.js';
+import { postsChanged, userShort } from '../records.js';
 import type { Ctx, MethodDef, MethodTable } from '../registry.js';
 import type { MediaRec } from '../world/types.js';
 import { mediaOut, pushFront, rawMedia, remove, andReturn } from './common.js';
@@ -124,8 +124,8 @@ export const mediaMethods: MethodTable = {
       return { media: mediaOut(ctx, m), status: 'ok' };
     },
   },
-  media_archive: { run: (ctx, a) => andReturn((own(ctx, a.media_id).archived = !bool(a.revert)), true) },
-  media_unarchive: { run: (ctx, a) => andReturn((own(ctx, a.media_id).archived = false), true) },
+  media_archive: { run: (ctx, a) => andReturn(archive(ctx, own(ctx, a.media_id), !bool(a.revert)), true) },
+  media_unarchive: { run: (ctx, a) => andReturn(archive(ctx, own(ctx, a.media_id), false), true) },
   media_pin: pin(true, true, 'pinned'),
   media_unpin: pin(false, false, 'pinned'),
   clip_pin: pin(true, true, 'clipPinned'),
@@ -173,9 +173,16 @@ export const mediaMethods: MethodTable = {
   },
 };
 
+function archive(ctx: Ctx, m: MediaRec, archived: boolean): boolean {
+  m.archived = archived;
+  postsChanged(ctx.world);
+  return archived;
+}
+
 export function deleteMedia(ctx: Ctx, m: MediaRec): void {
   const w = ctx.world;
   w.media.delete(m.pk);
+  postsChanged(w);
   const owner = w.users.get(m.owner)!;
   remove(owner.media, m.pk);
   remove(owner.pinned, m.pk);

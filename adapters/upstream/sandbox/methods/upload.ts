@@ -3,7 +3,7 @@
 import { list, num, record, records, str } from '../args.js';
 import { fail } from '../errors.js';
 import { findTrack, findUser } from '../lookup.js';
-import { story } from '../records.js';
+import { postsChanged, story } from '../records.js';
 import type { Args, Ctx, MethodDef, MethodTable } from '../registry.js';
 import { indexMedia } from '../world/media.js';
 import { nextId } from '../world/social.js';
@@ -76,6 +76,7 @@ function create(ctx: Ctx, kind: MediaKind, a: Args, paths: string[], videoFlags:
   };
   ctx.world.media.set(m.pk, m);
   me.media.unshift(m.pk);
+  postsChanged(ctx.world);
   indexMedia(ctx.world, m);
   return mediaOut(ctx, m);
 }

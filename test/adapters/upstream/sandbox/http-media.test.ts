@@ -180,3 +180,18 @@ t.test("a photo upload appears first in the uploader's posts, under its hashtag 
   t.equal((await call('GET', '/user/tagged/posts', { user_id: friend, amount: 1 })).items[0]?.pk, post.pk, "in the tagged user's posts");
   t.match(await media(post.pk), { caption_text: 'Fresh over HTTP #httpfresh', usertags: [{ user: { pk: friend } }] }, 'GET /media reads it back');
 });
+
+t.test("GET /user's post count follows an archive, its undoing and a delete, each asked twice (the count is kept between changes)", async (t) => {
+  const count = async () => (await call('GET', '/user', { username: 'demo' })).media_count as number;
+  const [first, second] = mine.slice(-2).map((m) => `${m.pk}_${DEMO}`);
+  const start = await count();
+  t.equal(await count(), start, 'asked again, unchanged');
+  t.equal(await call('POST', '/media/archive', { media_id: first }), true);
+  t.equal(await count(), start - 1, 'an archived post is not counted');
+  t.equal(await count(), start - 1, 'and stays uncounted');
+  t.equal(await call('DELETE', '/media/archive', { media_id: first }), true);
+  t.equal(await count(), start, 'unarchived, counted again');
+  t.equal(await call('DELETE', '/media', { media_id: second }), true);
+  t.equal(await count(), start - 1, 'a deleted post is not counted');
+  t.equal(await count(), start - 1, 'and stays uncounted');
+});
