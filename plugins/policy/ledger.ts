@@ -1,17 +1,23 @@
 // The budgets' hot path. A call spends a slot this instance already holds (no store round trip);
 // when it holds none it reserves a few from the shared counters in one atomic add to every window
-// of the class, keeps what the limits allow and gives the rest back. So:
+// of the class, keeps what the limits allow and gives the rest back. While the headroom is large, the
+// next batch is reserved behind the calls once half of the held one is spent, so a busy session's
+// calls do not wait for the store at all within a minute (only the minute's first does). So:
 //   - never over-admission: a slot exists only once the store's total, with it, was within every limit;
-//   - near a limit the batch is one slot, so two instances sharing 12 likes admit exactly 12;
+//   - near a limit the batch is one slot and nothing is reserved ahead, so two instances sharing 12
+//     likes admit exactly 12;
 //   - the bounded error is under-admission: slots an instance reserved and did not spend before its
-//     minute ended count as used in the hour and day; at most an eighth of the headroom left when
-//     they were reserved, and never more than MAX_BATCH - 1 per class, instance and minute.
+//     minute ended count as used in the hour and day; with the batch reserved ahead, at most 3/16 of
+//     the headroom left when they were reserved, and never more than MAX_BATCH * 1.5 (24) per class,
+//     instance and minute.
 // Windows are fixed (minute, hour, UTC day), so every instance names the same counters.
 import { ACTION_CLASSES, type ActionClass } from '../../engine/types.js';
 import type { CounterKey, CounterStore } from './counters.js';
 import { WINDOW_MS, WINDOWS, type Limits, type PolicyWindow } from './presets.js';
 
 const MAX_BATCH = 16;
+/** The smallest batch reserved ahead: below it (near a limit) every slot is reserved when it is needed. */
+const AHEAD_MIN_BATCH = 4;
 /** Entries of sessions not seen for a while are dropped past this many (a bound on memory, not on correctness). */
 const MAX_ENTRIES = 100_000;
 
@@ -33,6 +39,8 @@ interface Entry {
   slots: number;
   totals?: Partial<Record<PolicyWindow, number>>;
   exhausted?: Standing;
+  /** The batch being reserved behind the calls, while it is. */
+  ahead?: Promise<void>;
 }
 
 export const windowStart = (window: PolicyWindow, now: number): number => now - (now % WINDOW_MS[window]);
@@ -73,7 +81,7 @@ export class Ledger {
    * Spends one slot of the class's budget under `limits`, or says which window is spent and until
    * when. Synchronous while this instance holds a slot (no promise on the hot path).
    */
-  take(ref: string, cls: ActionClass, tier: Tier, limits: Limits, now = this.now()): Verdict | undefined | Promise<Verdict> {
+  take(ref: string, cls: ActionClass, tier: Tier, limits: Limits, now = this.now()): Verdict | undefined | Promise<Verdict | undefined> {
     const windows = windowsOf(limits);
     if (windows.length === 0) return undefined;
     const entry = this.entryFor(ref, SLOTS[tier][cls], now, limits);
@@ -81,9 +89,32 @@ export class Ledger {
     entry.exhausted = undefined;
     if (entry.slots > 0) {
       entry.slots--;
+      this.reserveAhead(entry, ref, cls, windows, limits, now);
       return { admitted: true, standing: this.standing(entry, windows, limits, now) };
     }
+    // A batch on its way is waited for rather than raced by another.
+    if (entry.ahead) return entry.ahead.then(() => this.take(ref, cls, tier, limits, this.now()));
     return this.reserve(entry, ref, cls, windows, limits, now);
+  }
+
+  /**
+   * Once half of a large batch is spent, the next is reserved behind the calls: one in flight per
+   * entry; a store that fails it leaves the calls to reserve for themselves (and to fail by name).
+   */
+  private reserveAhead(entry: Entry, ref: string, cls: ActionClass, windows: readonly PolicyWindow[], limits: Limits, now: number): void {
+    if (entry.ahead) return;
+    const want = this.batchOf(entry, windows, limits);
+    if (want < AHEAD_MIN_BATCH || entry.slots * 2 > want) return;
+    entry.ahead = this.grant(ref, cls, windows, limits, now, want).then(
+      ({ granted, totals }) => {
+        entry.slots += granted;
+        entry.totals = totals;
+        entry.ahead = undefined;
+      },
+      () => {
+        entry.ahead = undefined;
+      },
+    );
   }
 
   /** Until when this instance knows the class's budget is spent for the session (no store call); undefined otherwise. */
@@ -113,19 +144,32 @@ export class Ledger {
   }
 
   private async reserve(entry: Entry, ref: string, cls: ActionClass, windows: readonly PolicyWindow[], limits: Limits, now: number): Promise<Verdict> {
-    const want = this.batchOf(entry, windows, limits);
+    const { granted, totals } = await this.grant(ref, cls, windows, limits, now, this.batchOf(entry, windows, limits));
+    entry.totals = totals;
+    if (granted === 0) {
+      entry.exhausted = this.spentWindow(entry, windows, limits, now);
+      return { admitted: false, standing: entry.exhausted };
+    }
+    // Added, not set: calls that reserved side by side each keep what they were granted.
+    entry.slots += granted - 1;
+    return { admitted: true, standing: this.standing(entry, windows, limits, now) };
+  }
+
+  /** Reserves up to `want` slots in one atomic add, gives back what a limit refuses; answers how many it kept and the totals after. */
+  private async grant(
+    ref: string,
+    cls: ActionClass,
+    windows: readonly PolicyWindow[],
+    limits: Limits,
+    now: number,
+    want: number,
+  ): Promise<{ readonly granted: number; readonly totals: Partial<Record<PolicyWindow, number>> }> {
     const keys = windows.map((window) => counterKey(ref, cls, window, now));
     const store = await this.store();
     let totals = await store.add(keys, want);
     const granted = Math.min(...windows.map((window, i) => Math.max(0, Math.min(want, limits[window]! - (totals[i] - want)))));
     if (granted < want) totals = await store.add(keys, granted - want);
-    entry.totals = Object.fromEntries(windows.map((window, i) => [window, totals[i]]));
-    if (granted === 0) {
-      entry.exhausted = this.spentWindow(entry, windows, limits, now);
-      return { admitted: false, standing: entry.exhausted };
-    }
-    entry.slots = granted - 1;
-    return { admitted: true, standing: this.standing(entry, windows, limits, now) };
+    return { granted, totals: Object.fromEntries(windows.map((window, i) => [window, totals[i]])) };
   }
 
   /** One slot until the store's totals are known, then an eighth of the smallest headroom, up to MAX_BATCH. */
