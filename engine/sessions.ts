@@ -32,6 +32,7 @@ import { RecordFields } from './record-fields.js';
 import { UseWriter, type UsedEntry } from './session-uses.js';
 import { errorName } from './log.js';
 import { Governor, type GovernorOptions } from './governor.js';
+import { AnonymousClient, closeQuietly } from './anonymous-client.js';
 
 /** With the governor's own (throttleBackoffSeconds, throttled, challenged). */
 export interface SessionsOptions extends GovernorOptions {
@@ -61,12 +62,11 @@ interface Entry extends UsedEntry {
 
 type Patch = Partial<Omit<SessionRecord, 'id' | 'createdAt'>>;
 
-const ANONYMOUS = '\u0000anonymous';
-
 export class Sessions implements SessionService {
   private readonly cache: LRUCache<string, Entry>;
   private readonly lanes = new Lanes();
-  private anonymousClient?: Promise<UpstreamClient>;
+  /** The calls that need no session (engine/anonymous-client.ts). */
+  private readonly anonymousClient: AnonymousClient;
   private readonly now: () => number;
   private readonly listeners = new Set<(id: string, change?: SessionStateChange) => void>();
   /** Uses waiting to be written, off the request path (engine/session-uses.ts). */
@@ -92,6 +92,7 @@ export class Sessions implements SessionService {
       changed: (id, change) => this.changed(id, change),
       fields: this.fields,
     });
+    this.anonymousClient = new AnonymousClient(options.upstream, options.metrics, this.lanes);
     this.governor = new Governor(options, { now: this.now, update: (record, patch, reason) => this.update(record, patch, reason), uses: this.uses });
   }
 
@@ -115,13 +116,7 @@ export class Sessions implements SessionService {
   }
 
   anonymous(): SessionClient {
-    return {
-      call: (method, kwargs, opts) =>
-        this.lanes.run(ANONYMOUS, async () => {
-          this.anonymousClient ??= this.options.upstream.open({ settings: {} });
-          return this.measured(await this.anonymousClient, method, kwargs, opts);
-        }),
-    };
+    return this.anonymousClient.client();
   }
 
   async create(client: UpstreamClient, init: Parameters<SessionService['create']>[1]): Promise<SessionRecord> {
@@ -195,7 +190,7 @@ export class Sessions implements SessionService {
   async close(): Promise<void> {
     await this.uses.close(); // what was used is written before the store closes
     this.cache.clear();
-    await closeQuietly(this.anonymousClient, this.options.log);
+    await this.anonymousClient.close(this.options.log);
   }
 
   /** The cached entry while its record is younger than recordTtlMs: the hot path, no await. */
@@ -288,27 +283,5 @@ export class Sessions implements SessionService {
       );
     }
     return entry.client;
-  }
-
-  private async measured(client: UpstreamClient, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
-    const started = performance.now();
-    let outcome = 'ok';
-    try {
-      return await client.call(method, kwargs, opts);
-    } catch (error) {
-      outcome = error instanceof UpstreamError ? error.excType : 'error';
-      throw error;
-    } finally {
-      this.options.metrics.observeUpstream(method, outcome, (performance.now() - started) / 1000);
-    }
-  }
-}
-
-async function closeQuietly(client: Promise<UpstreamClient> | undefined, log: Logger): Promise<void> {
-  if (!client) return;
-  try {
-    await (await client).close();
-  } catch (error) {
-    log.warn('closing an upstream client failed', { error: errorName(error) });
   }
 }
