@@ -1,6 +1,6 @@
 // Session lifecycle behind the SessionService port: records from the store, live upstream clients
-// in a bounded LRU, one call at a time per session, and the governor that stops calling an
-// upstream that has throttled a session until its back-off has passed.
+// in a bounded LRU, one call at a time per session, each call governed (./governor.ts: a throttled
+// session's upstream is not called until its back-off has passed).
 //
 // The hot path reads nothing from the store: a cached record is trusted for recordTtlMs, then
 // read (and decrypted) again so that a revocation or a throttle on another instance is seen; the
@@ -31,8 +31,11 @@ import { builtFrom, clientOptions, newSessionId, sessionRef } from './session-re
 import { RecordFields } from './record-fields.js';
 import { UseWriter, type UsedEntry } from './session-uses.js';
 import { errorName } from './log.js';
+import { Governor, type GovernorOptions } from './governor.js';
+import { AnonymousClient, closeQuietly } from './anonymous-client.js';
 
-export interface SessionsOptions {
+/** With the governor's own (throttleBackoffSeconds, throttled, challenged). */
+export interface SessionsOptions extends GovernorOptions {
   readonly upstream: UpstreamAdapter;
   readonly store: SessionStore;
   readonly metrics: Metrics;
@@ -41,12 +44,6 @@ export interface SessionsOptions {
   readonly cacheSize: number;
   /** How long a cached record is trusted before the store is read again (other instances may revoke). */
   readonly recordTtlMs: number;
-  /** Seconds to back off when a throttle error carries no hint of its own. */
-  readonly throttleBackoffSeconds: number;
-  /** Whether an upstream failure is the throttling family (429): a number (its mapped Retry-After) when it is. */
-  readonly throttled: (error: UpstreamError) => number | undefined;
-  /** Whether an upstream failure leaves the session waiting for a challenge (the error registry's `session: challenge`). */
-  readonly challenged: (error: UpstreamError) => boolean;
   /** How long a use waits to be written with the others that come meanwhile (write-behind); default 1000. */
   readonly useWriteDelayMs?: number;
   /** Several instances on one store: each call also holds the session's lease there. */
@@ -65,18 +62,17 @@ interface Entry extends UsedEntry {
 
 type Patch = Partial<Omit<SessionRecord, 'id' | 'createdAt'>>;
 
-const ANONYMOUS = '\u0000anonymous';
-const TOUCH_EVERY_MS = 60_000;
-
 export class Sessions implements SessionService {
   private readonly cache: LRUCache<string, Entry>;
   private readonly lanes = new Lanes();
-  private anonymousClient?: Promise<UpstreamClient>;
+  /** The calls that need no session (engine/anonymous-client.ts). */
+  private readonly anonymousClient: AnonymousClient;
   private readonly now: () => number;
   private readonly listeners = new Set<(id: string, change?: SessionStateChange) => void>();
   /** Uses waiting to be written, off the request path (engine/session-uses.ts). */
   private readonly uses: UseWriter;
   private readonly fields: RecordFields;
+  private readonly governor: Governor;
 
   constructor(private readonly options: SessionsOptions) {
     this.now = options.now ?? Date.now;
@@ -96,6 +92,8 @@ export class Sessions implements SessionService {
       changed: (id, change) => this.changed(id, change),
       fields: this.fields,
     });
+    this.anonymousClient = new AnonymousClient(options.upstream, options.metrics, this.lanes);
+    this.governor = new Governor(options, { now: this.now, update: (record, patch, reason) => this.update(record, patch, reason), uses: this.uses });
   }
 
   async find(id: string): Promise<SessionRecord | undefined> {
@@ -118,13 +116,7 @@ export class Sessions implements SessionService {
   }
 
   anonymous(): SessionClient {
-    return {
-      call: (method, kwargs, opts) =>
-        this.lanes.run(ANONYMOUS, async () => {
-          this.anonymousClient ??= this.options.upstream.open({ settings: {} });
-          return this.measured(await this.anonymousClient, method, kwargs, opts);
-        }),
-    };
+    return this.anonymousClient.client();
   }
 
   async create(client: UpstreamClient, init: Parameters<SessionService['create']>[1]): Promise<SessionRecord> {
@@ -198,7 +190,7 @@ export class Sessions implements SessionService {
   async close(): Promise<void> {
     await this.uses.close(); // what was used is written before the store closes
     this.cache.clear();
-    await closeQuietly(this.anonymousClient, this.options.log);
+    await this.anonymousClient.close(this.options.log);
   }
 
   /** The cached entry while its record is younger than recordTtlMs: the hot path, no await. */
@@ -257,7 +249,7 @@ export class Sessions implements SessionService {
   private async callNow(id: string, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
     const entry = this.trusted(id) ?? (await this.fresh(id));
     if (!entry) throw serviceError('SessionNotFound', 'Session not found or revoked');
-    this.govern(entry.record);
+    this.governor.admit(entry.record);
     const client = entry.live ?? (await this.clientOf(entry));
     const started = performance.now();
     let outcome: SessionState | undefined;
@@ -268,11 +260,11 @@ export class Sessions implements SessionService {
       return value;
     } catch (error) {
       label = error instanceof UpstreamError ? error.excType : 'error';
-      if (error instanceof UpstreamError) outcome = await this.onUpstreamError(error, entry);
+      if (error instanceof UpstreamError) outcome = await this.governor.onUpstreamError(error, entry);
       throw error;
     } finally {
       this.options.metrics.observeUpstream(method, label, (performance.now() - started) / 1000);
-      this.afterCall(entry, outcome);
+      this.governor.afterCall(entry, outcome);
     }
   }
 
@@ -291,65 +283,5 @@ export class Sessions implements SessionService {
       );
     }
     return entry.client;
-  }
-
-  /** The governor: a throttled session answers 429 at once, without calling the upstream. */
-  private govern(record: SessionRecord): void {
-    const left = (record.throttledUntil ?? 0) - this.now();
-    if (left > 0) {
-      throw serviceError('SessionThrottled', 'The platform throttled this session; calls are paused until the back-off ends', {
-        retryAfter: Math.ceil(left / 1000),
-      });
-    }
-  }
-
-  /**
-   * Throttling pauses the session (the upstream's hint, else the configured back-off, which the
-   * answer's Retry-After then states too); a challenge marks it pending. Returns the new state.
-   */
-  private async onUpstreamError(error: UpstreamError, entry: Entry): Promise<SessionState | undefined> {
-    if (this.options.throttled(error) !== undefined) {
-      const seconds = error.retryAfter ?? this.options.throttleBackoffSeconds;
-      await this.update(entry.record, { state: 'throttled', throttledUntil: this.now() + seconds * 1000 }, error.excType);
-      if (error.retryAfter === undefined) (error as { retryAfter?: number }).retryAfter = seconds;
-      return 'throttled';
-    }
-    if (this.options.challenged(error)) {
-      if (entry.record.state !== 'challenge') await this.update(entry.record, { state: 'challenge' }, error.excType);
-      return 'challenge';
-    }
-    return undefined;
-  }
-
-  /** A success ends a throttle or challenge state; use is recorded at most once a minute. */
-  private afterCall(entry: Entry, outcome: SessionState | undefined): void {
-    const record = entry.record;
-    const changed = outcome === 'active' && record.state !== 'active';
-    const due = this.now() - record.lastUsedAt >= TOUCH_EVERY_MS;
-    if (!changed && !due) return;
-    entry.record = { ...record, state: changed ? 'active' : record.state, lastUsedAt: due ? this.now() : record.lastUsedAt };
-    this.uses.queue(entry, changed);
-  }
-
-  private async measured(client: UpstreamClient, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
-    const started = performance.now();
-    let outcome = 'ok';
-    try {
-      return await client.call(method, kwargs, opts);
-    } catch (error) {
-      outcome = error instanceof UpstreamError ? error.excType : 'error';
-      throw error;
-    } finally {
-      this.options.metrics.observeUpstream(method, outcome, (performance.now() - started) / 1000);
-    }
-  }
-}
-
-async function closeQuietly(client: Promise<UpstreamClient> | undefined, log: Logger): Promise<void> {
-  if (!client) return;
-  try {
-    await (await client).close();
-  } catch (error) {
-    log.warn('closing an upstream client failed', { error: errorName(error) });
   }
 }

@@ -174,22 +174,29 @@ function userAgent(locale: string, device: Readonly<Record<string, unknown>> = D
 
 /** Loads a settings export; the account is restored only when its sessionid verifies. */
 export function loadSettings(state: ClientState, core: SandboxCore, settings: Readonly<Record<string, unknown>>): void {
-  // biome-ignore lint/suspicious/noExplicitAny: an opaque export
-  const s = settings as Record<string, any>;
-  if (s.uuids && typeof s.uuids === 'object') state.uuids = { ...state.uuids, ...s.uuids };
-  if (s.device_settings && typeof s.device_settings === 'object') state.deviceSettings = { ...s.device_settings };
-  if (typeof s.locale === 'string') state.locale = s.locale;
-  if (typeof s.country === 'string') state.country = s.country;
-  if (typeof s.country_code === 'number') state.countryCode = s.country_code;
-  if (typeof s.timezone_offset === 'number') state.timezoneOffset = s.timezone_offset;
-  if (typeof s.mid === 'string') state.mid = s.mid;
-  if (typeof s.last_login === 'number') state.lastLogin = s.last_login;
-  state.userAgent = typeof s.user_agent === 'string' ? s.user_agent : userAgent(state.locale);
-  const auth = s.authorization_data ?? {};
-  const sessionid = typeof auth.sessionid === 'string' ? auth.sessionid : typeof s.cookies?.sessionid === 'string' ? s.cookies.sessionid : '';
+  const uuids = objectIn(settings.uuids);
+  // an opaque export: its uuids are taken as they are, as exportSettings wrote them (strings)
+  if (uuids) state.uuids = { ...state.uuids, ...(uuids as Readonly<Record<string, string>>) };
+  const deviceSettings = objectIn(settings.device_settings);
+  if (deviceSettings) state.deviceSettings = { ...deviceSettings };
+  if (typeof settings.locale === 'string') state.locale = settings.locale;
+  if (typeof settings.country === 'string') state.country = settings.country;
+  if (typeof settings.country_code === 'number') state.countryCode = settings.country_code;
+  if (typeof settings.timezone_offset === 'number') state.timezoneOffset = settings.timezone_offset;
+  if (typeof settings.mid === 'string') state.mid = settings.mid;
+  if (typeof settings.last_login === 'number') state.lastLogin = settings.last_login;
+  state.userAgent = typeof settings.user_agent === 'string' ? settings.user_agent : userAgent(state.locale);
+  const auth = objectIn(settings.authorization_data) ?? {};
+  const cookie = objectIn(settings.cookies)?.sessionid;
+  const sessionid = typeof auth.sessionid === 'string' ? auth.sessionid : typeof cookie === 'string' ? cookie : '';
   const pk = sessionid ? core.verifySession(sessionid) : null;
   state.pk = pk && core.world.users.has(pk) && String(auth.ds_user_id ?? pk) === pk ? pk : null;
   state.sessionid = state.pk ? sessionid : null;
+}
+
+/** A field of an export that holds an object, else undefined: no field of an opaque export is trusted. */
+function objectIn(value: unknown): Readonly<Record<string, unknown>> | undefined {
+  return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
 }
 
 export function exportSettings(state: ClientState): Record<string, unknown> {

@@ -104,8 +104,8 @@ t.test('SQLite through the service: no secret in the raw files; sessions survive
   const login = await http.request('POST', '/auth/login', { form: { username: 'demo', password: 'demo-password', proxy, locale: 'pt_PT', timezone: '3600' } });
   t.equal(login.status, 200, login.text);
   const sid = login.body as string;
-  // biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers, read by the assertions
-  const settings = (await http.request('GET', '/auth/settings', { headers: { 'x-session-id': sid } })).body as Record<string, any>;
+  type Export = { authorization_data: { sessionid: string }; uuids: { uuid: string } }; // what the secrets below read of it
+  const settings = (await http.request('GET', '/auth/settings', { headers: { 'x-session-id': sid } })).body as Export;
   await http.close();
 
   const raw = readdirSync(dir)

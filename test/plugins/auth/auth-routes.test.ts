@@ -10,8 +10,9 @@ import { createSandbox } from '../../../adapters/upstream/sandbox/index.js';
 import { serve, stringBody, type Reply } from '../../helpers/http.js';
 import { probeUpstream } from '../../support/probe-upstream.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers, read by the assertions
-type R = Record<string, any>;
+type R = Record<string, unknown>;
+/** A settings export, as far as these tests read into it. */
+type Export = R & { authorization_data: { sessionid: string } };
 const PASSWORD = 'demo-password';
 const TOTP_SEED = 'JBSWY3DPEHPK3PXP';
 const probe = probeUpstream(createSandbox({ seed: 1 }));
@@ -22,7 +23,7 @@ t.teardown(() => http.close());
 const as = (sid: string) => ({ 'x-session-id': sid });
 const login = (form: R) => http.request('POST', '/auth/login', { form });
 const account = async (sid: string) => (await http.request('GET', '/account', { headers: as(sid) })) as Reply & { body: R };
-const exported = async (sid: string) => (await http.request('GET', '/auth/settings', { headers: as(sid) })).body as R;
+const exported = async (sid: string) => (await http.request('GET', '/auth/settings', { headers: as(sid) })).body as Export;
 const totp = authenticator.clone({ window: 1 });
 
 async function demo(form: R = {}): Promise<string> {
@@ -107,7 +108,7 @@ t.test('challenge resolve with a session: the session is active again', async (t
 });
 
 t.test('POST /auth/login/by/sessionid: a new service id from the platform cookie', async (t) => {
-  const cookie = (await exported(await demo())).authorization_data.sessionid as string;
+  const cookie = (await exported(await demo())).authorization_data.sessionid;
   const reply = await http.request('POST', '/auth/login/by/sessionid', { form: { sessionid: cookie, locale: 'de_DE' } });
   t.equal(reply.status, 200, reply.text);
   t.not(reply.body, cookie);

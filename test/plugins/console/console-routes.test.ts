@@ -204,12 +204,12 @@ t.test("health by route family from the service's own metrics, and the upstream"
 t.test('live: a login and a throttle arrive on the event stream', async (t) => {
   const events = await eventStream(http, keyed);
   t.teardown(() => events.close());
-  const first = await events.next('sessions');
+  const first = await events.next<SessionsEvent>('sessions');
   t.type(first.sessions, Array, 'the list at once on connecting');
   t.ok(await events.next('health'), 'and the health figures');
   const sid = await login('demo_throttled');
-  const after = await events.next('sessions', (list) =>
-    list.sessions.some((s: Listed) => s.account.username === 'demo_throttled' && s.state === 'active' && s.usage && !Object.keys(s.usage).length),
+  const after = await events.next<SessionsEvent>('sessions', (list) =>
+    list.sessions.some((s) => s.account.username === 'demo_throttled' && s.state === 'active' && s.usage && !Object.keys(s.usage).length),
   );
   t.ok(after, 'a new session is pushed');
   t.notOk(events.text().includes(sid), 'the stream never carries a session id');
@@ -233,8 +233,8 @@ t.test('jobs of every owner, started by ref; pools joined by ref, shown on the s
   });
   t.match(started, { status: 202, body: { route: 'GET /user/followers', account: { username: 'demo' }, limit: 120 } });
   const id = (started.body as { id: string }).id;
-  const done = await events.next('jobs', (list) => list.jobs.some((job: { id: string; state: string }) => job.id === id && job.state === 'done'), 15_000);
-  const job = done.jobs.find((j: { id: string }) => j.id === id);
+  const done = await events.next<JobsEvent>('jobs', (list) => list.jobs.some((job) => job.id === id && job.state === 'done'), 15_000);
+  const job = done.jobs.find((j) => j.id === id)!;
   t.equal(job.items, 120, 'the job collected its limit, pushed on the event stream');
   t.notOk(JSON.stringify(done).includes('"session"'), 'no sealed session in the list');
   const jobsReply = await http.request('GET', '/console/jobs', { headers: keyed });
@@ -267,10 +267,11 @@ t.test('jobs of every owner, started by ref; pools joined by ref, shown on the s
   );
 });
 
-/** Reads server-sent events as they come; next() waits for one that passes the test. */
-// biome-ignore lint/suspicious/noExplicitAny: untyped JSON event data, read by the assertions
-type EventData = any;
+/** The data of the console's events, as far as these tests read it. */
+type SessionsEvent = { sessions: Listed[] };
+type JobsEvent = { jobs: { id: string; state: string; items: number }[] };
 
+/** Reads server-sent events as they come; next() waits for one that passes the test. */
 async function eventStream(client: Client, headers: Record<string, string>) {
   const controller = new AbortController();
   const response = await fetch(`${client.url}/console/events`, { headers, signal: controller.signal });
@@ -278,7 +279,7 @@ async function eventStream(client: Client, headers: Record<string, string>) {
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   let all = '';
-  const queue: { event: string; data: EventData }[] = [];
+  const queue: { event: string; data: unknown }[] = [];
   const pull = async () => {
     const { value, done } = await reader.read();
     if (done) throw new Error('the stream ended');
@@ -294,11 +295,12 @@ async function eventStream(client: Client, headers: Record<string, string>) {
     }
   };
   return {
-    async next(event: string, test: (data: EventData) => boolean = () => true, ms = 5000): Promise<EventData> {
+    /** The next `event` whose data passes the test, its data read as T (the caller's expectation of that event). */
+    async next<T = unknown>(event: string, test: (data: T) => boolean = () => true, ms = 5000): Promise<T> {
       const deadline = Date.now() + ms;
       for (;;) {
-        const index = queue.findIndex((e) => e.event === event && test(e.data));
-        if (index >= 0) return queue.splice(index, 1)[0].data;
+        const index = queue.findIndex((e) => e.event === event && test(e.data as T));
+        if (index >= 0) return queue.splice(index, 1)[0].data as T;
         queue.splice(0, queue.length, ...queue.filter((e) => e.event !== event));
         if (Date.now() > deadline) throw new Error(`no ${event} event within ${ms} ms`);
         await pull();

@@ -3,8 +3,7 @@
 import t from 'tap';
 import { product } from '../../../helpers/full-app.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers, read by the assertions
-type R = Record<string, any>;
+type R = Record<string, unknown>;
 const PASSWORD = 'demo-password';
 const TOTP_SEED = 'JBSWY3DPEHPK3PXP';
 const p = await product();
