@@ -153,7 +153,7 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
     ctx.state.route = route.key; // the metrics label and the log's route
     const state = new RequestState(ctx.state.requestId as string, ctx.res);
     state.header = (name) => ctx.get(name);
-    state.address = ctx.ip;
+    if (deps.plugin) state.address = ctx.ip; // only plugins read it (Koa works the address out per ask)
     let failed = true;
     try {
       // A header or query session is checked before a large body is read; the legacy form field

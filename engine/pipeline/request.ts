@@ -14,7 +14,7 @@ export class RequestState {
   session?: SessionRecord;
   /** The request's API key (undefined when the service has none, and for background work). */
   key?: KeyGrant;
-  /** The client's address (HTTP requests only). */
+  /** The client's address (HTTP requests to a plugin's route: the only readers). */
   address?: string;
   /** The session was lent by a feature's session source (a pool member for an X-Pool read): it is not the caller's own. */
   borrowed = false;

@@ -70,20 +70,17 @@ export function rateLimitHeaders(headers: Record<string, string>, cls: string, s
 type RateLimitWriter = (headers: Record<string, string>, standing: Standing, now: number) => void;
 
 /**
- * rateLimitHeaders for one class, its strings kept: RateLimit-Policy per (window, limit), RateLimit
- * re-rendered only when the remaining count or the seconds to reset change.
+ * rateLimitHeaders for one class: RateLimit-Policy kept per (window, limit); RateLimit made per call
+ * (its remaining count moves with every call) from a kept prefix, nothing else allocated.
  */
 function rateLimitWriter(cls: string): RateLimitWriter {
-  let policy = { window: '', limit: -1, text: '' };
-  let standingText = { window: '', remaining: -1, seconds: -1, text: '' };
+  let policy = { window: '', limit: -1, text: '', prefix: '' };
   return (headers, standing, now) => {
-    const { window, limit, remaining } = standing;
+    const { window, limit } = standing;
+    if (policy.window !== window || policy.limit !== limit)
+      policy = { window, limit, text: `"${cls}-${window}";q=${limit};w=${WINDOW_SECONDS[window]}`, prefix: `"${cls}-${window}";r=` };
     const seconds = Math.max(0, Math.ceil((standing.resetAt - now) / 1000));
-    if (policy.window !== window || policy.limit !== limit) policy = { window, limit, text: `"${cls}-${window}";q=${limit};w=${WINDOW_SECONDS[window]}` };
-    const last = standingText;
-    if (last.window !== window || last.remaining !== remaining || last.seconds !== seconds)
-      standingText = { window, remaining, seconds, text: `"${cls}-${window}";r=${remaining};t=${seconds}` };
     headers['RateLimit-Policy'] = policy.text;
-    headers.RateLimit = standingText.text;
+    headers.RateLimit = policy.prefix + standing.remaining + ';t=' + seconds;
   };
 }

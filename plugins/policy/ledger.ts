@@ -8,14 +8,15 @@
 //     likes admit exactly 12;
 //   - the bounded error is under-admission: slots an instance reserved and did not spend before its
 //     minute ended count as used in the hour and day; with the batch reserved ahead, at most 3/16 of
-//     the headroom left when they were reserved, and never more than MAX_BATCH * 1.5 (24) per class,
-//     instance and minute.
+//     the headroom left when they were reserved, and never more than MAX_BATCH * 1.5 (96) per class,
+//     instance and minute (a batch of 64 needs a minute's headroom of 512 calls: the presets' limits
+//     keep batches under 16).
 // Windows are fixed (minute, hour, UTC day), so every instance names the same counters.
 import { ACTION_CLASSES, type ActionClass } from '../../engine/types.js';
 import type { CounterKey, CounterStore } from './counters.js';
 import { WINDOW_MS, WINDOWS, type Limits, type PolicyWindow } from './presets.js';
 
-const MAX_BATCH = 16;
+const MAX_BATCH = 64;
 /** The smallest batch reserved ahead: below it (near a limit) every slot is reserved when it is needed. */
 const AHEAD_MIN_BATCH = 4;
 /** Entries of sessions not seen for a while are dropped past this many (a bound on memory, not on correctness). */
@@ -31,14 +32,17 @@ export interface Standing {
   readonly resetAt: number;
 }
 
-export type Verdict = { readonly admitted: true; readonly standing: Standing } | { readonly admitted: false; readonly standing: Standing };
+/** A call's answer: admitted or not, with the standing it leaves (one object per call). */
+export interface Verdict extends Standing {
+  readonly admitted: boolean;
+}
 
 interface Entry {
   readonly minute: number;
   readonly limits: Limits;
   slots: number;
   totals?: Partial<Record<PolicyWindow, number>>;
-  exhausted?: Standing;
+  exhausted?: Verdict;
   /** The batch being reserved behind the calls, while it is. */
   ahead?: Promise<void>;
 }
@@ -85,12 +89,12 @@ export class Ledger {
     const windows = windowsOf(limits);
     if (windows.length === 0) return undefined;
     const entry = this.entryFor(ref, SLOTS[tier][cls], now, limits);
-    if (entry.exhausted && entry.exhausted.resetAt > now) return { admitted: false, standing: entry.exhausted };
+    if (entry.exhausted && entry.exhausted.resetAt > now) return entry.exhausted;
     entry.exhausted = undefined;
     if (entry.slots > 0) {
       entry.slots--;
       this.reserveAhead(entry, ref, cls, windows, limits, now);
-      return { admitted: true, standing: this.standing(entry, windows, limits, now) };
+      return this.standing(entry, windows, limits, now);
     }
     // A batch on its way is waited for rather than raced by another.
     if (entry.ahead) return entry.ahead.then(() => this.take(ref, cls, tier, limits, this.now()));
@@ -148,11 +152,11 @@ export class Ledger {
     entry.totals = totals;
     if (granted === 0) {
       entry.exhausted = this.spentWindow(entry, windows, limits, now);
-      return { admitted: false, standing: entry.exhausted };
+      return entry.exhausted;
     }
     // Added, not set: calls that reserved side by side each keep what they were granted.
     entry.slots += granted - 1;
-    return { admitted: true, standing: this.standing(entry, windows, limits, now) };
+    return this.standing(entry, windows, limits, now);
   }
 
   /** Reserves up to `want` slots in one atomic add, gives back what a limit refuses; answers how many it kept and the totals after. */
@@ -180,7 +184,7 @@ export class Ledger {
   }
 
   /** The window with the fewest calls left (the shortest on a tie), as this instance counts them: one object per call. */
-  private standing(entry: Entry, windows: readonly PolicyWindow[], limits: Limits, now: number): Standing {
+  private standing(entry: Entry, windows: readonly PolicyWindow[], limits: Limits, now: number): Verdict {
     let best = windows[0];
     let least = Number.POSITIVE_INFINITY;
     for (const window of windows) {
@@ -189,13 +193,13 @@ export class Ledger {
       best = window;
       least = remaining;
     }
-    return { window: best, limit: limits[best]!, remaining: least, resetAt: windowReset(best, now) };
+    return { admitted: true, window: best, limit: limits[best]!, remaining: least, resetAt: windowReset(best, now) };
   }
 
   /** The longest window that is full: the one whose reset lets the next call through. */
-  private spentWindow(entry: Entry, windows: readonly PolicyWindow[], limits: Limits, now: number): Standing {
+  private spentWindow(entry: Entry, windows: readonly PolicyWindow[], limits: Limits, now: number): Verdict {
     const full = windows.filter((window) => (entry.totals?.[window] ?? 0) >= limits[window]!);
     const window = full[full.length - 1] ?? windows[0];
-    return { window, limit: limits[window]!, remaining: 0, resetAt: windowReset(window, now) };
+    return { admitted: false, window, limit: limits[window]!, remaining: 0, resetAt: windowReset(window, now) };
   }
 }

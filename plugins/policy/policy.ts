@@ -134,9 +134,9 @@ export class Policy implements BudgetPeek {
   }
 
   private settle(verdict: Verdict | undefined, cls: ActionClass, tier: Tier): Standing | undefined {
-    if (!verdict || verdict.admitted) return verdict?.standing;
+    if (!verdict || verdict.admitted) return verdict;
     this.refused?.({ class: cls, reason: 'budget' });
-    throw budgetExceeded(cls, verdict.standing, this.now(), tier);
+    throw budgetExceeded(cls, verdict, this.now(), tier);
   }
 
   /** Refuses outside the session's activity window; while it is known open, one comparison. */
