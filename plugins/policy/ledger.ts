@@ -6,17 +6,21 @@
 //   - never over-admission: a slot exists only once the store's total, with it, was within every limit;
 //   - near a limit the batch is one slot and nothing is reserved ahead, so two instances sharing 12
 //     likes admit exactly 12;
-//   - the bounded error is under-admission: slots an instance reserved and did not spend before its
-//     minute ended count as used in the hour and day; with the batch reserved ahead, at most 3/16 of
-//     the headroom left when they were reserved, and never more than MAX_BATCH * 1.5 (96) per class,
-//     instance and minute (a batch of 64 needs a minute's headroom of 512 calls: the presets' limits
-//     keep batches under 16).
+//   - slots an instance reserved and did not spend before its minute ended (or its limits changed,
+//     or it closed) are given back to the hour and the day behind the calls, so they count as used
+//     only until the give-back lands; the bounded error is what a give-back cannot return: the slots
+//     of an instance that died, or whose store failed the give-back, count as used in the hour and
+//     day (at most 3/16 of the headroom left when they were reserved, and never more than
+//     MAX_BATCH * 1.5 = 96 per class, instance and minute; a batch of 64 needs a minute's headroom
+//     of 512 calls: the presets' limits keep batches under 16).
 // Windows are fixed (minute, hour, UTC day), so every instance names the same counters.
 import { ACTION_CLASSES, type ActionClass } from '../../engine/types.js';
 import type { CounterKey, CounterStore } from './counters.js';
 import { WINDOW_MS, WINDOWS, type Limits, type PolicyWindow } from './presets.js';
 
 const MAX_BATCH = 64;
+/** How long a close waits for its give-backs. */
+const CLOSE_WAIT_MS = 2_000;
 /** The smallest batch reserved ahead: below it (near a limit) every slot is reserved when it is needed. */
 const AHEAD_MIN_BATCH = 4;
 /** Entries of sessions not seen for a while are dropped past this many (a bound on memory, not on correctness). */
@@ -38,6 +42,7 @@ export interface Verdict extends Standing {
 }
 
 interface Entry {
+  readonly cls: ActionClass;
   readonly minute: number;
   readonly limits: Limits;
   slots: number;
@@ -45,6 +50,8 @@ interface Entry {
   exhausted?: Verdict;
   /** The batch being reserved behind the calls, while it is. */
   ahead?: Promise<void>;
+  /** Replaced (its minute ended, its limits changed) or closed: slots granted to it now are given back. */
+  retired?: boolean;
 }
 
 export const windowStart = (window: PolicyWindow, now: number): number => now - (now % WINDOW_MS[window]);
@@ -76,10 +83,18 @@ export class Ledger {
   /** By session ref, then by SLOTS name. */
   private readonly entries = new Map<string, Map<string, Entry>>();
 
+  /** Give-backs on their way (awaited by close). */
+  private readonly givingBack = new Set<Promise<unknown>>();
+
+  /** Once a minute: entries of a minute that ended are retired, so a session that went quiet gets its slots back too. */
+  private readonly sweeper: NodeJS.Timeout;
+
   constructor(
     private readonly store: () => Promise<CounterStore>,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.sweeper = setInterval(() => this.sweep(), WINDOW_MS.minute).unref();
+  }
 
   /**
    * Spends one slot of the class's budget under `limits`, or says which window is spent and until
@@ -88,7 +103,7 @@ export class Ledger {
   take(ref: string, cls: ActionClass, tier: Tier, limits: Limits, now = this.now()): Verdict | undefined | Promise<Verdict | undefined> {
     const windows = windowsOf(limits);
     if (windows.length === 0) return undefined;
-    const entry = this.entryFor(ref, SLOTS[tier][cls], now, limits);
+    const entry = this.entryFor(ref, cls, SLOTS[tier][cls], now, limits);
     if (entry.exhausted && entry.exhausted.resetAt > now) return entry.exhausted;
     entry.exhausted = undefined;
     if (entry.slots > 0) {
@@ -111,9 +126,9 @@ export class Ledger {
     if (want < AHEAD_MIN_BATCH || entry.slots * 2 > want) return;
     entry.ahead = this.grant(ref, cls, windows, limits, now, want).then(
       ({ granted, totals }) => {
-        entry.slots += granted;
         entry.totals = totals;
         entry.ahead = undefined;
+        this.keep(entry, ref, granted);
       },
       () => {
         entry.ahead = undefined;
@@ -127,24 +142,90 @@ export class Ledger {
     return until !== undefined && until > this.now() ? until : undefined;
   }
 
-  /** Forgets what this instance holds for a session (its limits changed). */
+  /** Forgets what this instance holds for a session (its limits changed), giving its unspent slots back. */
   forget(ref: string): void {
+    for (const entry of this.entries.get(ref)?.values() ?? []) this.retire(ref, entry);
     this.entries.delete(ref);
   }
 
-  private entryFor(ref: string, slot: string, now: number, limits: Limits): Entry {
+  /** Gives every unspent slot back (the app closes), and waits for the give-backs (CLOSE_WAIT_MS at most: a store that hangs does not hold the close). */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.clearAll();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    await Promise.race([Promise.allSettled([...this.givingBack]), late]);
+    clearTimeout(timer);
+  }
+
+  private entryFor(ref: string, cls: ActionClass, slot: string, now: number, limits: Limits): Entry {
     const minute = Math.floor(now / WINDOW_MS.minute);
     let session = this.entries.get(ref);
     const held = session?.get(slot);
     if (held && held.minute === minute && sameLimits(held.limits, limits)) return held;
     if (!session) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      if (this.entries.size >= MAX_ENTRIES) this.clearAll();
       this.entries.set(ref, (session = new Map()));
     }
+    if (held) this.retire(ref, held);
     const same = held !== undefined && sameLimits(held.limits, limits);
-    const entry: Entry = { minute, limits, slots: 0, exhausted: same ? held.exhausted : undefined };
+    const entry: Entry = { cls, minute, limits, slots: 0, exhausted: same ? held.exhausted : undefined };
     session.set(slot, entry);
     return entry;
+  }
+
+  /** Retires the entries whose minute ended (a busy session's are replaced by its next call anyway). */
+  sweep(): void {
+    const minute = Math.floor(this.now() / WINDOW_MS.minute);
+    for (const [ref, session] of this.entries) {
+      for (const [slot, entry] of session) {
+        if (entry.minute >= minute || entry.exhausted) continue;
+        this.retire(ref, entry);
+        session.delete(slot);
+      }
+      if (session.size === 0) this.entries.delete(ref);
+    }
+  }
+
+  /** Past the bound on memory: every entry is dropped, its slots given back. */
+  private clearAll(): void {
+    for (const [ref, session] of this.entries) for (const entry of session.values()) this.retire(ref, entry);
+    this.entries.clear();
+  }
+
+  /** An entry left behind: its unspent slots go back now, and any granted to it later go back as they land. */
+  private retire(ref: string, entry: Entry): void {
+    entry.retired = true;
+    const slots = entry.slots;
+    entry.slots = 0;
+    this.giveBack(ref, entry, slots);
+  }
+
+  /** Slots granted to an entry: held while it is current, given back once it is retired. */
+  private keep(entry: Entry, ref: string, slots: number): void {
+    if (entry.retired) this.giveBack(ref, entry, slots);
+    else entry.slots += slots;
+  }
+
+  /**
+   * Unspent slots back to every window they were counted in that still runs (a minute that ended
+   * keeps them: its counter is done), behind the calls. Never more than was reserved and not
+   * admitted, so no window can be over-admitted by it; a store that fails it leaves them counted as
+   * used (the bounded error).
+   */
+  private giveBack(ref: string, entry: Entry, slots: number): void {
+    if (slots <= 0) return;
+    const at = entry.minute * WINDOW_MS.minute;
+    const minuteRuns = entry.minute === Math.floor(this.now() / WINDOW_MS.minute);
+    const keys = windowsOf(entry.limits)
+      .filter((window) => window !== 'minute' || minuteRuns)
+      .map((window) => counterKey(ref, entry.cls, window, at));
+    if (keys.length === 0) return;
+    const giving = this.store()
+      .then((store) => store.add(keys, -slots))
+      .catch(() => undefined)
+      .finally(() => this.givingBack.delete(giving));
+    this.givingBack.add(giving);
   }
 
   private async reserve(entry: Entry, ref: string, cls: ActionClass, windows: readonly PolicyWindow[], limits: Limits, now: number): Promise<Verdict> {
@@ -155,7 +236,7 @@ export class Ledger {
       return entry.exhausted;
     }
     // Added, not set: calls that reserved side by side each keep what they were granted.
-    entry.slots += granted - 1;
+    this.keep(entry, ref, granted - 1);
     return this.standing(entry, windows, limits, now);
   }
 

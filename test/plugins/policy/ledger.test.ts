@@ -108,3 +108,65 @@ t.test('a store that fails the batch reserved ahead: the held slots are spent, t
   seen.failing = false;
   t.equal((await takeMany(ledger, 20, limits)).admitted, 20, 'the store back: every call admitted');
 });
+
+/** A ledger on a clock the test moves, with the hour's counter of `ref-1`'s likes to read. */
+function movedLedger() {
+  const clock = { now };
+  const store = memoryCounters(() => clock.now);
+  const ledger = new Ledger(
+    async () => store,
+    () => clock.now,
+  );
+  const hourKey = { key: `ref-1:like:hour:${now - (now % 3_600_000)}`, expiresAt: now + 2 * 3_600_000 };
+  const minuteKey = { key: `ref-1:like:minute:${now - (now % MINUTE)}`, expiresAt: now + 2 * MINUTE };
+  const take = async (n: number, limits: { minute?: number; hour?: number }) => {
+    let admitted = 0;
+    for (let i = 0; i < n; i++) {
+      const verdict = await ledger.take('ref-1', 'like', 'interactive', limits, clock.now);
+      if (verdict?.admitted) admitted++;
+      await settle();
+    }
+    return admitted;
+  };
+  const total = async (key: { key: string; expiresAt: number }) => (await store.read([key]))[0];
+  return { clock, ledger, take, hourTotal: () => total(hourKey), minuteTotal: () => total(minuteKey) };
+}
+
+t.test("a minute's unspent slots go back to the hour at its turn: the hour counts exactly what was admitted", async (t) => {
+  const { clock, take, hourTotal } = movedLedger();
+  const limits = { minute: 100_000, hour: 1_000_000 };
+  t.equal(await take(40, limits), 40);
+  const held = (await hourTotal()) - 40;
+  t.ok(held > 0, `${held} slots held past the 40 admitted`);
+  clock.now += MINUTE;
+  t.equal(await take(1, limits), 1, "the next minute's first call");
+  t.equal(await hourTotal(), 41, 'the hour counts the 41 admitted: the held slots came back');
+});
+
+t.test('a change of limits and a close give the held slots back, to the minute as well while it runs', async (t) => {
+  const { ledger, take, hourTotal, minuteTotal } = movedLedger();
+  t.equal(await take(40, { minute: 100_000, hour: 1_000_000 }), 40);
+  t.ok((await hourTotal()) > 40, 'slots held');
+  ledger.forget('ref-1');
+  await settle();
+  t.equal(await hourTotal(), 40, 'forgotten: the hour counts what was admitted');
+  t.equal(await minuteTotal(), 40, 'and so does the minute, which still runs');
+  t.equal(await take(40, { minute: 100_000, hour: 1_000_000 }), 40);
+  t.ok((await hourTotal()) > 80, 'slots held again');
+  await ledger.close();
+  t.equal(await hourTotal(), 80, 'closed: the hour counts the 80 admitted');
+  t.equal(await minuteTotal(), 80, 'so does the minute');
+});
+
+t.test('a session that went quiet gets its slots back at the sweep after its minute', async (t) => {
+  const { clock, ledger, take, hourTotal } = movedLedger();
+  t.equal(await take(40, { minute: 100_000, hour: 1_000_000 }), 40);
+  ledger.sweep();
+  await settle();
+  t.ok((await hourTotal()) > 40, 'its minute runs: the slots stay held');
+  clock.now += MINUTE;
+  ledger.sweep();
+  await settle();
+  t.equal(await hourTotal(), 40, 'the minute ended: the hour counts the 40 admitted');
+  await ledger.close();
+});
