@@ -7,7 +7,20 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const INDEX = new Map([...ALPHABET].map((ch, i) => [ch, BigInt(i)]));
 export const WEB = 'https://www.instagram.com';
 
+/** Codes already made (a pure function of the pk, in BigInt arithmetic: every media record and channel asks). */
+const made = new Map<string, string>();
+const MADE_MAX = 50_000;
+
 export function codeFromPk(pk: string): string {
+  let code = made.get(pk);
+  if (code === undefined) {
+    if (made.size >= MADE_MAX) made.clear();
+    made.set(pk, (code = encode(pk)));
+  }
+  return code;
+}
+
+function encode(pk: string): string {
   let n = BigInt(pk);
   let out = '';
   while (n > 0n) {
