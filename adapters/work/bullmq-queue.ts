@@ -7,7 +7,7 @@
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { AddOptions, DefineOptions, Logger, WorkHandler, WorkItem, WorkQueue } from '../../engine/types.js';
 import { isStoreDown, outageReporter } from '../store/bounded.js';
-import { stepOf } from './toolkit/index.js';
+import { settledWithin, stepOf } from './toolkit/index.js';
 
 export interface BullOptions {
   /** ioredis connection options or a redis:// URL; or a PostgreSQL connection string with `backend`. */
@@ -218,9 +218,10 @@ const SEVER_MS = 500;
 
 /** Runs the closes, giving up on those not done within CLOSE_MS (severAll then cuts them off). */
 async function closeWithin(closes: readonly (() => Promise<unknown>)[]): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_MS)));
-  await Promise.race([Promise.allSettled(closes.map((close) => close())), late]).finally(() => clearTimeout(timer));
+  return settledWithin(
+    closes.map((close) => close()),
+    CLOSE_MS,
+  );
 }
 
 /**
@@ -230,9 +231,10 @@ async function closeWithin(closes: readonly (() => Promise<unknown>)[]): Promise
  * connection already down never sends: the wait is bounded, the reconnection is stopped at once.
  */
 async function severAll(holders: readonly { disconnect(): Promise<void> }[]): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise((resolve) => (timer = setTimeout(resolve, SEVER_MS)));
-  await Promise.race([Promise.allSettled(holders.map((holder) => holder.disconnect())), late]).finally(() => clearTimeout(timer));
+  return settledWithin(
+    holders.map((holder) => holder.disconnect()),
+    SEVER_MS,
+  );
 }
 
 let guardedListen = false;

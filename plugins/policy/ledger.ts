@@ -15,6 +15,7 @@
 //     of 512 calls: the presets' limits keep batches under 16).
 // Windows are fixed (minute, hour, UTC day), so every instance names the same counters.
 import { ACTION_CLASSES, type ActionClass } from '../../engine/types.js';
+import { settledWithin } from '../../adapters/work/toolkit/index.js';
 import type { CounterKey, CounterStore } from './counters.js';
 import { WINDOW_MS, WINDOWS, type Limits, type PolicyWindow } from './presets.js';
 
@@ -152,10 +153,7 @@ export class Ledger {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.clearAll();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
-    await Promise.race([Promise.allSettled([...this.givingBack]), late]);
-    clearTimeout(timer);
+    await settledWithin([...this.givingBack], CLOSE_WAIT_MS);
   }
 
   private entryFor(ref: string, cls: ActionClass, slot: string, now: number, limits: Limits): Entry {

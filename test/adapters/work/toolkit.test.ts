@@ -1,9 +1,9 @@
 // The background toolkit (adapters/work/toolkit): back-off steps, jitter and deferral as case
 // tables; session health; and paced session work: an unhealthy session pauses without a call, a
 // refusal with Retry-After (the platform's or this service's policy) pauses until then, a
-// logged-out answer pauses, anything else fails.
+// logged-out answer pauses, anything else fails; and the bounded wait of a close.
 import t from 'tap';
-import { deferralOf, healthOf, jittered, PacedWork, stepOf } from '../../../adapters/work/toolkit/index.js';
+import { deferralOf, healthOf, jittered, PacedWork, settledWithin, stepOf } from '../../../adapters/work/toolkit/index.js';
 import { HttpError } from '../../../engine/http-error.js';
 import type { SessionRecord } from '../../../engine/types.js';
 
@@ -135,4 +135,21 @@ t.test('paced work: spacing between runs of one session', async (t) => {
   t.equal(work.waitFor('s1', 0), 0, 'no spacing set');
   now += 800;
   t.equal(work.waitFor('s1', 1000), 0);
+});
+
+t.test('settledWithin: waits for work that settles, failures included, and no longer than its bound', async (t) => {
+  const started = performance.now();
+  const settled: string[] = [];
+  const soon = (ms: number, fail = false) =>
+    new Promise((resolve, reject) => setTimeout(() => (settled.push(`${ms}`), fail ? reject(new Error('down')) : resolve(ms)), ms));
+  await settledWithin([soon(10), soon(20, true)], 2000);
+  t.same(settled, ['10', '20'], 'both waited for, the failure too');
+  t.ok(performance.now() - started < 1000, 'and not the bound');
+  const hangs = new Promise(() => undefined);
+  const bounded = performance.now();
+  await settledWithin([hangs, soon(5)], 100);
+  const waited = performance.now() - bounded;
+  t.ok(waited >= 95 && waited < 1000, `a hanging one is given up at the bound (${waited.toFixed(0)} ms)`);
+  await settledWithin([], 50);
+  t.pass('nothing to wait for: at once');
 });
