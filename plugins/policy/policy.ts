@@ -167,11 +167,10 @@ export class Policy implements BudgetPeek {
     return this.ledger.spentUntil(refOf(record), cls, background ? 'background' : 'interactive');
   }
 
-  /** Gives this instance's unspent slots back, then closes the counters. */
+  /** Gives this instance's unspent slots back (and stops the ledger's sweep), then closes the counters. */
   async close(): Promise<void> {
-    if (!this.opened) return;
     await this.ledger.close();
-    await (await this.opened.catch(() => undefined))?.close();
+    if (this.opened) await (await this.opened.catch(() => undefined))?.close();
   }
 }
 
