@@ -18,12 +18,9 @@ export function respond(ctx: ParameterizedContext, route: RouteSpec, body: unkno
   if (isStream(body)) return respondStream(ctx, body, state);
   if (isJsonText(body)) return respondJsonText(ctx, body);
   if (isReply(body)) return respondReply(ctx, body);
-  if (route.result.body !== 'json') {
-    ctx.type = route.result.contentType;
-    ctx.body = body;
-    return;
-  }
-  respondJsonThroughKoa(ctx, JSON.stringify(body), statusOf(route, state));
+  // What is left is a route whose answer is not JSON (JSON data went first).
+  ctx.type = route.result.contentType;
+  ctx.body = body;
 }
 
 /** What the route's guards added to the answer (RateLimit, a replay's marker) on an answer Koa writes, a refusal's too. */
@@ -167,9 +164,7 @@ function isReply(value: unknown): value is ReplyResult {
 
 /** Data a route answers as JSON: anything but the engine's own result kinds (a file, a stream, a document, a reply with cookies). */
 function isPlainData(value: unknown): boolean {
-  if (!value || typeof value !== 'object') return true;
-  const kind = (value as { kind?: unknown }).kind;
-  return kind !== 'file' && kind !== 'stream' && kind !== 'json' && kind !== 'reply';
+  return !isFile(value) && !isStream(value) && !isJsonText(value) && !isReply(value);
 }
 
 function isJsonText(value: unknown): value is JsonText {
