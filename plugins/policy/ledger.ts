@@ -122,7 +122,8 @@ export class Ledger {
    * entry; a store that fails it leaves the calls to reserve for themselves (and to fail by name).
    */
   private reserveAhead(entry: Entry, ref: string, cls: ActionClass, windows: readonly PolicyWindow[], limits: Limits, now: number): void {
-    if (entry.ahead) return;
+    // No batch is over MAX_BATCH: while more than half of the largest is held, nothing is worked out per call.
+    if (entry.ahead || entry.slots * 2 > MAX_BATCH) return;
     const want = this.batchOf(entry, windows, limits);
     if (want < AHEAD_MIN_BATCH || entry.slots * 2 > want) return;
     entry.ahead = this.grant(ref, cls, windows, limits, now, want).then(
