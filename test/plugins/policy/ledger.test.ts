@@ -24,12 +24,12 @@ function countedStore() {
   return { store, seen };
 }
 
-/** Takes `n` calls one after another, letting background work run between them; counts how each was answered. */
+/** Takes `n` calls one after another on the ledger's own clock, letting background work run between them; counts how each was answered. */
 async function takeMany(ledger: Ledger, n: number, limits: { minute?: number; hour?: number; day?: number }) {
   const counts = { admitted: 0, refused: 0, waited: 0, failed: 0 };
   for (let i = 0; i < n; i++) {
     let verdict: Verdict | undefined | Promise<Verdict | undefined>;
-    verdict = ledger.take('ref-1', 'like', 'interactive', limits, now);
+    verdict = ledger.take('ref-1', 'like', 'interactive', limits);
     if (verdict instanceof Promise) {
       counts.waited++;
       verdict = await verdict.catch(() => undefined);
@@ -119,15 +119,7 @@ function movedLedger() {
   );
   const hourKey = { key: `ref-1:like:hour:${now - (now % 3_600_000)}`, expiresAt: now + 2 * 3_600_000 };
   const minuteKey = { key: `ref-1:like:minute:${now - (now % MINUTE)}`, expiresAt: now + 2 * MINUTE };
-  const take = async (n: number, limits: { minute?: number; hour?: number }) => {
-    let admitted = 0;
-    for (let i = 0; i < n; i++) {
-      const verdict = await ledger.take('ref-1', 'like', 'interactive', limits, clock.now);
-      if (verdict?.admitted) admitted++;
-      await settle();
-    }
-    return admitted;
-  };
+  const take = async (n: number, limits: { minute?: number; hour?: number }) => (await takeMany(ledger, n, limits)).admitted;
   const total = async (key: { key: string; expiresAt: number }) => (await store.read([key]))[0];
   return { clock, ledger, take, hourTotal: () => total(hourKey), minuteTotal: () => total(minuteKey) };
 }
