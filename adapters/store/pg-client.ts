@@ -46,8 +46,12 @@ export function keepClientErrorsHeard(): void {
   };
 }
 
-/** Two instances creating the same table at one moment: the loser meets a unique violation on the catalogue (or "already exists"). */
-const RACED = new Set(['23505', '42P07']);
+/**
+ * Two instances creating the same table at one moment: the loser meets a unique violation on the
+ * catalogue (23505), "relation already exists" (42P07) or "object already exists" (42710, seen when
+ * two instances started together on an empty server in a full test run).
+ */
+export const RACED = new Set(['23505', '42P07', '42710']);
 
 /**
  * Runs a schema's idempotent DDL (CREATE ... IF NOT EXISTS) once it succeeds, for every caller to
