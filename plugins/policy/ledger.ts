@@ -42,10 +42,19 @@ export interface Verdict extends Standing {
   readonly admitted: boolean;
 }
 
-interface Entry {
+/**
+ * What this instance holds for one session's class and tier in one minute. It is also the verdict
+ * a call spending a held slot gets (its standing kept up to date here), so that call allocates
+ * nothing: a consumer reads it at once, before the session's next call moves it.
+ */
+export interface Entry extends Verdict {
+  readonly ref: string;
   readonly cls: ActionClass;
   readonly minute: number;
+  /** When its minute ends (epoch ms): past it, the entry is replaced. */
+  readonly endsAt: number;
   readonly limits: Limits;
+  readonly windows: readonly PolicyWindow[];
   slots: number;
   totals?: Partial<Record<PolicyWindow, number>>;
   exhausted?: Verdict;
@@ -53,6 +62,12 @@ interface Entry {
   ahead?: Promise<void>;
   /** Replaced (its minute ended, its limits changed) or closed: slots granted to it now are given back. */
   retired?: boolean;
+  /** The tightest window's limit less its total: its remaining count is this plus the slots held. */
+  base: number;
+  window: PolicyWindow;
+  limit: number;
+  remaining: number;
+  resetAt: number;
 }
 
 export const windowStart = (window: PolicyWindow, now: number): number => now - (now % WINDOW_MS[window]);
@@ -104,33 +119,49 @@ export class Ledger {
   take(ref: string, cls: ActionClass, tier: Tier, limits: Limits, now = this.now()): Verdict | undefined | Promise<Verdict | undefined> {
     const windows = windowsOf(limits);
     if (windows.length === 0) return undefined;
-    const entry = this.entryFor(ref, cls, SLOTS[tier][cls], now, limits);
+    const entry = this.entryFor(ref, cls, SLOTS[tier][cls], now, limits, windows);
     if (entry.exhausted && entry.exhausted.resetAt > now) return entry.exhausted;
     entry.exhausted = undefined;
-    if (entry.slots > 0) {
-      entry.slots--;
-      this.reserveAhead(entry, ref, cls, windows, limits, now);
-      return this.standing(entry, windows, limits, now);
-    }
+    return this.spend(entry, now) ?? this.reserveFor(entry, cls, tier, now);
+  }
+
+  /**
+   * The hot path: spends a slot the entry holds, while it is current, and answers the entry itself
+   * as the verdict; undefined when it holds none (then take() reserves). No lookup, no allocation.
+   */
+  spend(entry: Entry, now: number): Entry | undefined {
+    if (entry.slots <= 0 || entry.retired || now >= entry.endsAt || now < entry.minute * WINDOW_MS.minute || entry.exhausted) return undefined;
+    entry.slots--;
+    entry.remaining = Math.max(0, entry.base + entry.slots);
+    // No batch is over MAX_BATCH: while more than half of the largest is held, nothing is worked out per call.
+    if (!entry.ahead && entry.slots * 2 <= MAX_BATCH) this.reserveAhead(entry, now);
+    return entry;
+  }
+
+  /** The entry a session's class and tier has now (the hot path keeps it), if any. */
+  current(ref: string, cls: ActionClass, tier: Tier): Entry | undefined {
+    const entry = this.entries.get(ref)?.get(SLOTS[tier][cls]);
+    return entry?.retired ? undefined : entry;
+  }
+
+  private reserveFor(entry: Entry, cls: ActionClass, tier: Tier, now: number): Promise<Verdict | undefined> {
     // A batch on its way is waited for rather than raced by another.
-    if (entry.ahead) return entry.ahead.then(() => this.take(ref, cls, tier, limits, this.now()));
-    return this.reserve(entry, ref, cls, windows, limits, now);
+    if (entry.ahead) return entry.ahead.then(() => this.take(entry.ref, cls, tier, entry.limits, this.now()));
+    return this.reserve(entry, now);
   }
 
   /**
    * Once half of a large batch is spent, the next is reserved behind the calls: one in flight per
    * entry; a store that fails it leaves the calls to reserve for themselves (and to fail by name).
    */
-  private reserveAhead(entry: Entry, ref: string, cls: ActionClass, windows: readonly PolicyWindow[], limits: Limits, now: number): void {
-    // No batch is over MAX_BATCH: while more than half of the largest is held, nothing is worked out per call.
-    if (entry.ahead || entry.slots * 2 > MAX_BATCH) return;
-    const want = this.batchOf(entry, windows, limits);
+  private reserveAhead(entry: Entry, now: number): void {
+    const want = this.batchOf(entry);
     if (want < AHEAD_MIN_BATCH || entry.slots * 2 > want) return;
-    entry.ahead = this.grant(ref, cls, windows, limits, now, want).then(
+    entry.ahead = this.grant(entry, now, want).then(
       ({ granted, totals }) => {
-        entry.totals = totals;
+        this.totalsAre(entry, totals);
         entry.ahead = undefined;
-        this.keep(entry, ref, granted);
+        this.keep(entry, granted);
       },
       () => {
         entry.ahead = undefined;
@@ -146,7 +177,7 @@ export class Ledger {
 
   /** Forgets what this instance holds for a session (its limits changed), giving its unspent slots back. */
   forget(ref: string): void {
-    for (const entry of this.entries.get(ref)?.values() ?? []) this.retire(ref, entry);
+    for (const entry of this.entries.get(ref)?.values() ?? []) this.retire(entry);
     this.entries.delete(ref);
   }
 
@@ -157,7 +188,7 @@ export class Ledger {
     await settledWithin([...this.givingBack], CLOSE_WAIT_MS);
   }
 
-  private entryFor(ref: string, cls: ActionClass, slot: string, now: number, limits: Limits): Entry {
+  private entryFor(ref: string, cls: ActionClass, slot: string, now: number, limits: Limits, windows: readonly PolicyWindow[]): Entry {
     const minute = Math.floor(now / WINDOW_MS.minute);
     let session = this.entries.get(ref);
     const held = session?.get(slot);
@@ -166,9 +197,9 @@ export class Ledger {
       if (this.entries.size >= MAX_ENTRIES) this.clearAll();
       this.entries.set(ref, (session = new Map()));
     }
-    if (held) this.retire(ref, held);
+    if (held) this.retire(held);
     const same = held !== undefined && sameLimits(held.limits, limits);
-    const entry: Entry = { cls, minute, limits, slots: 0, exhausted: same ? held.exhausted : undefined };
+    const entry = newEntry(ref, cls, minute, limits, windows, same ? held.exhausted : undefined);
     session.set(slot, entry);
     return entry;
   }
@@ -179,7 +210,7 @@ export class Ledger {
     for (const [ref, session] of this.entries) {
       for (const [slot, entry] of session) {
         if (entry.minute >= minute || entry.exhausted) continue;
-        this.retire(ref, entry);
+        this.retire(entry);
         session.delete(slot);
       }
       if (session.size === 0) this.entries.delete(ref);
@@ -188,21 +219,21 @@ export class Ledger {
 
   /** Past the bound on memory: every entry is dropped, its slots given back. */
   private clearAll(): void {
-    for (const [ref, session] of this.entries) for (const entry of session.values()) this.retire(ref, entry);
+    for (const session of this.entries.values()) for (const entry of session.values()) this.retire(entry);
     this.entries.clear();
   }
 
   /** An entry left behind: its unspent slots go back now, and any granted to it later go back as they land. */
-  private retire(ref: string, entry: Entry): void {
+  private retire(entry: Entry): void {
     entry.retired = true;
     const slots = entry.slots;
     entry.slots = 0;
-    this.giveBack(ref, entry, slots);
+    this.giveBack(entry, slots);
   }
 
   /** Slots granted to an entry: held while it is current, given back once it is retired. */
-  private keep(entry: Entry, ref: string, slots: number): void {
-    if (entry.retired) this.giveBack(ref, entry, slots);
+  private keep(entry: Entry, slots: number): void {
+    if (entry.retired) this.giveBack(entry, slots);
     else entry.slots += slots;
   }
 
@@ -212,13 +243,11 @@ export class Ledger {
    * admitted, so no window can be over-admitted by it; a store that fails it leaves them counted as
    * used (the bounded error).
    */
-  private giveBack(ref: string, entry: Entry, slots: number): void {
+  private giveBack(entry: Entry, slots: number): void {
     if (slots <= 0) return;
     const at = entry.minute * WINDOW_MS.minute;
     const minuteRuns = entry.minute === Math.floor(this.now() / WINDOW_MS.minute);
-    const keys = windowsOf(entry.limits)
-      .filter((window) => window !== 'minute' || minuteRuns)
-      .map((window) => counterKey(ref, entry.cls, window, at));
+    const keys = entry.windows.filter((window) => window !== 'minute' || minuteRuns).map((window) => counterKey(entry.ref, entry.cls, window, at));
     if (keys.length === 0) return;
     const giving = this.store()
       .then((store) => store.add(keys, -slots))
@@ -227,28 +256,22 @@ export class Ledger {
     this.givingBack.add(giving);
   }
 
-  private async reserve(entry: Entry, ref: string, cls: ActionClass, windows: readonly PolicyWindow[], limits: Limits, now: number): Promise<Verdict> {
-    const { granted, totals } = await this.grant(ref, cls, windows, limits, now, this.batchOf(entry, windows, limits));
-    entry.totals = totals;
+  private async reserve(entry: Entry, now: number): Promise<Verdict> {
+    const { granted, totals } = await this.grant(entry, now, this.batchOf(entry));
+    this.totalsAre(entry, totals);
     if (granted === 0) {
-      entry.exhausted = this.spentWindow(entry, windows, limits, now);
+      entry.exhausted = spentWindow(entry, now);
       return entry.exhausted;
     }
     // Added, not set: calls that reserved side by side each keep what they were granted.
-    this.keep(entry, ref, granted - 1);
-    return this.standing(entry, windows, limits, now);
+    this.keep(entry, granted - 1);
+    return snapshot(entry);
   }
 
   /** Reserves up to `want` slots in one atomic add, gives back what a limit refuses; answers how many it kept and the totals after. */
-  private async grant(
-    ref: string,
-    cls: ActionClass,
-    windows: readonly PolicyWindow[],
-    limits: Limits,
-    now: number,
-    want: number,
-  ): Promise<{ readonly granted: number; readonly totals: Partial<Record<PolicyWindow, number>> }> {
-    const keys = windows.map((window) => counterKey(ref, cls, window, now));
+  private async grant(entry: Entry, now: number, want: number): Promise<{ readonly granted: number; readonly totals: Partial<Record<PolicyWindow, number>> }> {
+    const { windows, limits } = entry;
+    const keys = windows.map((window) => counterKey(entry.ref, entry.cls, window, now));
     const store = await this.store();
     let totals = await store.add(keys, want);
     const granted = Math.min(...windows.map((window, i) => Math.max(0, Math.min(want, limits[window]! - (totals[i] - want)))));
@@ -256,30 +279,78 @@ export class Ledger {
     return { granted, totals: Object.fromEntries(windows.map((window, i) => [window, totals[i]])) };
   }
 
+  /** The store's totals after a reservation: the tightest window (the one the rate-limit headers show) is worked out here, once. */
+  private totalsAre(entry: Entry, totals: Partial<Record<PolicyWindow, number>>): void {
+    entry.totals = totals;
+    tighten(entry);
+    entry.remaining = Math.max(0, entry.base + entry.slots);
+  }
+
   /** One slot until the store's totals are known, then an eighth of the smallest headroom, up to MAX_BATCH. */
-  private batchOf(entry: Entry, windows: readonly PolicyWindow[], limits: Limits): number {
+  private batchOf(entry: Entry): number {
     if (!entry.totals) return 1;
-    const headroom = Math.min(...windows.map((window) => limits[window]! - (entry.totals![window] ?? 0)));
+    const headroom = Math.min(...entry.windows.map((window) => entry.limits[window]! - (entry.totals![window] ?? 0)));
     return Math.max(1, Math.min(MAX_BATCH, Math.floor(headroom / 8)));
   }
+}
 
-  /** The window with the fewest calls left (the shortest on a tie), as this instance counts them: one object per call. */
-  private standing(entry: Entry, windows: readonly PolicyWindow[], limits: Limits, now: number): Verdict {
-    let best = windows[0];
-    let least = Number.POSITIVE_INFINITY;
-    for (const window of windows) {
-      const remaining = Math.max(0, limits[window]! - ((entry.totals?.[window] ?? 0) - entry.slots));
-      if (remaining >= least) continue;
-      best = window;
-      least = remaining;
-    }
-    return { admitted: true, window: best, limit: limits[best]!, remaining: least, resetAt: windowReset(best, now) };
-  }
+function newEntry(ref: string, cls: ActionClass, minute: number, limits: Limits, windows: readonly PolicyWindow[], exhausted?: Verdict): Entry {
+  const start = minute * WINDOW_MS.minute;
+  const entry: Entry = {
+    ref,
+    cls,
+    minute,
+    endsAt: start + WINDOW_MS.minute,
+    limits,
+    windows,
+    slots: 0,
+    totals: undefined,
+    exhausted,
+    ahead: undefined,
+    retired: false,
+    admitted: true,
+    base: 0,
+    window: windows[0],
+    limit: 0,
+    remaining: 0,
+    resetAt: 0,
+  };
+  tighten(entry);
+  return entry;
+}
 
-  /** The longest window that is full: the one whose reset lets the next call through. */
-  private spentWindow(entry: Entry, windows: readonly PolicyWindow[], limits: Limits, now: number): Verdict {
-    const full = windows.filter((window) => (entry.totals?.[window] ?? 0) >= limits[window]!);
-    const window = full[full.length - 1] ?? windows[0];
-    return { admitted: false, window, limit: limits[window]!, remaining: 0, resetAt: windowReset(window, now) };
+/**
+ * The window with the fewest calls left (the shortest on a tie), as this instance counts them. The
+ * slots held count for every window alike, so which window is tightest moves only with the totals.
+ */
+function tighten(entry: Entry): void {
+  let best = entry.windows[0];
+  let least = Number.POSITIVE_INFINITY;
+  for (const window of entry.windows) {
+    const left = entry.limits[window]! - (entry.totals?.[window] ?? 0);
+    if (left >= least) continue;
+    best = window;
+    least = left;
   }
+  entry.window = best;
+  entry.limit = entry.limits[best]!;
+  entry.base = least;
+  // Windows are aligned (a minute lies in one hour and one day), so any moment of the entry's minute gives the same reset.
+  entry.resetAt = windowReset(best, entry.minute * WINDOW_MS.minute);
+}
+
+/** A verdict of its own, for a call that waited (the entry moves on while its answer travels). */
+const snapshot = (entry: Entry): Verdict => ({
+  admitted: true,
+  window: entry.window,
+  limit: entry.limit,
+  remaining: Math.max(0, entry.base + entry.slots),
+  resetAt: entry.resetAt,
+});
+
+/** The longest window that is full: the one whose reset lets the next call through. */
+function spentWindow(entry: Entry, now: number): Verdict {
+  const full = entry.windows.filter((window) => (entry.totals?.[window] ?? 0) >= entry.limits[window]!);
+  const window = full[full.length - 1] ?? entry.windows[0];
+  return { admitted: false, window, limit: entry.limits[window]!, remaining: 0, resetAt: windowReset(window, now) };
 }

@@ -2,27 +2,48 @@
 // the hot path's ledger and each session's own choices, cached for the session-record TTL.
 import { sessionRef } from '../../engine/session-record.js';
 import { serviceError } from '../../engine/service-errors.js';
-import type { ActionClass, BudgetPeek, Config, SessionRecord, Services } from '../../engine/types.js';
+import { ACTION_CLASSES, type ActionClass, type BudgetPeek, type Config, type SessionRecord, type Services } from '../../engine/types.js';
 import { openCounters, type CounterStore } from './counters.js';
-import { Ledger, SLOTS, type Standing, type Tier, type Verdict } from './ledger.js';
+import { Ledger, SLOTS, type Entry, type Standing, type Tier, type Verdict } from './ledger.js';
 import { policySettings, type Limits, type PolicySettings } from './presets.js';
 import { effectiveLimits, parseSessionPolicy, untilWindowOpens, warmupOf, windowOpenUntil, type SessionPolicy } from './rules.js';
 
 export type RefusalReason = 'budget' | 'window';
 
-/** A session's ref (a SHA-256) once per cached record, not once per call. */
-const refs = new WeakMap<SessionRecord, string>();
-function refOf(record: SessionRecord): string {
-  let ref = refs.get(record);
-  if (ref === undefined) refs.set(record, (ref = sessionRef(record.id)));
-  return ref;
+/** A session's own choices as read from the store, and when; `replaced` once a newer read or a PATCH took its place. */
+interface Held {
+  readonly value: SessionPolicy;
+  readonly at: number;
+  replaced?: boolean;
 }
+
+/**
+ * What a session record's calls need on the hot path, found with one lookup: its ref (a SHA-256,
+ * made once per cached record), its choices, and per class and tier the ledger's entry it spends
+ * from, or until when it knows the class has no budget. A call that finds all of it current touches
+ * these few objects and nothing else (under load, what a call costs here is mostly what it has to
+ * fetch from memory: the lookups of the slow path cost several times their instructions).
+ */
+interface Hot {
+  readonly ref: string;
+  held?: Held;
+  readonly slots: (Entry | number | undefined)[];
+}
+
+/** A class and tier's index in Hot.slots. */
+const SLOT_INDEX: Readonly<Record<Tier, Readonly<Record<string, number>>>> = {
+  interactive: Object.fromEntries(ACTION_CLASSES.map((cls, i) => [cls, i])),
+  background: Object.fromEntries(ACTION_CLASSES.map((cls, i) => [cls, ACTION_CLASSES.length + i])),
+};
+
+const MINUTE_MS = 60_000;
 
 export class Policy implements BudgetPeek {
   readonly settings: PolicySettings;
   readonly ledger: Ledger;
   private opened?: Promise<CounterStore>;
-  private readonly own = new Map<string, { readonly value: SessionPolicy; readonly at: number }>();
+  private readonly own = new Map<string, Held>();
+  private readonly hot = new WeakMap<SessionRecord, Hot>();
   /** Sessions whose own policy is being read again behind their calls. */
   private readonly refreshing = new Set<string>();
   /** By session ref, then by the ledger's SLOTS name. */
@@ -58,8 +79,8 @@ export class Policy implements BudgetPeek {
 
   private async readPolicy(ref: string): Promise<SessionPolicy> {
     const value = parseSessionPolicy(await (await this.store()).settings(ref));
-    if (this.own.size > 100_000) this.own.clear();
-    this.own.set(ref, { value, at: this.now() });
+    if (this.own.size > 100_000) this.clearOwn();
+    this.hold(ref, value);
     return value;
   }
 
@@ -70,8 +91,20 @@ export class Policy implements BudgetPeek {
 
   async saveSessionPolicy(ref: string, value: SessionPolicy): Promise<void> {
     await (await this.store()).saveSettings(ref, JSON.stringify(value));
-    this.own.set(ref, { value, at: this.now() });
+    this.hold(ref, value);
     this.ledger.forget(ref);
+  }
+
+  /** A session's choices, newly read or saved: the hot path's copies of the older ones stop being trusted. */
+  private hold(ref: string, value: SessionPolicy): void {
+    const older = this.own.get(ref);
+    if (older) older.replaced = true;
+    this.own.set(ref, { value, at: this.now() });
+  }
+
+  private clearOwn(): void {
+    for (const held of this.own.values()) held.replaced = true;
+    this.own.clear();
   }
 
   /** The limits a class has for a session now; background work leaves the interactive share (rounded down) alone. */
@@ -101,14 +134,37 @@ export class Policy implements BudgetPeek {
    * no budget). Synchronous while the session's choices are cached and a reserved slot is held.
    */
   admit(record: SessionRecord, cls: ActionClass, tier: Tier): Standing | undefined | Promise<Standing | undefined> {
-    const ref = refOf(record);
-    const held = this.own.get(ref);
-    if (!held) return this.readPolicy(ref).then((read) => this.admitWith(record, ref, read, cls, tier, this.now()));
     const now = this.now();
+    const hot = this.hot.get(record);
+    const held = hot?.held;
+    // The hot path: the choices current and trusted, no activity window to check, the slot's entry held.
+    if (held !== undefined && !held.replaced && now - held.at < this.ttlMs && held.value.window === undefined) {
+      const slot = hot!.slots[SLOT_INDEX[tier][cls]];
+      if (typeof slot === 'number') {
+        if (now < slot && now >= slot - MINUTE_MS) return undefined;
+      } else if (slot !== undefined) {
+        const spent = this.ledger.spend(slot, now);
+        if (spent !== undefined) return spent;
+      }
+    }
+    return this.admitSlow(record, hot ?? this.hotFor(record), cls, tier, now);
+  }
+
+  private hotFor(record: SessionRecord): Hot {
+    const hot: Hot = { ref: sessionRef(record.id), held: undefined, slots: [] };
+    this.hot.set(record, hot);
+    return hot;
+  }
+
+  private admitSlow(record: SessionRecord, hot: Hot, cls: ActionClass, tier: Tier, now: number): Standing | undefined | Promise<Standing | undefined> {
+    const ref = hot.ref;
+    const held = this.own.get(ref);
+    if (!held) return this.readPolicy(ref).then((read) => this.admitWith(record, hot, read, cls, tier, this.now()));
     // A session's own policy older than the cache's trust is read again behind the call, never
     // waited for: a store that is slow or down does not hold up (or refuse) a cached session.
     if (now - held.at >= this.ttlMs) this.refreshBehind(ref);
-    return this.admitWith(record, ref, held.value, cls, tier, now);
+    hot.held = held;
+    return this.admitWith(record, hot, held.value, cls, tier, now);
   }
 
   /** Reads a session's own policy again in the background, once at a time per session; a failure keeps the one held. */
@@ -122,19 +178,28 @@ export class Policy implements BudgetPeek {
 
   private admitWith(
     record: SessionRecord,
-    ref: string,
+    hot: Hot,
     own: SessionPolicy,
     cls: ActionClass,
     tier: Tier,
     now: number,
   ): Standing | undefined | Promise<Standing | undefined> {
     if (own.window) this.checkWindow(record, cls, own, now);
-    const verdict = this.ledger.take(ref, cls, tier, this.cachedLimits(record, ref, cls, own, tier, now), now);
-    return verdict instanceof Promise ? verdict.then((settled) => this.settle(settled, cls, tier)) : this.settle(verdict, cls, tier);
+    const verdict = this.ledger.take(hot.ref, cls, tier, this.cachedLimits(record, hot.ref, cls, own, tier, now), now);
+    if (verdict instanceof Promise) return verdict.then((settled) => this.settle(settled, hot, cls, tier));
+    return this.settle(verdict, hot, cls, tier, now);
   }
 
-  private settle(verdict: Verdict | undefined, cls: ActionClass, tier: Tier): Standing | undefined {
-    if (!verdict || verdict.admitted) return verdict;
+  private settle(verdict: Verdict | undefined, hot: Hot, cls: ActionClass, tier: Tier, now?: number): Standing | undefined {
+    if (!verdict) {
+      // No budget for the class: known until the minute ends (the limits are looked at again then).
+      if (now !== undefined) hot.slots[SLOT_INDEX[tier][cls]] = now - (now % MINUTE_MS) + MINUTE_MS;
+      return undefined;
+    }
+    if (verdict.admitted) {
+      hot.slots[SLOT_INDEX[tier][cls]] = this.ledger.current(hot.ref, cls, tier);
+      return verdict;
+    }
     this.refused?.({ class: cls, reason: 'budget' });
     throw budgetExceeded(cls, verdict, this.now(), tier);
   }
@@ -164,7 +229,7 @@ export class Policy implements BudgetPeek {
   }
 
   spentUntil(record: SessionRecord, cls: ActionClass, background: boolean): number | undefined {
-    return this.ledger.spentUntil(refOf(record), cls, background ? 'background' : 'interactive');
+    return this.ledger.spentUntil((this.hot.get(record) ?? this.hotFor(record)).ref, cls, background ? 'background' : 'interactive');
   }
 
   /** Gives this instance's unspent slots back (and stops the ledger's sweep), then closes the counters. */
