@@ -32,8 +32,9 @@ export class Governor {
   ) {}
 
   /** A throttled session answers 429 at once, without calling the upstream. */
-  admit(record: SessionRecord): void {
-    const left = (record.throttledUntil ?? 0) - this.deps.now();
+  admit(record: SessionRecord, now = this.deps.now()): void {
+    if (record.throttledUntil === undefined) return;
+    const left = record.throttledUntil - now;
     if (left > 0) {
       throw serviceError('SessionThrottled', 'The platform throttled this session; calls are paused until the back-off ends', {
         retryAfter: Math.ceil(left / 1000),
@@ -60,12 +61,12 @@ export class Governor {
   }
 
   /** A success ends a throttle or challenge state; use is recorded at most once a minute. */
-  afterCall(entry: UsedEntry, outcome: SessionState | undefined): void {
+  afterCall(entry: UsedEntry, outcome: SessionState | undefined, now = this.deps.now()): void {
     const record = entry.record;
     const changed = outcome === 'active' && record.state !== 'active';
-    const due = this.deps.now() - record.lastUsedAt >= TOUCH_EVERY_MS;
+    const due = now - record.lastUsedAt >= TOUCH_EVERY_MS;
     if (!changed && !due) return;
-    entry.record = { ...record, state: changed ? 'active' : record.state, lastUsedAt: due ? this.deps.now() : record.lastUsedAt };
+    entry.record = { ...record, state: changed ? 'active' : record.state, lastUsedAt: due ? now : record.lastUsedAt };
     this.deps.uses.queue(entry, changed);
   }
 }

@@ -194,9 +194,9 @@ export class Sessions implements SessionService {
   }
 
   /** The cached entry while its record is younger than recordTtlMs: the hot path, no await. */
-  private trusted(id: string): Entry | undefined {
+  private trusted(id: string, now = this.now()): Entry | undefined {
     const cached = this.cache.get(id);
-    return cached && this.now() - cached.checkedAt < this.options.recordTtlMs ? cached : undefined;
+    return cached && now - cached.checkedAt < this.options.recordTtlMs ? cached : undefined;
   }
 
   /** The cached entry, re-read from the store once its record is older than recordTtlMs. */
@@ -247,9 +247,11 @@ export class Sessions implements SessionService {
 
   /** One call, inside the session's lane. Awaits only what is not already at hand. */
   private async callNow(id: string, method: string, kwargs: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<unknown> {
-    const entry = this.trusted(id) ?? (await this.fresh(id));
+    // One clock read for the record's trust, the throttle and the use (a call's start is its time).
+    const now = this.now();
+    const entry = this.trusted(id, now) ?? (await this.fresh(id));
     if (!entry) throw serviceError('SessionNotFound', 'Session not found or revoked');
-    this.governor.admit(entry.record);
+    this.governor.admit(entry.record, now);
     const client = entry.live ?? (await this.clientOf(entry));
     const started = performance.now();
     let outcome: SessionState | undefined;
@@ -264,7 +266,7 @@ export class Sessions implements SessionService {
       throw error;
     } finally {
       this.options.metrics.observeUpstream(method, label, (performance.now() - started) / 1000);
-      this.governor.afterCall(entry, outcome);
+      this.governor.afterCall(entry, outcome, now);
     }
   }
 

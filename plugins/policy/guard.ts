@@ -4,7 +4,7 @@
 // when the budget or the activity window says no.
 import { HttpError } from '../../engine/http-error.js';
 import { serviceError } from '../../engine/service-errors.js';
-import type { GuardedCall, GuardNext, GuardStep, RouteGuard, RouteSpec } from '../../engine/types.js';
+import type { GuardedCall, GuardStep, RouteGuard, RouteSpec } from '../../engine/types.js';
 import type { Standing } from './ledger.js';
 import type { Policy } from './policy.js';
 
@@ -24,25 +24,26 @@ function stepFor(route: RouteSpec, policy: Policy): GuardStep {
     if (refusal.excType === 'ActionBudgetExceeded') headers(call.reply.headers, refusalStanding(refusal, policy.now()), policy.now());
     return Promise.reject(refusal);
   };
-  const admitted = (call: GuardedCall, next: GuardNext, standing: Standing | undefined) => {
-    if (standing) headers(call.reply.headers, standing, policy.now());
-    return next();
-  };
-  // No await on the hot path: a held slot admits synchronously.
+  // No await on the hot path: a held slot admits synchronously. One clock read serves the policy and the headers.
   return (call, next) => {
     if (!call.session) return next();
+    const now = policy.now();
     let standing: ReturnType<Policy['admit']>;
     try {
-      standing = policy.admit(call.session, cls, call.origin === 'background' ? 'background' : 'interactive');
+      standing = policy.admit(call.session, cls, call.origin === 'background' ? 'background' : 'interactive', now);
     } catch (error) {
       return refused(call, error);
     }
     if (standing instanceof Promise)
       return standing.then(
-        (settled) => admitted(call, next, settled),
+        (settled) => {
+          if (settled) headers(call.reply.headers, settled, policy.now());
+          return next();
+        },
         (failure: unknown) => refused(call, failure),
       );
-    return admitted(call, next, standing);
+    if (standing) headers(call.reply.headers, standing, now);
+    return next();
   };
 }
 

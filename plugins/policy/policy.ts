@@ -133,8 +133,7 @@ export class Policy implements BudgetPeek {
    * Refuses before any upstream call, or answers the standing the rate-limit headers show (undefined:
    * no budget). Synchronous while the session's choices are cached and a reserved slot is held.
    */
-  admit(record: SessionRecord, cls: ActionClass, tier: Tier): Standing | undefined | Promise<Standing | undefined> {
-    const now = this.now();
+  admit(record: SessionRecord, cls: ActionClass, tier: Tier, now = this.now()): Standing | undefined | Promise<Standing | undefined> {
     const hot = this.hot.get(record);
     const held = hot?.held;
     // The hot path: the choices current and trusted, no activity window to check, the slot's entry held.
