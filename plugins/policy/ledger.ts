@@ -233,8 +233,12 @@ export class Ledger {
 
   /** Slots granted to an entry: held while it is current, given back once it is retired. */
   private keep(entry: Entry, slots: number): void {
-    if (entry.retired) this.giveBack(entry, slots);
-    else entry.slots += slots;
+    if (entry.retired) {
+      this.giveBack(entry, slots);
+      return;
+    }
+    entry.slots += slots;
+    entry.remaining = Math.max(0, entry.base + entry.slots);
   }
 
   /**
@@ -279,11 +283,10 @@ export class Ledger {
     return { granted, totals: Object.fromEntries(windows.map((window, i) => [window, totals[i]])) };
   }
 
-  /** The store's totals after a reservation: the tightest window (the one the rate-limit headers show) is worked out here, once. */
+  /** The store's totals after a reservation (keep() then counts its slots in): the tightest window, the one the rate-limit headers show, is worked out here, once. */
   private totalsAre(entry: Entry, totals: Partial<Record<PolicyWindow, number>>): void {
     entry.totals = totals;
     tighten(entry);
-    entry.remaining = Math.max(0, entry.base + entry.slots);
   }
 
   /** One slot until the store's totals are known, then an eighth of the smallest headroom, up to MAX_BATCH. */

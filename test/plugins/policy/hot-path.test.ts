@@ -1,0 +1,108 @@
+// The policy's hot path (plugins/policy/policy.ts, `admit`): a session record's calls spend the
+// slots its ledger entry holds without any lookup but the record's, and every change that must be
+// seen is seen at the next call: new choices (PATCH /policy, or a read after the cache's trust),
+// the minute's turn, a limit reached, a preset turned on for a session that had none.
+import t from 'tap';
+import { testConfig } from '../../../engine/config.js';
+import { sessionRef } from '../../../engine/session-record.js';
+import type { SessionRecord } from '../../../engine/types.js';
+import { memoryCounters } from '../../../plugins/policy/counters.js';
+import type { Standing } from '../../../plugins/policy/ledger.js';
+import { Policy } from '../../../plugins/policy/policy.js';
+
+const MINUTE = 60_000;
+const TTL = 5_000;
+let now = Math.floor(Date.now() / MINUTE) * MINUTE + 1_000;
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+function recordOf(id: string): SessionRecord {
+  return Object.freeze({ id, createdAt: now - 30 * 86_400_000, account: { pk: '1' } }) as unknown as SessionRecord;
+}
+
+function policyOn(counters = memoryCounters(() => now)) {
+  const policy = new Policy(testConfig({ policy: 'standard', sessionCacheTtlMs: TTL }), () => now, undefined, counters);
+  t.teardown(() => policy.close());
+  return policy;
+}
+
+/** One call's answer as the guard sees it: the standing's fields read at once, or the refusal's type. */
+async function call(policy: Policy, record: SessionRecord, cls: 'read' | 'like' = 'read') {
+  try {
+    const standing = await policy.admit(record, cls, 'interactive');
+    await settle(); // what is reserved behind the calls lands between them, as between requests
+    return standing ? { ...(standing as Standing) } : undefined;
+  } catch (error) {
+    return { refused: (error as { excType?: string }).excType };
+  }
+}
+
+t.test('each call moves the standing by one, and a minute turn starts a new one', async (t) => {
+  const policy = policyOn();
+  const record = recordOf('hot-a');
+  await policy.saveSessionPolicy(sessionRef(record.id), { limits: { read: { minute: 500, hour: 5000, day: 50_000 } } });
+  const seen: number[] = [];
+  for (let i = 0; i < 80; i++) seen.push(((await call(policy, record)) as Standing).remaining);
+  t.same(
+    seen,
+    Array.from({ length: 80 }, (_, i) => 499 - i),
+    'remaining 499, 498, ... one less a call, across reservations',
+  );
+  const last = (await call(policy, record)) as Standing;
+  t.match(last, { window: 'minute', limit: 500, remaining: 419, resetAt: Math.floor(now / MINUTE) * MINUTE + MINUTE });
+  now += MINUTE;
+  const turned = (await call(policy, record)) as Standing;
+  t.match(turned, { window: 'minute', remaining: 499, resetAt: Math.floor(now / MINUTE) * MINUTE + MINUTE }, 'the next minute counts from its own start');
+  now -= MINUTE;
+});
+
+t.test('a limit reached on the hot path refuses at once, and new choices are seen at the next call', async (t) => {
+  const policy = policyOn();
+  const record = recordOf('hot-b');
+  const ref = sessionRef(record.id);
+  await policy.saveSessionPolicy(ref, { limits: { like: { minute: 40, hour: 400, day: 4000 } } });
+  const answers = [];
+  for (let i = 0; i < 45; i++) answers.push(await call(policy, record, 'like'));
+  t.equal(answers.filter((a) => a && 'remaining' in a).length, 40, '40 admitted');
+  t.same(answers.slice(40), Array(5).fill({ refused: 'ActionBudgetExceeded' }), 'the rest refused');
+  await policy.saveSessionPolicy(ref, { limits: { like: { minute: 100, hour: 400, day: 4000 } } });
+  t.match(await call(policy, record, 'like'), { limit: 100, remaining: 59 }, 'the raised limit, counted from what the minute used');
+  await policy.saveSessionPolicy(ref, { preset: 'off' });
+  t.equal(await call(policy, record, 'like'), undefined, 'the preset off: not counted');
+});
+
+t.test('a session without a budget is counted from the call after it chooses one', async (t) => {
+  const policy = policyOn();
+  const record = recordOf('hot-c');
+  const ref = sessionRef(record.id);
+  await policy.saveSessionPolicy(ref, { preset: 'off' });
+  for (let i = 0; i < 3; i++) t.equal(await call(policy, record), undefined, 'not counted');
+  await policy.saveSessionPolicy(ref, { preset: 'safe' });
+  t.match(await call(policy, record), { window: 'minute' }, 'counted under safe');
+});
+
+t.test("another instance's choices are read once the cache's trust ends, behind the calls", async (t) => {
+  const counters = memoryCounters(() => now);
+  const policy = policyOn(counters);
+  const record = recordOf('hot-d');
+  const ref = sessionRef(record.id);
+  await policy.saveSessionPolicy(ref, { limits: { read: { minute: 300, hour: 3000, day: 30_000 } } });
+  t.match(await call(policy, record), { limit: 300 });
+  await counters.saveSettings(ref, JSON.stringify({ limits: { read: { minute: 200, hour: 3000, day: 30_000 } } }));
+  t.match(await call(policy, record), { limit: 300 }, 'within the trust: the cached choices');
+  now += TTL;
+  t.match(await call(policy, record), { limit: 300 }, 'past it: this call is not held up, the choices are read behind it');
+  t.match(await call(policy, record), { limit: 200 }, 'the next call has the new ones');
+  now -= TTL;
+});
+
+t.test('a closed policy gives its slots back, and a call after it reserves again', async (t) => {
+  const counters = memoryCounters(() => now);
+  const policy = policyOn(counters);
+  const record = recordOf('hot-e');
+  await policy.saveSessionPolicy(sessionRef(record.id), { limits: { read: { minute: 1000, hour: 10_000, day: 100_000 } } });
+  for (let i = 0; i < 30; i++) await call(policy, record);
+  await policy.ledger.close();
+  const key = `${sessionRef(record.id)}:read:hour:${Math.floor(now / 3_600_000) * 3_600_000}`;
+  t.same(await counters.read([{ key, expiresAt: now + 3_600_000 }]), [30], 'the hour counts the 30 admitted, no more');
+  t.match(await call(policy, record), { remaining: 969 }, 'the 31st call is counted as the 31st');
+});
