@@ -283,7 +283,10 @@ export class Ledger {
     return { granted, totals: Object.fromEntries(windows.map((window, i) => [window, totals[i]])) };
   }
 
-  /** The store's totals after a reservation (keep() then counts its slots in): the tightest window, the one the rate-limit headers show, is worked out here, once. */
+  /**
+   * The store's totals after a reservation (keep() then counts its slots in): the tightest window,
+   * the one the rate-limit headers show, is worked out here, once.
+   */
   private totalsAre(entry: Entry, totals: Partial<Record<PolicyWindow, number>>): void {
     entry.totals = totals;
     tighten(entry);
