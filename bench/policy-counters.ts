@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testConfig } from '../engine/config.js';
 import { openCounters, type CounterStore } from '../plugins/policy/counters.js';
-import { counterKey } from '../plugins/policy/ledger.js';
+import { counterKey } from '../plugins/policy/entry.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 

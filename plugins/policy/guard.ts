@@ -5,7 +5,7 @@
 import { HttpError } from '../../engine/http-error.js';
 import { serviceError } from '../../engine/service-errors.js';
 import type { GuardedCall, GuardStep, RouteGuard, RouteSpec } from '../../engine/types.js';
-import type { Standing } from './ledger.js';
+import type { Standing } from './entry.js';
 import type { Policy } from './policy.js';
 
 /** Routes that reach the platform for a session: the ones a budget applies to. */

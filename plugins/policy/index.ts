@@ -3,7 +3,7 @@
 import { sessionRef } from '../../engine/session-record.js';
 import { invalidParams, serviceError } from '../../engine/service-errors.js';
 import { ACTION_CLASSES, type ActionClass, type InputBag, type Plugin, type PluginInput, type SessionRecord } from '../../engine/types.js';
-import { counterKey, windowReset } from './ledger.js';
+import { counterKey, windowReset } from './entry.js';
 import type { Policy } from './policy.js';
 import type { Freezer } from './freeze.js';
 import { presetLimits, WINDOWS, type Limits, type Preset } from './presets.js';

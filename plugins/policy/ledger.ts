@@ -14,10 +14,11 @@
 //     MAX_BATCH * 1.5 = 96 per class, instance and minute; a batch of 64 needs a minute's headroom
 //     of 512 calls: the presets' limits keep batches under 16).
 // Windows are fixed (minute, hour, UTC day), so every instance names the same counters.
-import { ACTION_CLASSES, type ActionClass } from '../../engine/types.js';
+import type { ActionClass } from '../../engine/types.js';
 import { settledWithin } from '../../adapters/work/toolkit/index.js';
-import type { CounterKey, CounterStore } from './counters.js';
-import { WINDOW_MS, WINDOWS, type Limits, type PolicyWindow } from './presets.js';
+import type { CounterStore } from './counters.js';
+import { counterKey, newEntry, sameLimits, SLOTS, snapshot, spentWindow, tighten, windowsOf, type Entry, type Tier, type Verdict } from './entry.js';
+import { WINDOW_MS, type Limits, type PolicyWindow } from './presets.js';
 
 const MAX_BATCH = 64;
 /** How long a close waits for its give-backs. */
@@ -26,74 +27,6 @@ const CLOSE_WAIT_MS = 2_000;
 const AHEAD_MIN_BATCH = 4;
 /** Entries of sessions not seen for a while are dropped past this many (a bound on memory, not on correctness). */
 const MAX_ENTRIES = 100_000;
-
-export type Tier = 'interactive' | 'background';
-
-/** What a counted call carries back: the tightest window of its class as the rate-limit headers give it. */
-export interface Standing {
-  readonly window: PolicyWindow;
-  readonly limit: number;
-  readonly remaining: number;
-  readonly resetAt: number;
-}
-
-/** A call's answer: admitted or not, with the standing it leaves (one object per call). */
-export interface Verdict extends Standing {
-  readonly admitted: boolean;
-}
-
-/**
- * What this instance holds for one session's class and tier in one minute. It is also the verdict
- * a call spending a held slot gets (its standing kept up to date here), so that call allocates
- * nothing: a consumer reads it at once, before the session's next call moves it.
- */
-export interface Entry extends Verdict {
-  readonly ref: string;
-  readonly cls: ActionClass;
-  readonly minute: number;
-  /** When its minute ends (epoch ms): past it, the entry is replaced. */
-  readonly endsAt: number;
-  readonly limits: Limits;
-  readonly windows: readonly PolicyWindow[];
-  slots: number;
-  totals?: Partial<Record<PolicyWindow, number>>;
-  exhausted?: Verdict;
-  /** The batch being reserved behind the calls, while it is. */
-  ahead?: Promise<void>;
-  /** Replaced (its minute ended, its limits changed) or closed: slots granted to it now are given back. */
-  retired?: boolean;
-  /** The tightest window's limit less its total: its remaining count is this plus the slots held. */
-  base: number;
-  window: PolicyWindow;
-  limit: number;
-  remaining: number;
-  resetAt: number;
-}
-
-export const windowStart = (window: PolicyWindow, now: number): number => now - (now % WINDOW_MS[window]);
-export const windowReset = (window: PolicyWindow, now: number): number => windowStart(window, now) + WINDOW_MS[window];
-
-/** The counter of a session's class in the window holding `now`; kept a minute past its end. */
-export function counterKey(ref: string, cls: ActionClass, window: PolicyWindow, now: number): CounterKey {
-  const start = windowStart(window, now);
-  return { key: `${ref}:${cls}:${window}:${start}`, expiresAt: start + WINDOW_MS[window] + 60_000 };
-}
-
-/** A class and tier's name in the maps, made once: no string is built per call. */
-export const SLOTS: Readonly<Record<Tier, Readonly<Record<string, string>>>> = {
-  interactive: Object.fromEntries(ACTION_CLASSES.map((cls) => [cls, `${cls}|interactive`])),
-  background: Object.fromEntries(ACTION_CLASSES.map((cls) => [cls, `${cls}|background`])),
-};
-
-/** The windows a class's limits name, listed once per limits object (they are cached a minute per session and class). */
-const windowLists = new WeakMap<Limits, readonly PolicyWindow[]>();
-function windowsOf(limits: Limits): readonly PolicyWindow[] {
-  let windows = windowLists.get(limits);
-  if (!windows) windowLists.set(limits, (windows = WINDOWS.filter((window) => limits[window] !== undefined)));
-  return windows;
-}
-
-const sameLimits = (a: Limits, b: Limits): boolean => a === b || (a.minute === b.minute && a.hour === b.hour && a.day === b.day);
 
 export class Ledger {
   /** By session ref, then by SLOTS name. */
@@ -298,65 +231,4 @@ export class Ledger {
     const headroom = Math.min(...entry.windows.map((window) => entry.limits[window]! - (entry.totals![window] ?? 0)));
     return Math.max(1, Math.min(MAX_BATCH, Math.floor(headroom / 8)));
   }
-}
-
-function newEntry(ref: string, cls: ActionClass, minute: number, limits: Limits, windows: readonly PolicyWindow[], exhausted?: Verdict): Entry {
-  const start = minute * WINDOW_MS.minute;
-  const entry: Entry = {
-    ref,
-    cls,
-    minute,
-    endsAt: start + WINDOW_MS.minute,
-    limits,
-    windows,
-    slots: 0,
-    totals: undefined,
-    exhausted,
-    ahead: undefined,
-    retired: false,
-    admitted: true,
-    base: 0,
-    window: windows[0],
-    limit: 0,
-    remaining: 0,
-    resetAt: 0,
-  };
-  tighten(entry);
-  return entry;
-}
-
-/**
- * The window with the fewest calls left (the shortest on a tie), as this instance counts them. The
- * slots held count for every window alike, so which window is tightest moves only with the totals.
- */
-function tighten(entry: Entry): void {
-  let best = entry.windows[0];
-  let least = Number.POSITIVE_INFINITY;
-  for (const window of entry.windows) {
-    const left = entry.limits[window]! - (entry.totals?.[window] ?? 0);
-    if (left >= least) continue;
-    best = window;
-    least = left;
-  }
-  entry.window = best;
-  entry.limit = entry.limits[best]!;
-  entry.base = least;
-  // Windows are aligned (a minute lies in one hour and one day), so any moment of the entry's minute gives the same reset.
-  entry.resetAt = windowReset(best, entry.minute * WINDOW_MS.minute);
-}
-
-/** A verdict of its own, for a call that waited (the entry moves on while its answer travels). */
-const snapshot = (entry: Entry): Verdict => ({
-  admitted: true,
-  window: entry.window,
-  limit: entry.limit,
-  remaining: Math.max(0, entry.base + entry.slots),
-  resetAt: entry.resetAt,
-});
-
-/** The longest window that is full: the one whose reset lets the next call through. */
-function spentWindow(entry: Entry, now: number): Verdict {
-  const full = entry.windows.filter((window) => (entry.totals?.[window] ?? 0) >= entry.limits[window]!);
-  const window = full[full.length - 1] ?? entry.windows[0];
-  return { admitted: false, window, limit: entry.limits[window]!, remaining: 0, resetAt: windowReset(window, now) };
 }

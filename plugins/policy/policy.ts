@@ -4,7 +4,8 @@ import { sessionRef } from '../../engine/session-record.js';
 import { serviceError } from '../../engine/service-errors.js';
 import { ACTION_CLASSES, type ActionClass, type BudgetPeek, type Config, type SessionRecord, type Services } from '../../engine/types.js';
 import { openCounters, type CounterStore } from './counters.js';
-import { Ledger, SLOTS, type Entry, type Standing, type Tier, type Verdict } from './ledger.js';
+import { SLOTS, type Entry, type Standing, type Tier, type Verdict } from './entry.js';
+import { Ledger } from './ledger.js';
 import { policySettings, type Limits, type PolicySettings } from './presets.js';
 import { effectiveLimits, parseSessionPolicy, untilWindowOpens, warmupOf, windowOpenUntil, type SessionPolicy } from './rules.js';
 

@@ -3,7 +3,7 @@
 // number of sessions listed.
 import { sessionRef } from '../../engine/session-record.js';
 import { ACTION_CLASSES, type SessionRecord } from '../../engine/types.js';
-import { counterKey } from './ledger.js';
+import { counterKey } from './entry.js';
 import type { Policy } from './policy.js';
 
 const KEYS_PER_READ = 400;

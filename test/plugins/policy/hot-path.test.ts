@@ -7,7 +7,7 @@ import { testConfig } from '../../../engine/config.js';
 import { sessionRef } from '../../../engine/session-record.js';
 import type { SessionRecord } from '../../../engine/types.js';
 import { memoryCounters } from '../../../plugins/policy/counters.js';
-import type { Standing } from '../../../plugins/policy/ledger.js';
+import type { Standing } from '../../../plugins/policy/entry.js';
 import { Policy } from '../../../plugins/policy/policy.js';
 
 const MINUTE = 60_000;

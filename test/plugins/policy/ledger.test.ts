@@ -4,7 +4,8 @@
 // instances, and a store that fails a batch reserved ahead costs nothing until the held slots run out.
 import t from 'tap';
 import { memoryCounters, type CounterStore } from '../../../plugins/policy/counters.js';
-import { Ledger, type Verdict } from '../../../plugins/policy/ledger.js';
+import type { Verdict } from '../../../plugins/policy/entry.js';
+import { Ledger } from '../../../plugins/policy/ledger.js';
 
 const MINUTE = 60_000;
 const now = Math.floor(Date.now() / MINUTE) * MINUTE + 1_000; // early in a minute: no turn during a test
