@@ -102,12 +102,13 @@ class Sidecar:
         self.realtime = {}
         self.signatures = {}
 
-    # ── wire ──
+    # -- wire --
     def send(self, message):
         try:
             line = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError, RecursionError) as exc:
-            line = json.dumps({"id": message.get("id"), "ok": False, "error": {"type": "SidecarProtocolError", "bases": [], "message": f"result is not serialisable: {exc}"}})
+            error = {"type": "SidecarProtocolError", "bases": [], "message": f"result is not serialisable: {exc}"}
+            line = json.dumps({"id": message.get("id"), "ok": False, "error": error})
         self.out.write(line.encode("utf-8") + b"\n")
         self.out.flush()
 
@@ -139,7 +140,7 @@ class Sidecar:
         else:
             self.send({"id": rid, "ok": True, "result": result})
 
-    # ── clients ──
+    # -- clients --
     def require_library(self):
         if self.Client is None:
             raise SidecarError("SidecarUnavailable", f"aiograpi is not importable: {self.import_error}")
@@ -186,7 +187,12 @@ class Sidecar:
             return
         for keyword in kwargs:
             if keyword not in accepted:
-                raise SidecarError("SidecarUnsupportedParameter", f"{name}() got an unexpected keyword argument '{keyword}': aiograpi {self.version} does not take {keyword} (it needs a newer aiograpi: 1.12 or later)", ["TypeError"])
+                raise SidecarError(
+                    "SidecarUnsupportedParameter",
+                    f"{name}() got an unexpected keyword argument '{keyword}': aiograpi {self.version} "
+                    f"does not take {keyword} (it needs a newer aiograpi: 1.12 or later)",
+                    ["TypeError"],
+                )
 
     async def close_all(self):
         for task in list(self.tasks.values()) + list(self.realtime.values()):
@@ -220,7 +226,7 @@ async def release(client):
                 log.debug("closing the %s session failed", name, exc_info=True)
 
 
-# ── operations ──
+# -- operations --
 
 async def op_ping(sidecar, message):
     return {

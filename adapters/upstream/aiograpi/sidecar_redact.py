@@ -36,7 +36,8 @@ PUBLIC_FIELDS = frozenset({"ds_user_id", "ds_user", "should_use_header_over_cook
 
 # name=value, "name": "value", b'name': b'value' for credential-shaped names (Cookie headers too).
 KEYED = re.compile(
-    r"""(?i)(\b(?:[\w-]*password|sessionid|csrftoken|[\w-]*authorization|(?:set-)?cookie|(?:verification|security|email|phone)_code|private_key)\b['"]?\s*[:=]\s*(?:b?['"])?)"""
+    r"""(?i)(\b(?:[\w-]*password|sessionid|csrftoken|[\w-]*authorization|(?:set-)?cookie|"""
+    r"""(?:verification|security|email|phone)_code|private_key)\b['"]?\s*[:=]\s*(?:b?['"])?)"""
     r"""(?:bearer\s+)?[^\s'"&;,}\]]+"""
 )
 BEARER = re.compile(r"(?i)\bBearer\s+[\w:.~+/=-]+")
