@@ -34,7 +34,7 @@ export function compileTyper(schema: JsonSchema, components: Readonly<Record<str
   };
 }
 
-// ── Plans: the schema reduced to what typing needs ─────────────────────────────────────────────
+// -- Plans: the schema reduced to what typing needs ---------------------------------------------
 
 function planFor(schema: unknown, components: Readonly<Record<string, JsonSchema>>, seen: Map<string, Plan>): Plan {
   if (!schema || typeof schema !== 'object') return ANY;
@@ -92,7 +92,7 @@ function merge(plans: readonly Plan[]): Plan {
   return useful.every((p) => p.kind === useful[0].kind && p.kind !== 'array') ? useful[0] : ANY;
 }
 
-// ── Applying a plan (the value is the upstream's fresh JSON: typed in place) ──────────────────
+// -- Applying a plan (the value is the upstream's fresh JSON: typed in place) ------------------
 
 function apply(value: unknown, plan: Plan, big: { found: boolean }): unknown {
   switch (plan.kind) {
@@ -124,7 +124,7 @@ function integer(text: string, big: { found: boolean }): number | bigint {
   return BigInt(text);
 }
 
-// ── Exact JSON for integers past 2^53 ─────────────────────────────────────────────────────────
+// -- Exact JSON for integers past 2^53 ---------------------------------------------------------
 
 // A marker no upstream string can contain (a NUL and a random tag fixed at boot): BigInts become
 // marked strings while stringifying, then the quotes and the marker are dropped from the text.

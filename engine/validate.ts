@@ -75,7 +75,7 @@ export function precompiledRoutes(manifest: Manifest, precompiled: Precompiled |
   return manifest.routes.filter((route) => builtFor(route, forAjv(requestSchema(route)) as JsonSchema, components, precompiled));
 }
 
-// ── Precompiled validators (AJV standalone code, made at build time) ────────────────────────
+// -- Precompiled validators (AJV standalone code, made at build time) ------------------------
 
 /** The formats' runtime, as the generated module requires it. */
 // ajv's standalone module is CommonJS with its function as `default`, which NodeNext sees as the namespace.

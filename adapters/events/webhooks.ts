@@ -80,7 +80,7 @@ export class Webhooks {
     this.now = options.now ?? Date.now;
   }
 
-  // ── endpoints ──
+  // -- endpoints --
 
   /** A new endpoint; the answer carries its secret, the only time it is shown. */
   async create(init: {
@@ -161,7 +161,7 @@ export class Webhooks {
     await this.work.queue.add(DELIVER, `${id}:${event.id}:replay:${this.now()}`, data, this.retries());
   }
 
-  // ── work ──
+  // -- work --
 
   /** The fan-out: one delivery per matching enabled endpoint. Rerunning it adds nothing new. */
   async fanOut(event: WorkEvent): Promise<number> {

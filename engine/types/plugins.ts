@@ -17,7 +17,7 @@ import type { WorkLayer } from './work.js';
 import type { Caller } from './caller.js';
 import type { KeyRing, WrongKeys } from '../keys.js';
 
-// ── Plugins ─────────────────────────────────────────────────────────────────────────────────
+// -- Plugins ---------------------------------------------------------------------------------
 
 /**
  * What the engine hands a plugin: the validated input, the session (if any), the services, and the

@@ -1,4 +1,4 @@
-// ── Upstream port ───────────────────────────────────────────────────────────────────────────
+// -- Upstream port ---------------------------------------------------------------------------
 
 /** What a live upstream client is built from: everything but secrets the caller typed. */
 export interface ClientOptions {
@@ -144,7 +144,7 @@ export interface UpstreamAdapter {
   close(): Promise<void>;
 }
 
-// ── Session store port ──────────────────────────────────────────────────────────────────────
+// -- Session store port ----------------------------------------------------------------------
 
 export type SessionState = 'active' | 'challenge' | 'throttled' | 'logged_out';
 
@@ -223,7 +223,7 @@ export interface SessionStore {
   close(): Promise<void>;
 }
 
-// ── API keys port ───────────────────────────────────────────────────────────────────────────
+// -- API keys port ---------------------------------------------------------------------------
 
 /** A named API key as kept: never the key itself, only its SHA-256 (hex). */
 export interface StoredKey {

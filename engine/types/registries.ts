@@ -1,6 +1,6 @@
 import type { JsonSchema, ParamSpec, ResolveSpec, ResultBody, ResultSpec } from './route.js';
 
-// ── Registries ──────────────────────────────────────────────────────────────────────────────
+// -- Registries ------------------------------------------------------------------------------
 
 /** A coercer turns the raw string(s) of one parameter into its typed value, or throws CoercionError. */
 export type Coercer = (raw: readonly string[], param: ParamSpec) => unknown;

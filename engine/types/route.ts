@@ -167,7 +167,7 @@ export interface Manifest {
   readonly serviceErrors?: ServiceErrorTable;
 }
 
-// ── Errors ──────────────────────────────────────────────────────────────────────────────────
+// -- Errors ----------------------------------------------------------------------------------
 
 export interface ErrorRow {
   readonly status: number;

@@ -3,7 +3,7 @@
 // the jobs and events issues; adapters/work implements them (SQLite in process by default, BullMQ
 // on Redis or PostgreSQL).
 
-// ── Work queue ──────────────────────────────────────────────────────────────────────────────
+// -- Work queue ------------------------------------------------------------------------------
 
 /** One delivery of a work item to its handler. Delivery is at least once: handlers are idempotent. */
 export interface WorkItem<T = unknown> {
@@ -56,7 +56,7 @@ export interface WorkQueue {
   close(): Promise<void>;
 }
 
-// ── Work store ──────────────────────────────────────────────────────────────────────────────
+// -- Work store ------------------------------------------------------------------------------
 
 /** One entry of a list: its position (1, 2, ... in order of first append) and its value. */
 export interface ListEntry<T = unknown> {
@@ -109,7 +109,7 @@ export interface WorkStore {
   close(): Promise<void>;
 }
 
-// ── Events outbox ───────────────────────────────────────────────────────────────────────────
+// -- Events outbox ---------------------------------------------------------------------------
 
 export interface WorkEvent {
   /** Stable, derived from the platform's own ids (or the job id): emitting it twice is a no-op. */

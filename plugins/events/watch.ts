@@ -70,7 +70,7 @@ export class Watchers {
     this.deps.work.queue.define<WatchItemData>(WATCH, (item) => this.check(item), { concurrency: 16 });
   }
 
-  // ── Requests ──
+  // -- Requests --
 
   /** Starts watching (or changes what and how often); the first check runs at once. */
   async start(record: SessionRecord, request: { kinds?: readonly string[]; interval_seconds?: number }): Promise<Record<string, unknown>> {
@@ -164,7 +164,7 @@ export class Watchers {
     return ms;
   }
 
-  // ── One check ──
+  // -- One check --
 
   /** A store that is away makes the check try again within a second or two, not after the error back-off. */
   private async check(item: WorkItem<WatchItemData>): Promise<WorkOutcome> {

@@ -89,7 +89,7 @@ export class Jobs {
     });
   }
 
-  // ── Requests ──────────────────────────────────────────────────────────────────────────────
+  // -- Requests ------------------------------------------------------------------------------
 
   async create(request: {
     route: string;
@@ -169,7 +169,7 @@ export class Jobs {
     return kind;
   }
 
-  // ── One page ──────────────────────────────────────────────────────────────────────────────
+  // -- One page ------------------------------------------------------------------------------
 
   private async step(item: WorkItem<{ job: string }>): Promise<WorkOutcome> {
     const job = await this.store.get<JobRecord>(BUCKET, item.data.job);

@@ -91,7 +91,7 @@ export class ScheduledWrites {
     this.deps.work.queue.define<{ id: string }>(WRITE_WORK, (item) => this.step(item), { concurrency: 4 });
   }
 
-  // ── Requests ──────────────────────────────────────────────────────────────────────────────
+  // -- Requests ------------------------------------------------------------------------------
 
   /** Keeps the call's checked request and files, and queues it for `runAt`. */
   async create(call: GuardedCall, kind: WriteKind, runAt: number, reason?: string): Promise<ScheduledWrite> {
@@ -185,7 +185,7 @@ export class ScheduledWrites {
     return rm(join(this.deps.dataDir, FOLDER, id), { recursive: true, force: true });
   }
 
-  // ── One run ───────────────────────────────────────────────────────────────────────────────
+  // -- One run -------------------------------------------------------------------------------
 
   private async step(item: WorkItem<{ id: string }>): Promise<WorkOutcome> {
     const write = await this.store.get<ScheduledWrite>(BUCKET, item.data.id);

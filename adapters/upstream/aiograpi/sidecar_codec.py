@@ -58,7 +58,7 @@ def _scalar(value):
     return str(value)
 
 
-# ── Arguments ───────────────────────────────────────────────────────────────────────────────
+# -- Arguments -------------------------------------------------------------------------------
 
 def convert_kwargs(fn, kwargs):
     """JSON keyword arguments → what the signature annotates: paths, records, enums."""
@@ -140,7 +140,7 @@ def _convert_named(value, name):
     return value
 
 
-# ── Errors ──────────────────────────────────────────────────────────────────────────────────
+# -- Errors ----------------------------------------------------------------------------------
 
 class SidecarError(Exception):
     """An error of the sidecar itself (not the library's), named for the engine's registry."""

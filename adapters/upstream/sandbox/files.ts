@@ -45,7 +45,7 @@ function colourOf(key: string): [number, number, number] {
   return [64 + (h & 0x7f), 64 + ((h >>> 8) & 0x7f), 64 + ((h >>> 16) & 0x7f)];
 }
 
-// ── JPEG: baseline, YCbCr 4:4:4, one flat colour, custom minimal Huffman tables ─────────────
+// -- JPEG: baseline, YCbCr 4:4:4, one flat colour, custom minimal Huffman tables -------------
 
 function jpegBytes(width: number, height: number, [r, g, b]: [number, number, number]): Buffer {
   const ycc = [0.299 * r + 0.587 * g + 0.114 * b, 128 - 0.168736 * r - 0.331264 * g + 0.5 * b, 128 + 0.5 * r - 0.418688 * g - 0.081312 * b].map((v) =>
@@ -99,7 +99,7 @@ class BitWriter {
   }
 }
 
-// ── MP3: MPEG-1 Layer III frames of silence (all-zero side info and main data) ──────────────
+// -- MP3: MPEG-1 Layer III frames of silence (all-zero side info and main data) --------------
 
 function mp3Bytes(): Buffer {
   const frame = Buffer.alloc(417);
