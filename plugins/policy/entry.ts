@@ -57,10 +57,13 @@ export function counterKey(ref: string, cls: ActionClass, window: PolicyWindow, 
   return { key: `${ref}:${cls}:${window}:${start}`, expiresAt: start + WINDOW_MS[window] + 60_000 };
 }
 
-/** A class and tier's name in the maps, made once: no string is built per call. */
-export const SLOTS: Readonly<Record<Tier, Readonly<Record<string, string>>>> = {
-  interactive: Object.fromEntries(ACTION_CLASSES.map((cls) => [cls, `${cls}|interactive`])),
-  background: Object.fromEntries(ACTION_CLASSES.map((cls) => [cls, `${cls}|background`])),
+/**
+ * A class and tier's number: the key of its ledger entry and of its cached limits, and its place in
+ * the hot path's array of a session's entries (one numbering for all three, made once).
+ */
+export const SLOTS: Readonly<Record<Tier, Readonly<Record<string, number>>>> = {
+  interactive: Object.fromEntries(ACTION_CLASSES.map((cls, i) => [cls, i])),
+  background: Object.fromEntries(ACTION_CLASSES.map((cls, i) => [cls, ACTION_CLASSES.length + i])),
 };
 
 /** The windows a class's limits name, listed once per limits object (they are cached a minute per session and class). */

@@ -21,7 +21,10 @@ function stepFor(route: RouteSpec, policy: Policy): GuardStep {
   const headers = rateLimitWriter(cls);
   const refused = (call: GuardedCall, error: unknown): Promise<never> => {
     const refusal = error instanceof HttpError ? error : unavailable(error);
-    if (refusal.excType === 'ActionBudgetExceeded') headers(call.reply.headers, refusalStanding(refusal, policy.now()), policy.now());
+    if (refusal.excType === 'ActionBudgetExceeded') {
+      const now = policy.now();
+      headers(call.reply.headers, refusalStanding(refusal, now), now);
+    }
     return Promise.reject(refusal);
   };
   // No await on the hot path: a held slot admits synchronously. One clock read serves the policy and the headers.

@@ -29,8 +29,8 @@ const AHEAD_MIN_BATCH = 4;
 const MAX_ENTRIES = 100_000;
 
 export class Ledger {
-  /** By session ref, then by SLOTS name. */
-  private readonly entries = new Map<string, Map<string, Entry>>();
+  /** By session ref, then by SLOTS number. */
+  private readonly entries = new Map<string, Map<number, Entry>>();
 
   /** Give-backs on their way (awaited by close). */
   private readonly givingBack = new Set<Promise<unknown>>();
@@ -55,7 +55,7 @@ export class Ledger {
     const entry = this.entryFor(ref, cls, SLOTS[tier][cls], now, limits, windows);
     if (entry.exhausted && entry.exhausted.resetAt > now) return entry.exhausted;
     entry.exhausted = undefined;
-    return this.spend(entry, now) ?? this.reserveFor(entry, cls, tier, now);
+    return this.spend(entry, now) ?? this.reserveFor(entry, tier, now);
   }
 
   /**
@@ -77,9 +77,9 @@ export class Ledger {
     return entry?.retired ? undefined : entry;
   }
 
-  private reserveFor(entry: Entry, cls: ActionClass, tier: Tier, now: number): Promise<Verdict | undefined> {
+  private reserveFor(entry: Entry, tier: Tier, now: number): Promise<Verdict | undefined> {
     // A batch on its way is waited for rather than raced by another.
-    if (entry.ahead) return entry.ahead.then(() => this.take(entry.ref, cls, tier, entry.limits, this.now()));
+    if (entry.ahead) return entry.ahead.then(() => this.take(entry.ref, entry.cls, tier, entry.limits, this.now()));
     return this.reserve(entry, now);
   }
 
@@ -121,7 +121,7 @@ export class Ledger {
     await settledWithin([...this.givingBack], CLOSE_WAIT_MS);
   }
 
-  private entryFor(ref: string, cls: ActionClass, slot: string, now: number, limits: Limits, windows: readonly PolicyWindow[]): Entry {
+  private entryFor(ref: string, cls: ActionClass, slot: number, now: number, limits: Limits, windows: readonly PolicyWindow[]): Entry {
     const minute = Math.floor(now / WINDOW_MS.minute);
     let session = this.entries.get(ref);
     const held = session?.get(slot);

@@ -2,11 +2,11 @@
 // the hot path's ledger and each session's own choices, cached for the session-record TTL.
 import { sessionRef } from '../../engine/session-record.js';
 import { serviceError } from '../../engine/service-errors.js';
-import { ACTION_CLASSES, type ActionClass, type BudgetPeek, type Config, type SessionRecord, type Services } from '../../engine/types.js';
+import type { ActionClass, BudgetPeek, Config, SessionRecord, Services } from '../../engine/types.js';
 import { openCounters, type CounterStore } from './counters.js';
-import { SLOTS, type Entry, type Standing, type Tier, type Verdict } from './entry.js';
+import { SLOTS, windowReset, type Entry, type Standing, type Tier, type Verdict } from './entry.js';
 import { Ledger } from './ledger.js';
-import { policySettings, type Limits, type PolicySettings } from './presets.js';
+import { policySettings, WINDOW_MS, type Limits, type PolicySettings } from './presets.js';
 import { effectiveLimits, parseSessionPolicy, untilWindowOpens, warmupOf, windowOpenUntil, type SessionPolicy } from './rules.js';
 
 export type RefusalReason = 'budget' | 'window';
@@ -31,14 +31,6 @@ interface Hot {
   readonly slots: (Entry | number | undefined)[];
 }
 
-/** A class and tier's index in Hot.slots. */
-const SLOT_INDEX: Readonly<Record<Tier, Readonly<Record<string, number>>>> = {
-  interactive: Object.fromEntries(ACTION_CLASSES.map((cls, i) => [cls, i])),
-  background: Object.fromEntries(ACTION_CLASSES.map((cls, i) => [cls, ACTION_CLASSES.length + i])),
-};
-
-const MINUTE_MS = 60_000;
-
 export class Policy implements BudgetPeek {
   readonly settings: PolicySettings;
   readonly ledger: Ledger;
@@ -47,8 +39,8 @@ export class Policy implements BudgetPeek {
   private readonly hot = new WeakMap<SessionRecord, Hot>();
   /** Sessions whose own policy is being read again behind their calls. */
   private readonly refreshing = new Set<string>();
-  /** By session ref, then by the ledger's SLOTS name. */
-  private readonly limits = new Map<string, Map<string, { readonly own: SessionPolicy; readonly limits: Limits; readonly until: number }>>();
+  /** By session ref, then by SLOTS number. */
+  private readonly limits = new Map<string, Map<number, { readonly own: SessionPolicy; readonly limits: Limits; readonly until: number }>>();
   /** Until when a session's activity window is known open (epoch ms), by its choices' object: no clock arithmetic per call. */
   private readonly openUntil = new WeakMap<SessionPolicy, { readonly timezone: number | undefined; readonly from: number; readonly until: number }>();
   private readonly ttlMs: number;
@@ -139,9 +131,9 @@ export class Policy implements BudgetPeek {
     const held = hot?.held;
     // The hot path: the choices current and trusted, no activity window to check, the slot's entry held.
     if (held !== undefined && !held.replaced && now - held.at < this.ttlMs && held.value.window === undefined) {
-      const slot = hot!.slots[SLOT_INDEX[tier][cls]];
+      const slot = hot!.slots[SLOTS[tier][cls]];
       if (typeof slot === 'number') {
-        if (now < slot && now >= slot - MINUTE_MS) return undefined;
+        if (now < slot && now >= slot - WINDOW_MS.minute) return undefined;
       } else if (slot !== undefined) {
         const spent = this.ledger.spend(slot, now);
         if (spent !== undefined) return spent;
@@ -193,11 +185,11 @@ export class Policy implements BudgetPeek {
   private settle(verdict: Verdict | undefined, hot: Hot, cls: ActionClass, tier: Tier, now?: number): Standing | undefined {
     if (!verdict) {
       // No budget for the class: known until the minute ends (the limits are looked at again then).
-      if (now !== undefined) hot.slots[SLOT_INDEX[tier][cls]] = now - (now % MINUTE_MS) + MINUTE_MS;
+      if (now !== undefined) hot.slots[SLOTS[tier][cls]] = windowReset('minute', now);
       return undefined;
     }
     if (verdict.admitted) {
-      hot.slots[SLOT_INDEX[tier][cls]] = this.ledger.current(hot.ref, cls, tier);
+      hot.slots[SLOTS[tier][cls]] = this.ledger.current(hot.ref, cls, tier);
       return verdict;
     }
     this.refused?.({ class: cls, reason: 'budget' });
