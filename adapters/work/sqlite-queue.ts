@@ -130,12 +130,37 @@ export class SqliteWorkQueue implements WorkQueue {
       });
   }
 
+  /**
+   * One look at the table: a single statement finds when each kind with a free slot is next due,
+   * and only a kind with something due now opens a claiming transaction. An idle queue costs one
+   * read a poll, not a write-locking transaction per kind.
+   */
   private async tick(): Promise<void> {
-    for (const [name, kind] of this.kinds) {
+    const due = await this.nextDue();
+    const now = this.now();
+    let claimed = false;
+    for (const [name, at] of due) {
+      const kind = this.kinds.get(name)!;
       const free = kind.concurrency - kind.running;
-      if (free > 0) for (const item of await this.claim(name, free)) this.launch(kind, item);
+      if (at > now || free <= 0) continue;
+      for (const item of await this.claim(name, free)) {
+        this.launch(kind, item);
+        claimed = true;
+      }
     }
-    await this.sleepUntilNextDue();
+    // What was claimed changed the free slots and the pending rows: look again before sleeping.
+    this.sleepUntil(claimed ? await this.nextDue() : due);
+  }
+
+  /** When each kind that has a free slot next has a pending item (epoch ms); kinds with none are absent. */
+  private async nextDue(): Promise<ReadonlyMap<string, number>> {
+    const kinds = [...this.kinds].filter(([, k]) => k.running < k.concurrency).map(([name]) => name);
+    if (this.closed || kinds.length === 0) return new Map();
+    const rows = await this.db.all<Row>(
+      `SELECT kind, MIN(run_at) AS at FROM work_items WHERE state = 'pending' AND kind IN (${kinds.map(() => '?').join(',')}) GROUP BY kind`,
+      kinds,
+    );
+    return new Map(rows.map((row) => [String(row.kind), Number(row.at)]));
   }
 
   /** Marks up to `limit` due items running under fresh tokens and answers them. */
@@ -156,18 +181,11 @@ export class SqliteWorkQueue implements WorkQueue {
     });
   }
 
-  private async sleepUntilNextDue(): Promise<void> {
+  /** Sleeps until the earliest due item, or IDLE_POLL_MS at most (adds and finished items wake it sooner). */
+  private sleepUntil(due: ReadonlyMap<string, number>): void {
     if (this.closed) return;
-    const kinds = [...this.kinds].filter(([, k]) => k.running < k.concurrency).map(([name]) => name);
     let wait = IDLE_POLL_MS;
-    if (kinds.length) {
-      const next = await this.db.get<Row>(
-        `SELECT MIN(run_at) AS at FROM work_items WHERE state = 'pending' AND kind IN (${kinds.map(() => '?').join(',')})`,
-        kinds,
-      );
-      if (next?.at != null) wait = Math.min(IDLE_POLL_MS, Math.max(0, Number(next.at) - this.now()));
-    }
-    if (this.closed) return;
+    for (const at of due.values()) wait = Math.min(wait, Math.max(0, at - this.now()));
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.wake(), wait);
     this.timer.unref();

@@ -113,6 +113,29 @@ t.test('concurrency caps runs at once', async (t) => {
   t.equal(peak, 2, 'never more than two slow items at once');
 });
 
+t.test('an idle queue looks at the table with one read a poll and no write lock; a delayed item still runs on time', async (t) => {
+  const { db, queue, close } = layer();
+  t.teardown(close);
+  const statements: string[] = [];
+  for (const method of ['exec', 'run', 'get', 'all'] as const) {
+    const original = db[method].bind(db) as (sql: string, params?: readonly unknown[]) => Promise<unknown>;
+    (db as unknown as Record<string, unknown>)[method] = (sql: string, params?: readonly unknown[]) => (statements.push(sql), original(sql, params));
+  }
+  const ran: number[] = [];
+  for (const kind of ['a', 'b', 'c', 'd']) queue.define(kind, async () => void ran.push(Date.now()));
+  await queue.start();
+  await sleep(1300); // the start's look and one idle poll
+  const locks = statements.filter((sql) => sql.startsWith('BEGIN')).length;
+  const reads = statements.filter((sql) => sql.startsWith('SELECT')).length;
+  t.equal(locks, 0, 'no claiming transaction while nothing is due');
+  t.ok(reads >= 2 && reads <= 3, `one read a look (${reads} reads for the start and one poll, 4 kinds)`);
+  const added = Date.now();
+  await queue.add('c', 'later', {}, { delayMs: 400 });
+  await until('the delayed item', () => ran.length === 1);
+  t.ok(ran[0] - added >= 390 && ran[0] - added < 900, `ran ${ran[0] - added} ms after it was added with delayMs 400`);
+  t.equal(statements.filter((sql) => sql.startsWith('BEGIN')).length, 1, 'one claiming transaction, for the item that was due');
+});
+
 t.test('remove drops a pending item', async (t) => {
   const { queue, close } = layer();
   t.teardown(close);
