@@ -168,10 +168,13 @@ export function routeHandler(route: RouteSpec, deps: RouteDeps, run: RouteRunner
       if (parseBody) await parseBody(ctx, state);
       if (!session && route.session !== 'none') session = await findSession(sessionIdFrom(ctx), sessions);
       state.session = session;
-      const value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx)).catch((error: unknown) => {
+      let value: unknown;
+      try {
+        value = await run(state, readInput(ctx, state), () => abortOnDisconnect(ctx));
+      } catch (error) {
         replyMeta(ctx, state); // a guard's headers go on its refusal too (RateLimit with a 429)
         throw error;
-      });
+      }
       const writing = respond(ctx, route, value, state);
       if (writing) await writing;
       failed = false;

@@ -59,16 +59,28 @@ export class SandboxClient implements UpstreamClient {
     loadSettings(this.state, core, settings);
   }
 
-  async call(method: string, kwargs: Readonly<Record<string, unknown>>, opts: CallOptions = {}): Promise<unknown> {
-    const def = this.methods.get(method);
-    if (!def) fail('AttributeError', `'Client' object has no attribute '${method}'`);
-    const args = bindArgs(method, kwargs ?? {}, this.core.signatures);
-    if (!def!.local) {
-      const waiting = this.platformWeather(opts);
-      if (waiting) await waiting;
+  /**
+   * Not an async function: most methods answer synchronously, and an async frame awaiting one would
+   * cost the call a second promise and two turns of the microtask queue. A throw still arrives as a
+   * rejection, as the port promises.
+   */
+  call(method: string, kwargs: Readonly<Record<string, unknown>>, opts: CallOptions = {}): Promise<unknown> {
+    try {
+      const def = this.methods.get(method);
+      if (!def) fail('AttributeError', `'Client' object has no attribute '${method}'`);
+      const args = bindArgs(method, kwargs ?? {}, this.core.signatures);
+      const waiting = def!.local ? undefined : this.platformWeather(opts);
+      if (waiting) return waiting.then(() => this.run(def!, method, args, opts));
+      return this.run(def!, method, args, opts);
+    } catch (error) {
+      return Promise.reject(error);
     }
+  }
+
+  /** The call once the platform's weather has passed: the account's checks, then the method, then a lost answer if one is due. */
+  private run(def: MethodDef, method: string, args: Readonly<Record<string, unknown>>, opts: CallOptions): Promise<unknown> {
     const ctx = this.context(opts);
-    if (!def!.open) {
+    if (!def.open) {
       this.core.used(ctx.me().pk);
       if (this.state.pk === FIXED.demo_throttled)
         fail('PleaseWaitFewMinutes', 'Please wait a few minutes before you try again.', {
@@ -77,10 +89,13 @@ export class SandboxClient implements UpstreamClient {
         });
       this.faults.limits?.count(ctx.me().pk, method);
     }
-    if (opts.page) return this.cursors.page(method, args, opts.page, this.chunkRunner(ctx));
-    const result = await def!.run(ctx, args);
-    if (!def!.local) loseAnswer(method, this.faults.lostAnswerRate, this.faults.rng);
-    return result;
+    if (opts.page) return Promise.resolve(this.cursors.page(method, args, opts.page, this.chunkRunner(ctx)));
+    const result = Promise.resolve(def.run(ctx, args));
+    if (def.local || this.faults.lostAnswerRate <= 0) return result;
+    return result.then((value) => {
+      loseAnswer(method, this.faults.lostAnswerRate, this.faults.rng);
+      return value;
+    });
   }
 
   /** An iterator's chunk calls: bound like any call, run with the context of the page being read. */
