@@ -181,7 +181,8 @@ function pairedLines(figures: HotPathFigures): string[] {
   const underLoad = median(figures.rounds['policy-off']!.map((r) => r.cpuUs));
   const drop = (t: number) => `${((100 * p) / (t + p)).toFixed(1)}%, a drop of ${((offToKoa * p) / (t + p)).toFixed(3)}`;
   const line = (name: string, pairs: PairedFigures) =>
-    `  ${name}: ${pairs.pairs} pairs, server time median ${pairs.a.toFixed(1)} against ${pairs.b.toFixed(1)} µs, pairs' difference median ${pairs.difference.toFixed(2)} µs`;
+    `  ${name}: ${pairs.pairs} pairs, server time median ${pairs.a.toFixed(1)} against ${pairs.b.toFixed(1)} µs, ` +
+    `pairs' difference median ${pairs.difference.toFixed(2)} µs`;
   return [
     'the policy by paired single requests (one connection, counted and uncounted in turn; server time from the request to its written response):',
     line('counted / uncounted', policy),
