@@ -8,7 +8,10 @@ import type { Verdict } from '../../../plugins/policy/entry.js';
 import { Ledger } from '../../../plugins/policy/ledger.js';
 
 const MINUTE = 60_000;
-const now = Math.floor(Date.now() / MINUTE) * MINUTE + 1_000; // early in a minute: no turn during a test
+// Early in an hour, so early in a minute too: no turn during a test, and a test that moves on a
+// minute stays in its hour (from the wall clock's minute, one run in sixty crossed the hour and
+// counted the new minute's call in the next hour's counter).
+const now = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 1_000;
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** The counters with every add counted, and a switch that makes adds fail. */
