@@ -5,9 +5,10 @@
 import t from 'tap';
 import { testConfig } from '../../../engine/config.js';
 import { sessionRef } from '../../../engine/session-record.js';
-import type { SessionRecord } from '../../../engine/types.js';
+import type { GuardedCall, RouteSpec, SessionRecord } from '../../../engine/types.js';
 import { memoryCounters } from '../../../plugins/policy/counters.js';
 import type { Standing } from '../../../plugins/policy/entry.js';
+import { policyGuard } from '../../../plugins/policy/guard.js';
 import { Policy } from '../../../plugins/policy/policy.js';
 
 const MINUTE = 60_000;
@@ -105,4 +106,26 @@ t.test('a closed policy gives its slots back, and a call after it reserves again
   const key = `${sessionRef(record.id)}:read:hour:${Math.floor(now / 3_600_000) * 3_600_000}`;
   t.same(await counters.read([{ key, expiresAt: now + 3_600_000 }]), [30], 'the hour counts the 30 admitted, no more');
   t.match(await call(policy, record), { remaining: 969 }, 'the 31st call is counted as the 31st');
+});
+
+t.test("the guard's RateLimit header follows the clock and the count, call after call of one route", async (t) => {
+  const policy = policyOn();
+  const record = recordOf('hot-headers');
+  await policy.saveSessionPolicy(sessionRef(record.id), { limits: { read: { minute: 500, hour: 5000, day: 50_000 } } });
+  const route = { key: 'GET /user', session: 'required', upstreamMethods: ['user_info'], action: 'read' } as unknown as RouteSpec;
+  const step = policyGuard(policy).bind(route, {} as never)!;
+  const start = now;
+  const minuteEnds = Math.floor(start / MINUTE) * MINUTE + MINUTE;
+  const values: string[] = [];
+  for (const after of [0, 400, 1_500, 1_600, 30_000]) {
+    now += after;
+    const headers: Record<string, string> = {};
+    await step({ session: record, origin: 'http', reply: { headers } } as unknown as GuardedCall, async () => undefined);
+    t.equal(headers['RateLimit-Policy'], '"read-minute";q=500;w=60');
+    values.push(headers.RateLimit);
+    await settle();
+  }
+  const expected = [0, 400, 1_900, 3_500, 33_500].map((elapsed, i) => `"read-minute";r=${499 - i};t=${Math.ceil((minuteEnds - (start + elapsed)) / 1000)}`);
+  t.same(values, expected, 'seconds to the reset counted anew as the clock moves, the remaining count one less a call');
+  now = start;
 });
