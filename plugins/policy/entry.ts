@@ -121,12 +121,15 @@ export function tighten(entry: Entry): void {
   entry.resetAt = windowReset(best, entry.minute * WINDOW_MS.minute);
 }
 
+/** The calls the entry's tightest window has left: what the store has not counted, plus the slots held. */
+export const remainingOf = (entry: Entry): number => Math.max(0, entry.base + entry.slots);
+
 /** A verdict of its own, for a call that waited (the entry moves on while its answer travels). */
 export const snapshot = (entry: Entry): Verdict => ({
   admitted: true,
   window: entry.window,
   limit: entry.limit,
-  remaining: Math.max(0, entry.base + entry.slots),
+  remaining: remainingOf(entry),
   resetAt: entry.resetAt,
 });
 

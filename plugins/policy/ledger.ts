@@ -17,7 +17,20 @@
 import type { ActionClass } from '../../engine/types.js';
 import { settledWithin } from '../../adapters/work/toolkit/index.js';
 import type { CounterStore } from './counters.js';
-import { counterKey, newEntry, sameLimits, SLOTS, snapshot, spentWindow, tighten, windowsOf, type Entry, type Tier, type Verdict } from './entry.js';
+import {
+  counterKey,
+  newEntry,
+  remainingOf,
+  sameLimits,
+  SLOTS,
+  snapshot,
+  spentWindow,
+  tighten,
+  windowsOf,
+  type Entry,
+  type Tier,
+  type Verdict,
+} from './entry.js';
 import { WINDOW_MS, type Limits, type PolicyWindow } from './presets.js';
 
 const MAX_BATCH = 64;
@@ -65,7 +78,7 @@ export class Ledger {
   spend(entry: Entry, now: number): Entry | undefined {
     if (entry.slots <= 0 || entry.retired || now >= entry.endsAt || now < entry.minute * WINDOW_MS.minute || entry.exhausted) return undefined;
     entry.slots--;
-    entry.remaining = Math.max(0, entry.base + entry.slots);
+    entry.remaining = remainingOf(entry);
     // No batch is over MAX_BATCH: while more than half of the largest is held, nothing is worked out per call.
     if (!entry.ahead && entry.slots * 2 <= MAX_BATCH) this.reserveAhead(entry, now);
     return entry;
@@ -171,7 +184,7 @@ export class Ledger {
       return;
     }
     entry.slots += slots;
-    entry.remaining = Math.max(0, entry.base + entry.slots);
+    entry.remaining = remainingOf(entry);
   }
 
   /**
