@@ -184,8 +184,9 @@ export class SqliteWorkQueue implements WorkQueue {
   /** Sleeps until the earliest due item, or IDLE_POLL_MS at most (adds and finished items wake it sooner). */
   private sleepUntil(due: ReadonlyMap<string, number>): void {
     if (this.closed) return;
+    const now = this.now();
     let wait = IDLE_POLL_MS;
-    for (const at of due.values()) wait = Math.min(wait, Math.max(0, at - this.now()));
+    for (const at of due.values()) wait = Math.min(wait, Math.max(0, at - now));
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.wake(), wait);
     this.timer.unref();
