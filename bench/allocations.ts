@@ -15,6 +15,7 @@ import { createHook } from 'node:async_hooks';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics } from 'node:v8';
+import { median } from './server-timing.js';
 import { type BenchKind, startBench, type Started } from './servers.js';
 
 const BATCH = 100;
@@ -72,8 +73,7 @@ async function bytesPerRequest(one: () => Promise<void>): Promise<number> {
     const after = newSpaceUsed();
     if (after > before) perBatch.push((after - before) / BATCH);
   }
-  perBatch.sort((a, b) => a - b);
-  return perBatch[perBatch.length >> 1] ?? Number.NaN;
+  return median(perBatch);
 }
 
 async function promisesPerRequest(one: () => Promise<void>): Promise<number> {

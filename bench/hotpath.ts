@@ -187,7 +187,7 @@ function pairedLines(figures: HotPathFigures): string[] {
     'the policy by paired single requests (one connection, counted and uncounted in turn; server time from the request to its written response):',
     line('counted / uncounted', policy),
     line('uncounted / uncounted (A/A, the floor)', control),
-    `  its share, taking the ratio to bare Koa ${offToKoa.toFixed(2)} (policy-off / koa) down by its share (allowed 0.02):`,
+    `  its share of a request, and the drop it makes in the ratio to bare Koa ${offToKoa.toFixed(2)} (policy-off / koa; allowed 0.02):`,
     `    of the pairs' server time (${policy.b.toFixed(1)} µs): ${drop(policy.b)}`,
     `    of the CPU a request took under load (policy-off, ${underLoad.toFixed(1)} µs): ${drop(underLoad)}`,
   ];
