@@ -1,8 +1,9 @@
 // The kinds of content an upload or fetched file may be, and the media types that count as each.
 // Allow-lists, not prefixes: `image/` also covers Photoshop files and icons the platform refuses.
 
-export const CONTENT_KINDS = ['image', 'video', 'image_or_video', 'audio', 'any'] as const;
-export type ContentKind = (typeof CONTENT_KINDS)[number];
+import { CONTENT_KINDS, type ContentKind } from '../../engine/types.js';
+
+export { CONTENT_KINDS, type ContentKind };
 
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'image/avif', 'image/gif', 'image/bmp', 'image/tiff']);
 const VIDEO_TYPES = new Set(['video/mp4', 'video/quicktime', 'video/x-m4v', 'video/webm', 'video/x-matroska', 'video/3gpp', 'video/3gpp2', 'video/x-msvideo']);

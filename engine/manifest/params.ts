@@ -1,12 +1,12 @@
 // Normalising one parameter: fills in where it is read, its upstream keyword, and the JSON Schema
 // of its value that the route's validator and the OpenAPI document share.
-import type { HttpMethod, JsonSchema, JsonValue, ParamSource, ParamSpec, ParamType } from '../types.js';
+import { CONTENT_KINDS, type HttpMethod, type JsonSchema, type JsonValue, type ParamSource, type ParamSpec, type ParamType } from '../types.js';
 import { ManifestError } from './errors.js';
 import type { RawParam } from './raw.js';
 import { schemaRef } from './refs.js';
 
 const BOUNDS = ['minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum'] as const;
-const FILE_KINDS = new Set(['image', 'video', 'image_or_video', 'audio', 'any']);
+const FILE_KINDS: ReadonlySet<string> = new Set(CONTENT_KINDS);
 
 export function normaliseParam(name: string, raw: RawParam, method: HttpMethod, where: { file: string; route: string }, example?: JsonValue): ParamSpec {
   const type = (raw.type ?? 'string') as ParamType;
@@ -14,7 +14,7 @@ export function normaliseParam(name: string, raw: RawParam, method: HttpMethod, 
   const source = sourceOf(type, raw.in, method);
   if (type === 'file' && method === 'GET') throw new ManifestError(where.file, 'a GET route cannot take a file', { ...where, key });
   if ((type === 'file' || type === 'url') && raw.format && !FILE_KINDS.has(raw.format)) {
-    throw new ManifestError(where.file, `unknown content kind "${raw.format}" (image, video, image_or_video, audio, any)`, { ...where, key: `${key}.format` });
+    throw new ManifestError(where.file, `unknown content kind "${raw.format}" (${CONTENT_KINDS.join(', ')})`, { ...where, key: `${key}.format` });
   }
   if (type === 'json' && raw.schema === undefined)
     throw new ManifestError(where.file, 'a json parameter needs the schema of its content', { ...where, key: `${key}.schema` });

@@ -27,7 +27,7 @@ export interface ParamSpec {
   readonly upstream: string | null;
   /** Coercion tag from the coercion registry (the param's type). */
   readonly coerce: string;
-  /** For file and url params: the accepted kind of content (image, video, image_or_video, audio, any). */
+  /** For file and url params: the accepted kind of content (one of CONTENT_KINDS). */
   readonly format?: string;
   /** The upstream library version that added this (optional) parameter; older libraries get a 422 naming it. */
   readonly since?: string;
@@ -91,6 +91,13 @@ export type SessionMode = 'required' | 'optional' | 'none';
 
 /** What an API key must allow for a route (`none`: the open system routes). */
 export type RouteScope = 'read' | 'write' | 'operator' | 'none';
+
+/**
+ * The kinds of content a file or url parameter may accept (its manifest `format`): declared once
+ * here, for the manifest's check and for the transfer adapter's media types of each kind.
+ */
+export const CONTENT_KINDS = ['image', 'video', 'image_or_video', 'audio', 'any'] as const;
+export type ContentKind = (typeof CONTENT_KINDS)[number];
 
 /**
  * What a route does to the account, the way the platform counts actions: `read`, or one class of
