@@ -26,22 +26,37 @@ export function listeningPool(config: pg.PoolConfig): pg.Pool {
 const ignore = (): void => undefined;
 let heard = false;
 
+/** Once per client: EventEmitter's removeAllListeners() calls itself again for each event. */
+function hear(client: pg.Client): void {
+  if (!client.listeners('error').includes(ignore)) client.on('error', ignore);
+}
+
 /**
- * BullMQ's PostgreSQL connection makes its LISTEN client from pg's own Client (not the one above),
- * and its close removes every listener from that client before ending it. A server that ends the
- * connection meanwhile (stopped, restarted, an administrator's kill; the app's close does not wait
- * for BullMQ's without bound) then emits 'error' with nobody listening, and Node throws it, taking
- * the process down. So once a pg client's listeners are all removed, it keeps one that ignores
- * errors: the end in progress settles on its own. pg itself never removes all of a client's
- * listeners; this is the one place the service changes a library's class, and it is idempotent.
+ * BullMQ's PostgreSQL connection makes its LISTEN client from pg's own Client (not the one above).
+ * Twice it leaves that client unheard, and a server ending the connection then (stopped, restarted,
+ * an administrator's kill) emits 'error' with nobody listening: Node throws it and the process dies.
+ * - Its listener comes only after the connect resolves. A server shutting down as the connection
+ *   became ready sends its FATAL in the same read as the ready (a busy process reads both at once),
+ *   and pg emits it before that continuation runs. So a pg client listens from its connect on.
+ * - Its close removes every listener before ending the client (the app's close does not wait for
+ *   BullMQ's without bound). So once a client's listeners are all removed, it keeps one.
+ * The listener ignores errors: the call that was running rejects on its own, and BullMQ's own
+ * listener, when it comes, still hears them. pg itself never removes all of a client's listeners;
+ * this is the one place the service changes a library's class, and it is idempotent.
  */
 export function keepClientErrorsHeard(): void {
   if (heard) return;
   heard = true;
-  const removeAll = pg.Client.prototype.removeAllListeners;
-  pg.Client.prototype.removeAllListeners = function (this: pg.Client, event?: string | symbol) {
+  const proto = pg.Client.prototype;
+  const connect = proto.connect as (this: pg.Client, ...args: unknown[]) => unknown;
+  proto.connect = function (this: pg.Client, ...args: unknown[]) {
+    hear(this);
+    return connect.apply(this, args);
+  } as typeof proto.connect;
+  const removeAll = proto.removeAllListeners;
+  proto.removeAllListeners = function (this: pg.Client, event?: string | symbol) {
     removeAll.call(this, event);
-    if (event === undefined || event === 'error') this.on('error', ignore);
+    if (event === undefined || event === 'error') hear(this);
     return this;
   };
 }

@@ -51,7 +51,7 @@ export function openWork(config: Config, log: Logger): OpenedWork {
         { ListeningClient, keepClientErrorsHeard },
       ] = await Promise.all([import('./bullmq-queue.js'), import('./pg-store.js'), import('bullmq'), import('../store/pg-client.js')]);
       // BullMQ's pools check clients out without listening for their errors: ours listen, and its
-      // LISTEN client keeps a listener through its close (pg-client.ts)
+      // LISTEN client listens from its connect through its close (pg-client.ts)
       keepClientErrorsHeard();
       noListenAfterClose(PostgresConnection);
       const connection = { connectionString: config.store, migrate: true, Client: ListeningClient };
