@@ -38,6 +38,7 @@ import type {
 } from './types.js';
 import { rowFor } from './errors.js';
 import { servedDocument } from './docs.js';
+import { servedCallback, type ServedCallback } from './koa-callback.js';
 import { authenticate } from './auth.js';
 import { KeyRing, memoryKeyStore, WrongKeys } from './keys.js';
 import { RecentMetrics } from './recent.js';
@@ -116,7 +117,8 @@ export interface App {
   readonly guards: readonly RouteGuard[];
   /** What a feature module's start made for this app (tests and tools; routes get their module's bound at boot). */
   partsOf<Q>(module: FeatureModule<Q>): Q | undefined;
-  callback(): ReturnType<Koa['callback']>;
+  /** The request listener to serve with (koa-callback.ts). */
+  callback(): ServedCallback;
   close(): Promise<void>;
 }
 
@@ -137,7 +139,7 @@ export function createApp(options: AppOptions): App {
   const table = { ...options, resolvers: allResolvers, pluginParts: modules.pluginParts, guards, sessionSources: modules.sessionSources };
   const router = buildRouter(manifest, services, table, steps);
   if (work) startQueue(work, services);
-  const koa = serve(options, manifest, metrics, services, router);
+  const { koa, callback } = serve(options, manifest, metrics, services, router);
   return {
     koa,
     router,
@@ -147,7 +149,7 @@ export function createApp(options: AppOptions): App {
     metrics,
     guards,
     partsOf: modules.partsOf,
-    callback: () => koa.callback(),
+    callback,
     close: async () => {
       info.recent.close();
       await router.close();
@@ -230,7 +232,7 @@ function openSessions(options: AppOptions, manifest: Manifest, metrics: Metrics)
  * One Koa middleware: request context around the key check and the route table, with the 404 as the
  * table's `next`. Each further app middleware would cost every request a hop of Koa's chain.
  */
-function serve(options: AppOptions, manifest: Manifest, metrics: Metrics, services: Services, router: RouteTable): Koa {
+function serve(options: AppOptions, manifest: Manifest, metrics: Metrics, services: Services, router: RouteTable): Pick<App, 'koa' | 'callback'> {
   const koa = new Koa({ proxy: options.config.trustProxy });
   koa.on('error', (error: NodeJS.ErrnoException) => {
     // A client that leaves mid-stream (a closed console tab, a cancelled download) is no fault.
@@ -248,8 +250,9 @@ function serve(options: AppOptions, manifest: Manifest, metrics: Metrics, servic
     },
     router.dispatch(),
   );
-  koa.use(requestContext(manifest, metrics, options.log, (ctx) => guarded(ctx, noSuchRoute)));
-  return koa;
+  const middleware = requestContext(manifest, metrics, options.log, (ctx) => guarded(ctx, noSuchRoute));
+  koa.use(middleware); // for whoever serves koa.callback() itself
+  return { koa, callback: () => servedCallback(koa, middleware) };
 }
 
 /** Leaves out the routes of another upstream (manifest `upstream_only`): they are neither routed nor documented. */
