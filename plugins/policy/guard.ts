@@ -75,12 +75,25 @@ type RateLimitWriter = (headers: Record<string, string>, standing: Standing, now
 
 /**
  * rateLimitHeaders for one class: RateLimit-Policy kept per (window, limit); RateLimit made per call
- * (its remaining count moves with every call) from a kept prefix and a kept `;t=` part, which moves
- * once a second (a number made a string is a call into V8's runtime: one a call is saved).
+ * (its remaining count moves with every call) from a kept prefix, the count, and a kept `;t=` part,
+ * which moves once a second.
  */
 function rateLimitWriter(cls: string): RateLimitWriter {
   let policy = { window: '', limit: -1, text: '', prefix: '' };
   let reset = { seconds: -1, text: '' };
+  let hundreds = { n: -1, prefix: '', text: '' };
+  /**
+   * The prefix and the count. A number made a string is a call into V8's runtime when V8 has not
+   * made that number a string lately, and the count is a new number every call (0.5-0.7 µs of a
+   * counted call by pairs). It falls by one a call, so the prefix with its hundreds is kept (made
+   * again once in a hundred calls) and the last two digits come from a table.
+   */
+  const counted = (remaining: number): string => {
+    if (remaining < 100 || !Number.isSafeInteger(remaining)) return policy.prefix + remaining;
+    const high = Math.floor(remaining / 100);
+    if (hundreds.n !== high || hundreds.prefix !== policy.prefix) hundreds = { n: high, prefix: policy.prefix, text: policy.prefix + high };
+    return hundreds.text + TWO_DIGITS[remaining - high * 100];
+  };
   return (headers, standing, now) => {
     const { window, limit } = standing;
     if (policy.window !== window || policy.limit !== limit)
@@ -88,9 +101,12 @@ function rateLimitWriter(cls: string): RateLimitWriter {
     const seconds = Math.max(0, Math.ceil((standing.resetAt - now) / 1000));
     if (reset.seconds !== seconds) reset = { seconds, text: `;t=${seconds}` };
     headers['RateLimit-Policy'] = policy.text;
-    headers.RateLimit = flat(policy.prefix + standing.remaining + reset.text);
+    headers.RateLimit = flat(counted(standing.remaining) + reset.text);
   };
 }
+
+/** "00" to "99": a count's last two digits. */
+const TWO_DIGITS: readonly string[] = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
 
 /**
  * The string made flat before Node reads it: a joined string is a rope, which Node's header checks

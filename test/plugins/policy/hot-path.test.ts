@@ -8,7 +8,7 @@ import { sessionRef } from '../../../engine/session-record.js';
 import type { GuardedCall, RouteSpec, SessionRecord } from '../../../engine/types.js';
 import { memoryCounters } from '../../../plugins/policy/counters.js';
 import type { Standing } from '../../../plugins/policy/entry.js';
-import { policyGuard } from '../../../plugins/policy/guard.js';
+import { policyGuard, rateLimitHeaders } from '../../../plugins/policy/guard.js';
 import { Policy } from '../../../plugins/policy/policy.js';
 
 const MINUTE = 60_000;
@@ -128,4 +128,48 @@ t.test("the guard's RateLimit header follows the clock and the count, call after
   const expected = [0, 400, 1_900, 3_500, 33_500].map((elapsed, i) => `"read-minute";r=${499 - i};t=${Math.ceil((minuteEnds - (start + elapsed)) / 1000)}`);
   t.same(values, expected, 'seconds to the reset counted anew as the clock moves, the remaining count one less a call');
   now = start;
+});
+
+t.test('the RateLimit count is the remaining count, digit for digit, as it falls across hundreds and past a change of limits', async (t) => {
+  const policy = policyOn();
+  const record = recordOf('hot-digits');
+  const route = { key: 'GET /user', session: 'required', upstreamMethods: ['user_info'], action: 'read' } as unknown as RouteSpec;
+  const step = policyGuard(policy).bind(route, {} as never)!;
+  const counts = async (read: Record<string, number>, calls: number) => {
+    await policy.saveSessionPolicy(sessionRef(record.id), { limits: { read } });
+    const seen: string[] = [];
+    for (let i = 0; i < calls; i++) {
+      const headers: Record<string, string> = {};
+      await step({ session: record, origin: 'http', reply: { headers } } as unknown as GuardedCall, async () => undefined);
+      seen.push(headers.RateLimit.replace(/;t=\d+$/, ''));
+      await settle();
+    }
+    return seen;
+  };
+  const first = await counts({ minute: 1_205, hour: 100_000, day: 1_000_000 }, 230);
+  t.same(
+    first,
+    Array.from({ length: 230 }, (_, i) => `"read-minute";r=${1_204 - i}`),
+    '1204 down to 975: across 1200, 1100 and 1000',
+  );
+  now += TTL; // the new limits are read once the cache's trust ends
+  // The hour is now the tightest window, with the same hundreds left (9xx): the kept hundreds belong to the old window's prefix.
+  const after = await counts({ minute: 100_000, hour: 1_220, day: 1_000_000 }, 12);
+  t.match(after[1], /^"read-hour";r=9\d\d$/);
+  const from = Number(after[1].split('r=')[1]);
+  t.same(
+    after.slice(1),
+    after.slice(1).map((_, i) => `"read-hour";r=${from - i}`),
+    'counting on under the new limits, one less a call',
+  );
+  now -= TTL;
+  const odd = [0, 7, 99, 100, 101, 110, 1_000, 1_001, 999_999_999, 2 ** 53, 12.5].map((remaining) => {
+    const headers: Record<string, string> = {};
+    rateLimitHeaders(headers, 'like', { window: 'hour', limit: 2 ** 53, remaining, resetAt: now + 1_000 }, now);
+    return headers.RateLimit;
+  });
+  t.same(
+    odd,
+    [0, 7, 99, 100, 101, 110, 1_000, 1_001, 999_999_999, 2 ** 53, 12.5].map((r) => `"like-hour";r=${r};t=1`),
+  );
 });
