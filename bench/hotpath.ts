@@ -8,7 +8,7 @@
 //   BENCH_BASELINE=other/dist/bench/servers.js node dist/bench/hotpath.js   also another build's socialgate
 //   (an earlier commit's), in the same alternation, for before/after figures under the same noise
 //   BENCH_PROFILE=dir node dist/bench/hotpath.js   also writes each server's CPU profile of the rounds into dir
-//   (node dist/bench/profile-top.js summarises one)
+//   (node dist/bench/profile-top.js summarises one; node dist/bench/flamegraph.js draws it as an SVG flame graph)
 //   BENCH_PAIRS=20000   pairs of single requests, counted and uncounted in turn on one connection, timed by
 //   the policy server itself (bench/server-timing.ts): the policy's cost, which the rounds' noise hides
 //   SOCIALGATE_POLICY=safe|standard|fast    the preset the `policy` server counts under (standard); the

@@ -4,24 +4,24 @@
 //   node dist/bench/profile-top.js file.cpuprofile [frames=25]
 import { readFileSync } from 'node:fs';
 
-interface CallFrame {
+export interface CallFrame {
   readonly functionName: string;
   readonly url: string;
   readonly lineNumber: number;
 }
-interface ProfileNode {
+export interface ProfileNode {
   readonly id: number;
   readonly callFrame: CallFrame;
   readonly children?: number[];
 }
-interface Profile {
+export interface Profile {
   readonly nodes: ProfileNode[];
   readonly samples: number[];
   readonly timeDeltas: number[];
 }
 
 /** Where a frame's code lives: our own folders, a package by name, node's internals or V8's. */
-function placeOf(url: string): string {
+export function placeOf(url: string): string {
   if (!url) return '(native, GC, program)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
@@ -30,7 +30,8 @@ function placeOf(url: string): string {
   return own ? own[1] + '/' : url;
 }
 
-const nameOf = (frame: CallFrame) => `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${frame.lineNumber + 1}`;
+export const nameOf = (frame: CallFrame) =>
+  `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${frame.lineNumber + 1}`;
 const isOwn = (frame: CallFrame) => /\/dist\/(engine|plugins|adapters|bin)\//.test(frame.url);
 
 function add(map: Map<string, number>, key: string, us: number): void {
@@ -76,6 +77,6 @@ export function topFrames(profile: Profile, count: number): string {
   ].join('\n');
 }
 
-if (process.argv[2]) {
+if (process.argv[1]?.endsWith('profile-top.js') && process.argv[2]) {
   process.stdout.write(topFrames(JSON.parse(readFileSync(process.argv[2], 'utf8')) as Profile, Number(process.argv[3] ?? 25)) + '\n');
 }
