@@ -25,6 +25,9 @@ const nothingNext = (): Promise<void> => Promise.resolve();
  */
 export function servedCallback(koa: Koa, middleware: Koa.Middleware): ServedCallback {
   const internals = koa as unknown as KoaInternals;
+  // As Koa's callback does: an app without an 'error' listener of its own logs through Koa's, since
+  // an 'error' event nobody hears would throw. (Koa's asyncLocalStorage option is not used here.)
+  if (!koa.listenerCount('error')) koa.on('error', koa.onerror);
   return (req, res) => {
     const ctx = koa.createContext(req, res);
     res.statusCode = 404; // Koa's answer until the middleware sets one

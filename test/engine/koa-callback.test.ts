@@ -94,3 +94,17 @@ t.test("an answer the middleware writes itself is not watched by Koa's on-finish
   await answer(servedCallback, ['', 'GET', writesItself('ours')]);
   t.ok(watchers.ours < watchers.koa, `listeners on the answer and its socket: ${watchers.ours} here, ${watchers.koa} under Koa's callback`);
 });
+
+t.test("an app without an 'error' listener of its own logs a failure through Koa's, as Koa's callback does", async (t) => {
+  const koa = new Koa();
+  const logged: string[] = [];
+  koa.onerror = (error: Error) => void logged.push(error.message);
+  const server = createServer(servedCallback(koa, () => Promise.reject(new Error('unheard')))).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const status = await new Promise<number>((resolve) =>
+    request({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', path: '/' }, (res) => resolve(res.resume().statusCode!)).end(),
+  );
+  t.equal(status, 500);
+  t.same(logged, ['unheard'], 'logged, and the process lives');
+});
