@@ -42,8 +42,8 @@ export function callTree(profile: Profile): Box {
       visit(child, box);
     }
   };
-  const top = profile.nodes.find((node) => !profile.nodes.some((other) => other.children?.includes(node.id)))!;
-  visit(top.id, root);
+  const children = new Set(profile.nodes.flatMap((node) => node.children ?? []));
+  visit(profile.nodes.find((node) => !children.has(node.id))!.id, root);
   totals(root);
   return root;
 }
@@ -64,42 +64,51 @@ function colourOf(place: string): string {
   return 'hsl(110,45%,60%)';
 }
 
-/** The SVG: one box per call path wide enough to see, children left to right by name. */
-export function flameGraph(profile: Profile, title = 'CPU profile'): string {
-  const root = callTree(profile);
+interface Placed {
+  readonly box: Box;
+  readonly x: number;
+  readonly level: number;
+  readonly width: number;
+}
+
+/** Every box wide enough to see, with its place: children left to right by name, above their caller. */
+function layout(root: Box): Placed[] {
   const perUs = root.total > 0 ? WIDTH / root.total : 0;
-  const boxes: string[] = [];
-  let depth = 0;
-  const draw = (box: Box, x: number, level: number): void => {
+  const placed: Placed[] = [];
+  const place = (box: Box, x: number, level: number): void => {
     const width = box.total * perUs;
     if (width < NARROWEST) return;
-    depth = Math.max(depth, level);
-    boxes.push(boxSvg(box, x, level, width, root.total));
+    placed.push({ box, x, level, width });
     let at = x;
     for (const child of [...box.children.values()].sort((a, b) => a.name.localeCompare(b.name))) {
-      draw(child, at, level + 1);
+      place(child, at, level + 1);
       at += child.total * perUs;
     }
   };
-  draw(root, 0, 0);
-  const height = (depth + 1) * ROW + 24;
-  // Rows are placed from the bottom once the depth is known.
-  const placed = boxes.map((svg) => svg.replace(/ROWY\((\d+)\)/g, (_, level: string) => String(height - (Number(level) + 1) * ROW)));
+  place(root, 0, 0);
+  return placed;
+}
+
+/** The SVG: the root's row at the bottom, each caller below what it called. */
+export function flameGraph(profile: Profile, title = 'CPU profile'): string {
+  const root = callTree(profile);
+  const placed = layout(root);
+  const height = (Math.max(0, ...placed.map((p) => p.level)) + 1) * ROW + 24;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="monospace" font-size="11">`,
     `<text x="4" y="14" font-size="13">${escaped(title)}: ${(root.total / 1e6).toFixed(2)} s busy, idle left out</text>`,
-    ...placed,
+    ...placed.map((p) => boxSvg(p, height - (p.level + 1) * ROW, root.total)),
     '</svg>',
   ].join('\n');
 }
 
-function boxSvg(box: Box, x: number, level: number, width: number, total: number): string {
+function boxSvg({ box, x, width }: Placed, y: number, total: number): string {
   const share = ((100 * box.total) / total).toFixed(2);
   const label = width > 40 ? escaped(box.name.slice(0, Math.floor((width - 6) / 6.6))) : '';
   return (
     `<g><title>${escaped(box.name)}: ${(box.total / 1000).toFixed(1)} ms, ${share}%</title>` +
-    `<rect x="${x.toFixed(2)}" y="ROWY(${level})" width="${width.toFixed(2)}" height="${ROW - 1}" fill="${colourOf(box.place)}"/>` +
-    (label ? `<text x="${(x + 3).toFixed(2)}" y="ROWY(${level})" dy="11">${label}</text>` : '') +
+    `<rect x="${x.toFixed(2)}" y="${y}" width="${width.toFixed(2)}" height="${ROW - 1}" fill="${colourOf(box.place)}"/>` +
+    (label ? `<text x="${(x + 3).toFixed(2)}" y="${y}" dy="11">${label}</text>` : '') +
     '</g>'
   );
 }

@@ -46,5 +46,7 @@ t.test('each box is as wide as its share of the busy time, and every name is esc
   ]);
   t.match(svg, /a &lt;test&gt;: 0\.00 s busy/);
   t.notMatch(svg, /idle\)/, 'no idle box');
-  t.notMatch(svg, /ROWY/, 'every row placed');
+  const height = Number(/<svg[^>]* height="(\d+)"/.exec(svg)![1]);
+  const rows = [...svg.matchAll(/<rect x="[\d.]+" y="(\d+)"/g)].map((m) => height - Number(m[1]));
+  t.same(rows, [16, 32, 48, 48], 'every row placed: the root at the bottom, each caller below what it called');
 });
