@@ -33,6 +33,8 @@ export interface Entry extends Verdict {
   readonly endsAt: number;
   readonly limits: Limits;
   readonly windows: readonly PolicyWindow[];
+  /** The counters of its windows, in the order of `windows`: one set for the whole minute (a minute lies in one hour and one UTC day). */
+  readonly keys: readonly CounterKey[];
   slots: number;
   totals?: Partial<Record<PolicyWindow, number>>;
   exhausted?: Verdict;
@@ -85,6 +87,7 @@ export function newEntry(ref: string, cls: ActionClass, minute: number, limits: 
     endsAt: start + WINDOW_MS.minute,
     limits,
     windows,
+    keys: windows.map((window) => counterKey(ref, cls, window, start)),
     slots: 0,
     totals: undefined,
     exhausted,
