@@ -8,7 +8,7 @@ import { sessionRef } from '../../../engine/session-record.js';
 import type { GuardedCall, RouteSpec, SessionRecord } from '../../../engine/types.js';
 import { memoryCounters } from '../../../plugins/policy/counters.js';
 import type { Standing } from '../../../plugins/policy/entry.js';
-import { policyGuard, rateLimitHeaders } from '../../../plugins/policy/guard.js';
+import { policyGuard, rateLimitHeaders, rateLimitWriter } from '../../../plugins/policy/guard.js';
 import { Policy } from '../../../plugins/policy/policy.js';
 
 const MINUTE = 60_000;
@@ -172,4 +172,31 @@ t.test('the RateLimit count is the remaining count, digit for digit, as it falls
     odd,
     [0, 7, 99, 100, 101, 110, 1_000, 1_001, 999_999_999, 2 ** 53, 12.5].map((r) => `"like-hour";r=${r};t=1`),
   );
+});
+
+t.test("one route's RateLimit values, call after call: the same as made one by one, as the count and the clock move", async (t) => {
+  // The writer keeps a hundred's values for the second it is in (guard.ts): this walk crosses
+  // hundreds, seconds in the middle of a hundred, jumps up and down (another instance's
+  // reservations, a change of limits), counts under 100 and back, against the values made whole.
+  const write = rateLimitWriter('like');
+  const start = 1_800_000_000_000;
+  let remaining = 480;
+  let clock = start;
+  const steps: [number, number][] = [];
+  for (let i = 0; i < 600; i++) {
+    remaining += i % 97 === 0 ? 150 : i % 131 === 0 ? -260 : -1;
+    if (remaining < 0) remaining = 1_005;
+    clock += i % 7 === 0 ? 400 : 3;
+    steps.push([remaining, clock]);
+  }
+  const resetAt = start + 3_600_000;
+  const wrong: string[] = [];
+  for (const [count, now] of steps) {
+    const headers: Record<string, string> = {};
+    write(headers, { window: 'hour', limit: 2_000, remaining: count, resetAt }, now);
+    const expected = `"like-hour";r=${count};t=${Math.ceil((resetAt - now) / 1000)}`;
+    if (headers.RateLimit !== expected) wrong.push(`${headers.RateLimit} for ${expected}`);
+  }
+  t.same(wrong, [], `600 calls, ${new Set(steps.map(([, now]) => Math.ceil((resetAt - now) / 1000))).size} seconds`);
+  t.ok(steps.some(([count]) => count < 100) && steps.some(([count]) => count > 1_000), 'the walk went under 100 and over 1000');
 });
