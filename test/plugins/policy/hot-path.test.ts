@@ -175,9 +175,9 @@ t.test('the RateLimit count is the remaining count, digit for digit, as it falls
 });
 
 t.test("one route's RateLimit values, call after call: the same as made one by one, as the count and the clock move", async (t) => {
-  // The writer keeps a hundred's values for the second it is in (guard.ts): this walk crosses
-  // hundreds, seconds in the middle of a hundred, jumps up and down (another instance's
-  // reservations, a change of limits), counts under 100 and back, against the values made whole.
+  // The writer keeps the count's hundreds and the `t` part (guard.ts): this walk crosses hundreds,
+  // seconds in the middle of a hundred, jumps up and down (another instance's reservations, a
+  // change of limits), counts under 100 and back, against the values made whole.
   const write = rateLimitWriter('like');
   const start = 1_800_000_000_000;
   let remaining = 480;
