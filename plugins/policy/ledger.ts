@@ -206,9 +206,9 @@ export class Ledger {
 
   /**
    * Reserves up to `want` slots in one atomic add, gives back what a limit refuses; answers how many
-   * it kept and the totals after. Once in 64 counted calls at most, behind them: the entry's keys
-   * are made with it, and the rest is plain loops (a profile under load had this step at 0.4 µs a
-   * counted call when it made its keys and objects each time).
+   * it kept and the totals after. It runs once in 64 counted calls while batches are full (more
+   * often near a limit): the entry's keys are made with it, and the rest is plain loops (a profile
+   * under load had this step at 0.4 µs a counted call when it made its keys and objects each time).
    */
   private async grant(entry: Entry, want: number): Promise<{ readonly granted: number; readonly totals: Partial<Record<PolicyWindow, number>> }> {
     const store = await this.store();
