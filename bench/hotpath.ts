@@ -129,11 +129,10 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
 
 /**
  * A round's order. It turns each round, so a drift of the machine's speed does not favour one
- * server; and of the policy process's two sessions, the counted one goes first in odd rounds, the
- * uncounted one in even rounds. They run one after the
- * other in one process, and the first of them always came first after another process had the
- * machine (5 rounds of 5 had the counted session slower than the uncounted one by 12-27%, where
- * rounds alternating in turn put them 3% apart).
+ * server; and of the policy process's two sessions, which run one after the other in one process,
+ * the counted one goes first in odd rounds and the uncounted one in even rounds. When the counted
+ * one always went first, right after another process had had the machine, 5 rounds of 5 had it
+ * slower than the uncounted one by 12-27%, where rounds alternating in turn put them 3% apart.
  */
 export function orderOf(round: number): Kind[] {
   const order: Kind[] = KINDS.map((_, k) => KINDS[(k + round) % KINDS.length]);
