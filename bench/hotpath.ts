@@ -11,6 +11,8 @@
 //   (node dist/bench/profile-top.js summarises one; node dist/bench/flamegraph.js draws it as an SVG flame graph)
 //   BENCH_PAIRS=20000   pairs of single requests, counted and uncounted in turn on one connection, timed by
 //   the policy server itself (bench/server-timing.ts): the policy's cost, which the rounds' noise hides
+//   BENCH_BURSTS=100 BENCH_BURST_SECONDS=1   the policy's drop in the ratio to bare Koa measured directly, under
+//   load: short bursts of its two sessions in turn in one process, bare Koa every 4th pair
 //   SOCIALGATE_POLICY=safe|standard|fast    the preset the `policy` server counts under (standard); the
 //   `socialgate` server runs with the policy off, so one run gives the policy's cost with and without
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,7 +21,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { BenchKind, Started, Target } from './servers.js';
-import { median, pairedTiming, type PairedFigures, type Timed } from './server-timing.js';
+import { median, medianInterval, pairedTiming, type PairedFigures, type Timed } from './server-timing.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -27,6 +29,10 @@ const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const BASELINE = process.env.BENCH_BASELINE;
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 20_000);
+const BURSTS = Number(process.env.BENCH_BURSTS ?? 100);
+const BURST_SECONDS = Number(process.env.BENCH_BURST_SECONDS ?? 1);
+/** Bare Koa is loaded before every this many burst pairs: the drop's scale, which moves slowly. */
+const KOA_EVERY = 4;
 // `policy`: socialgate with the account-safety policy counting each request (bench/servers.ts).
 // `policy-off`: the policy server's process again, for a session whose own preset is off (the
 // policy's cost without another process's noise). `baseline` and `baseline-policy`: the other
@@ -83,6 +89,8 @@ export interface HotPathFigures {
   readonly rounds: Partial<Record<Kind, Round[]>>;
   /** The policy server's counted session against its uncounted one, and the uncounted against itself (A/A). */
   readonly paired?: { readonly policy: PairedFigures; readonly control: PairedFigures };
+  /** Each burst pair's drop in the ratio to bare Koa, (uncounted − counted) / Koa, by throughput and by CPU per request. */
+  readonly bursts?: { readonly byThroughput: number[]; readonly byCpu: number[] };
   /** socialgate's throughput over each other server's in the same round. */
   readonly ratios: Partial<Record<Kind, number[]>>;
   readonly loadBefore: number;
@@ -102,6 +110,7 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
   if (BASELINE) [servers.baseline, servers['baseline-policy']] = [await child('baseline'), await child('baseline-policy')];
   const rounds: Partial<Record<Kind, Round[]>> = Object.fromEntries(KINDS.map((kind) => [kind, []]));
   let paired: HotPathFigures['paired'];
+  let bursts: HotPathFigures['bursts'];
   try {
     for (const kind of KINDS) await load(servers[kind]!, WARMUP); // unmeasured: the JIT first
     for (let round = 1; round <= ROUNDS; round++) {
@@ -112,6 +121,7 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
         log(`round ${round} ${kind.padEnd(15)} ${rps.toFixed(0).padStart(6)} req/s  ${cpuUs.toFixed(1)} µs CPU/request  errors ${errors}`);
       }
     }
+    bursts = await policyBursts(servers);
     paired = await policyPairs(servers.policy!);
   } finally {
     const procs = new Set(Object.values(servers).map((server) => server.proc)); // policy-off shares policy's
@@ -124,7 +134,7 @@ export async function benchHotPath(log: (line: string) => void = (line) => proce
       ours.map((r, i) => r.rps / rounds[kind]![i].rps),
     ]),
   );
-  return { rounds, ratios, loadBefore, paired };
+  return { rounds, ratios, loadBefore, paired, bursts };
 }
 
 /**
@@ -139,6 +149,29 @@ export function orderOf(round: number): Kind[] {
   const [earlier, later] = [order.indexOf('policy'), order.indexOf('policy-off')].sort((a, b) => a - b);
   [order[earlier], order[later]] = round % 2 ? ['policy', 'policy-off'] : ['policy-off', 'policy'];
   return order;
+}
+
+/**
+ * The drop itself, under load. The rounds above put a server's 8 s beside others' 8 s, minutes
+ * apart: their policy / policy-off ratio spans 0.85-1.10 in one run, too wide for a drop of 0.02.
+ * Here the policy process's two sessions take BURST_SECONDS each in turn (the first place turning
+ * each pair), BURSTS times, so each pair meets the same machine; each pair's drop is taken over the
+ * bare Koa burst nearest before it. The median of the pairs' drops and the bootstrap's 95% interval
+ * of it are what formatHotPath prints.
+ */
+async function policyBursts(servers: Partial<Record<Kind, Server>>): Promise<HotPathFigures['bursts']> {
+  const byThroughput: number[] = [];
+  const byCpu: number[] = [];
+  let koa: Round | undefined;
+  for (let burst = 0; burst < BURSTS; burst++) {
+    if (burst % KOA_EVERY === 0) koa = await load(servers.koa!, BURST_SECONDS);
+    const kinds: Kind[] = burst % 2 ? ['policy-off', 'policy'] : ['policy', 'policy-off'];
+    const [first, second] = [await load(servers[kinds[0]]!, BURST_SECONDS), await load(servers[kinds[1]]!, BURST_SECONDS)];
+    const [counted, uncounted] = burst % 2 ? [second, first] : [first, second];
+    byThroughput.push((uncounted.rps - counted.rps) / koa!.rps);
+    byCpu.push(koa!.cpuUs / uncounted.cpuUs - koa!.cpuUs / counted.cpuUs);
+  }
+  return { byThroughput, byCpu };
 }
 
 /** BENCH_PAIRS (20,000) pairs of single requests on the policy server, counted against uncounted, then A/A. */
@@ -173,8 +206,22 @@ export function formatHotPath(figures: HotPathFigures): string {
   }
   lines.push(...pairRatios(figures, 'policy', 'koa'), ...pairRatios(figures, 'policy-off', 'koa'), ...pairRatios(figures, 'policy', 'policy-off'));
   if (BASELINE) lines.push(...pairRatios(figures, 'baseline-policy', 'koa'), ...pairRatios(figures, 'policy', 'baseline-policy'));
+  if (figures.bursts) lines.push(...burstLines(figures.bursts));
   if (figures.paired) lines.push(...pairedLines(figures));
   return lines.join('\n');
+}
+
+function burstLines(bursts: NonNullable<HotPathFigures['bursts']>): string[] {
+  const line = (name: string, drops: readonly number[]) => {
+    const [low, high] = medianInterval(drops);
+    return `  by ${name}: median ${median(drops).toFixed(3)} (95% interval of the median ${low.toFixed(3)} to ${high.toFixed(3)})`;
+  };
+  return [
+    `the policy's drop in the ratio to bare Koa under load (allowed 0.02), measured directly: ${bursts.byThroughput.length} pairs of ` +
+      `${BURST_SECONDS} s bursts, its counted and uncounted sessions in turn in one process, each pair's (uncounted − counted) / bare Koa:`,
+    line('throughput', bursts.byThroughput),
+    line('CPU per request', bursts.byCpu),
+  ];
 }
 
 /**

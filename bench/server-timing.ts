@@ -111,3 +111,28 @@ export function trimmedMean(values: readonly number[], share: number): number {
   const kept = sorted.slice(cut, sorted.length - cut);
   return kept.length === 0 ? Number.NaN : kept.reduce((sum, value) => sum + value, 0) / kept.length;
 }
+
+/**
+ * The 95% interval of a list's median by the bootstrap: `draws` resamples of the list (with
+ * replacement), each one's median, and the 2.5th and 97.5th percentiles of those. The resampling's
+ * random numbers come from `seed` (mulberry32), so the same list always gives the same interval.
+ */
+export function medianInterval(values: readonly number[], draws = 2_000, seed = 1): readonly [number, number] {
+  if (values.length === 0) return [Number.NaN, Number.NaN];
+  const random = mulberry32(seed);
+  const medians = Array.from({ length: draws }, () => median(values.map(() => values[Math.floor(random() * values.length)])));
+  medians.sort((a, b) => a - b);
+  return [medians[Math.floor(draws * 0.025)], medians[Math.ceil(draws * 0.975) - 1]];
+}
+
+/** A small seeded generator of numbers in [0, 1): the bootstrap's, so a bench's figures repeat from its data. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}

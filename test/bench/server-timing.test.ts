@@ -1,6 +1,6 @@
 // The statistics the hot-path bench reads its pairs with (bench/server-timing.ts).
 import t from 'tap';
-import { median, trimmedMean } from '../../bench/server-timing.js';
+import { median, medianInterval, trimmedMean } from '../../bench/server-timing.js';
 
 t.test('median: the middle value, the mean of the two middle ones for an even count', async (t) => {
   const table: [number[], number][] = [
@@ -25,4 +25,21 @@ t.test('trimmedMean: the mean without a share of values at each end', async (t) 
   // The 1% cut takes 64 of the 100 costly values off the top (and 64 plain ones off the bottom): 36 stay.
   t.equal(trimmedMean(rare, 0.01), (36 * 65 + 6_236) / 6_272);
   t.ok(Number.isNaN(trimmedMean([], 0.01)), 'none: NaN');
+});
+
+t.test("medianInterval: the bootstrap's 95% interval of the median, the same for the same list", async (t) => {
+  const spreadOf = (values: readonly number[]) => {
+    const [low, high] = medianInterval(values);
+    return high - low;
+  };
+  // A noisy list: a drift-free spread of ±10 around 0.
+  const noisy = (n: number) => Array.from({ length: n }, (_, i) => ((i * 7919) % 21) - 10);
+  const [low, high] = medianInterval(noisy(101));
+  t.ok(low <= median(noisy(101)) && median(noisy(101)) <= high, `the median ${median(noisy(101))} lies in [${low}, ${high}]`);
+  t.ok(low < high, 'a spread list gives an interval, not a point');
+  t.same(medianInterval(noisy(101)), [low, high], 'the same list, the same interval (seeded)');
+  t.ok(spreadOf(noisy(400)) < spreadOf(noisy(25)), 'more values, a narrower interval');
+  t.same(medianInterval([3, 3, 3, 3]), [3, 3], 'no spread: the value itself');
+  const empty = medianInterval([]);
+  t.ok(Number.isNaN(empty[0]) && Number.isNaN(empty[1]), 'none: NaN');
 });
