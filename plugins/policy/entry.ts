@@ -36,8 +36,15 @@ export interface Entry extends Verdict {
   /** The counters of its windows, in the order of `windows`: one set for the whole minute (a minute lies in one hour and one UTC day). */
   readonly keys: readonly CounterKey[];
   slots: number;
-  totals?: Partial<Record<PolicyWindow, number>>;
+  /** The store's totals after the last reservation, in the order of `windows`; undefined until the first. */
+  totals?: readonly number[];
   exhausted?: Verdict;
+  /**
+   * The slots held at or below which the next batch is reserved behind the calls: half the batch
+   * the totals allow; −1 while that batch is too small to reserve ahead (before the first totals,
+   * and near a limit).
+   */
+  aheadAt: number;
   /** The batch being reserved behind the calls, while it is. */
   ahead?: Promise<void>;
   /** Replaced (its minute ended, its limits changed) or closed: slots granted to it now are given back. */
@@ -91,6 +98,7 @@ export function newEntry(ref: string, cls: ActionClass, minute: number, limits: 
     slots: 0,
     totals: undefined,
     exhausted,
+    aheadAt: -1,
     ahead: undefined,
     retired: false,
     admitted: true,
@@ -111,10 +119,10 @@ export function newEntry(ref: string, cls: ActionClass, minute: number, limits: 
 export function tighten(entry: Entry): void {
   let best = entry.windows[0];
   let least = Number.POSITIVE_INFINITY;
-  for (const window of entry.windows) {
-    const left = entry.limits[window]! - (entry.totals?.[window] ?? 0);
+  for (let i = 0; i < entry.windows.length; i++) {
+    const left = headroomOf(entry, i);
     if (left >= least) continue;
-    best = window;
+    best = entry.windows[i];
     least = left;
   }
   entry.window = best;
@@ -123,6 +131,9 @@ export function tighten(entry: Entry): void {
   // Windows are aligned (a minute lies in one hour and one day), so any moment of the entry's minute gives the same reset.
   entry.resetAt = windowReset(best, entry.minute * WINDOW_MS.minute);
 }
+
+/** What the store has not counted of window `i`'s limit (the whole limit before the first reservation). */
+export const headroomOf = (entry: Entry, i: number): number => entry.limits[entry.windows[i]]! - (entry.totals?.[i] ?? 0);
 
 /** The calls the entry's tightest window has left: what the store has not counted, plus the slots held. */
 export const remainingOf = (entry: Entry): number => Math.max(0, entry.base + entry.slots);
@@ -138,7 +149,7 @@ export const snapshot = (entry: Entry): Verdict => ({
 
 /** The longest window that is full: the one whose reset lets the next call through. */
 export function spentWindow(entry: Entry, now: number): Verdict {
-  const full = entry.windows.filter((window) => (entry.totals?.[window] ?? 0) >= entry.limits[window]!);
+  const full = entry.windows.filter((_, i) => headroomOf(entry, i) <= 0);
   const window = full[full.length - 1] ?? entry.windows[0];
   return { admitted: false, window, limit: entry.limits[window]!, remaining: 0, resetAt: windowReset(window, now) };
 }

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { memoryCounters, type CounterStore } from '../../../plugins/policy/counters.js';
 import type { Verdict } from '../../../plugins/policy/entry.js';
-import { Ledger } from '../../../plugins/policy/ledger.js';
+import { Ledger, MAX_BATCH } from '../../../plugins/policy/ledger.js';
 
 const MINUTE = 60_000;
 // Early in an hour, so early in a minute too: no turn during a test, and a test that moves on a
@@ -17,11 +17,12 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 /** The counters with every add counted, and a switch that makes adds fail. */
 function countedStore() {
   const inner = memoryCounters(() => now);
-  const seen = { adds: 0, failing: false };
+  const seen = { adds: 0, failing: false, batches: [] as number[] };
   const store: CounterStore = {
     ...inner,
     add: (keys, by) => {
       seen.adds++;
+      if (by > 0) seen.batches.push(by);
       return seen.failing ? Promise.reject(new Error('store down')) : inner.add(keys, by);
     },
   };
@@ -58,8 +59,30 @@ t.test('a busy session waits for the store only at its first calls: later batche
   const counts = await takeMany(ledger, 400, { minute: 100_000, hour: 1_000_000 });
   t.equal(counts.admitted, 400);
   t.ok(counts.waited <= 2, `${counts.waited} of 400 calls waited (the first batch of one, then the first full batch)`);
-  t.ok(seen.adds >= 400 / 64, `${seen.adds} adds for 400 calls: in batches`);
+  t.ok(seen.adds >= 400 / MAX_BATCH, `${seen.adds} adds for 400 calls: in batches`);
   t.ok(seen.adds <= 400 / 8 + 2, `${seen.adds} adds: no more than one per half batch`);
+});
+
+t.test('a batch is an eighth of the headroom the store reported, never over MAX_BATCH', async (t) => {
+  const table: [string, { minute: number; hour?: number }, number[]][] = [
+    // One slot until the totals are known; then the cap, however large the headroom.
+    ['a headroom far over the cap', { minute: 1_000_000 }, [1, MAX_BATCH, MAX_BATCH, MAX_BATCH]],
+    // 800: 799 left after the first → 99; 700 left → 87; 613 left → 76 (each reserved once half the last is spent).
+    ['a headroom under the cap', { minute: 800 }, [1, 99, 87, 76]],
+    // The hour is the tighter: 80 - 1 = 79 left → 9; 70 → 8; 62 → 7.
+    ['the tightest window sets it', { minute: 800, hour: 80 }, [1, 9, 8, 7]],
+  ];
+  for (const [name, limits, expected] of table) {
+    const { store, seen } = countedStore();
+    const ledger = new Ledger(
+      async () => store,
+      () => now,
+    );
+    await takeMany(ledger, 1 + expected.slice(1, -1).reduce((sum, batch) => sum + batch, 0), limits);
+    t.same(seen.batches.slice(0, expected.length), expected, name);
+    t.ok(Math.max(...seen.batches) <= MAX_BATCH, `${name}: no batch over ${MAX_BATCH}`);
+    await ledger.close();
+  }
 });
 
 t.test('never past a limit: 40 calls against 30 a minute admit 30, and the store holds 30', async (t) => {
@@ -105,10 +128,12 @@ t.test('a store that fails the batch reserved ahead: the held slots are spent, t
   const limits = { minute: 100_000 };
   t.equal((await takeMany(ledger, 3, limits)).admitted, 3, 'a full batch is held');
   seen.failing = true;
-  const down = await takeMany(ledger, 120, limits);
+  // More calls than a full batch: what was held runs out while the store is down.
+  const calls = MAX_BATCH + 20;
+  const down = await takeMany(ledger, calls, limits);
   t.ok(down.admitted >= 8, `${down.admitted} calls spent what was held`);
   t.ok(down.failed > 0, `${down.failed} calls failed once nothing was held`);
-  t.equal(down.admitted + down.failed, 120);
+  t.equal(down.admitted + down.failed, calls);
   seen.failing = false;
   t.equal((await takeMany(ledger, 20, limits)).admitted, 20, 'the store back: every call admitted');
 });
