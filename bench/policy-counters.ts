@@ -1,7 +1,7 @@
 // The account-safety policy's counters (plugins/policy/counters*.ts): how many counted calls a
 // second each store takes when every call is its own reservation (the worst case: batches of one,
-// as near a limit), one after another and 16 at a time; the hot path reserves up to 16 slots per
-// store call when far from a limit. SQLite always (a file in a temp folder); Redis and PostgreSQL
+// as near a limit), one after another and 16 at a time; far from a limit the hot path reserves an
+// eighth of the headroom per store call, up to 256 slots (plugins/policy/ledger.ts). SQLite always (a file in a temp folder); Redis and PostgreSQL
 // when BENCH_REDIS_URL / BENCH_PG_URL name throwaway servers. Prints figures, asserts nothing.
 //
 //   node dist/bench/policy-counters.js          BENCH_CALLS (default 2000) per store and mode
