@@ -19,6 +19,7 @@ export function redisCounters(url: string, timeoutMs: number): CounterStore {
   redis.on('error', () => undefined); // surfaced by the failing call
   const named = (key: string) => `${NS}:n:${key}`;
   return {
+    open: async () => undefined, // the client connects when it is made
     async add(keys, by) {
       const totals = (await redis.eval(
         ADD,

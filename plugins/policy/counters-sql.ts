@@ -42,6 +42,7 @@ export function sqliteCounters(path: string): CounterStore {
   const db = new SqliteDb(path, SCHEMA);
   let adds = 0;
   return {
+    open: () => db.opened,
     async add(keys, by) {
       if (++adds % SWEEP_EVERY === 0) void db.run(`DELETE FROM ${COUNTERS} WHERE expires_at < ?`, [Date.now()]).catch(() => undefined);
       const { sql, params } = upsert(keys, by, () => '?');
@@ -75,6 +76,7 @@ export function pgCounters(url: string, timeoutMs: number): CounterStore {
   const mark: Mark = (index) => `$${index}`;
   let adds = 0;
   return {
+    open: ready,
     async add(keys, by) {
       if (++adds % SWEEP_EVERY === 0) void pool.query(`DELETE FROM ${COUNTERS} WHERE expires_at < $1`, [Date.now()]).catch(() => undefined);
       const { sql, params } = upsert(keys, by, mark);

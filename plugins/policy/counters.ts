@@ -14,6 +14,11 @@ export interface CounterKey {
 }
 
 export interface CounterStore {
+  /**
+   * Connected and its tables made: what the first counted call would otherwise wait for, within
+   * the store timeout (a new PostgreSQL connection and its schema can take longer on a busy machine).
+   */
+  open(): Promise<void>;
   /** Adds `by` (negative to give back) to every key in one atomic step; answers each key's total after it. */
   add(keys: readonly CounterKey[], by: number): Promise<number[]>;
   /** Each key's total now (0 when absent). */
@@ -48,6 +53,7 @@ export function memoryCounters(now: () => number = Date.now): CounterStore {
     return held && held.expiresAt > now() ? held.n : 0;
   };
   return {
+    open: async () => undefined,
     async add(keys, by) {
       return keys.map((key) => {
         const n = total(key) + by;

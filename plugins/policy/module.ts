@@ -33,10 +33,11 @@ const policy = settingRow((extra) => policySettings('standard', extra));
 
 export const policyModule: FeatureModule<PolicyParts> = {
   name: 'policy',
-  start: ({ services, clock }) => ({
-    policy: new Policy(services.config, clock, services),
-    freezer: new Freezer(services, freezeSettings(services.config.extra)),
-  }),
+  start: ({ services, clock }) => {
+    const policy = new Policy(services.config, clock, services);
+    policy.warm();
+    return { policy, freezer: new Freezer(services, freezeSettings(services.config.extra)) };
+  },
   stop: (parts) => parts.policy.close(),
   guards: (_config, parts) => [
     { order: FREEZE_ORDER, guard: freezeGuard(parts.freezer) },

@@ -60,6 +60,16 @@ export class Policy implements BudgetPeek {
     this.refused = services?.app.counter('socialgate_policy_refusals_total', help, ['class', 'reason']);
   }
 
+  /**
+   * Opens the counters behind the boot, so a session's first counted call does not wait for the
+   * connection and the tables. A store that is down here is met, by name, by the calls that need it.
+   */
+  warm(): void {
+    this.store()
+      .then((store) => store.open())
+      .catch(() => undefined);
+  }
+
   store(): Promise<CounterStore> {
     this.opened ??= openCounters(this.config);
     return this.opened;
