@@ -46,8 +46,8 @@ export interface PairedFigures {
   readonly difference: number;
   /**
    * Mean of the pairs' differences without the 1% at each end, µs: what throughput pays. The median
-   * leaves out a cost that falls on a few calls only (a reservation of slots once in 64 counted
-   * calls, the collection of the garbage the counting leaves); the trimmed ends are the machine's
+   * leaves out a cost that falls on a few calls only (a reservation of slots once in up to 256
+   * counted calls, the collection of the garbage the counting leaves); the trimmed ends are the machine's
    * stalls, which fall on either side.
    */
   readonly meanDifference: number;

@@ -40,11 +40,10 @@ export interface Entry extends Verdict {
   totals?: readonly number[];
   exhausted?: Verdict;
   /**
-   * The slots held at or below which the next batch is reserved behind the calls: half the batch
-   * the totals allow; −1 while that batch is too small to reserve ahead (before the first totals,
-   * and near a limit).
+   * The batch the totals allow, reserved behind the calls once no more than half of it is held;
+   * −1 while it is too small to reserve ahead (before the first totals, and near a limit).
    */
-  aheadAt: number;
+  aheadBatch: number;
   /** The batch being reserved behind the calls, while it is. */
   ahead?: Promise<void>;
   /** Replaced (its minute ended, its limits changed) or closed: slots granted to it now are given back. */
@@ -98,7 +97,7 @@ export function newEntry(ref: string, cls: ActionClass, minute: number, limits: 
     slots: 0,
     totals: undefined,
     exhausted,
-    aheadAt: -1,
+    aheadBatch: -1,
     ahead: undefined,
     retired: false,
     admitted: true,
